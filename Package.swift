@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layering (see DEVELOPERS.md): rules know nothing of JSON, the wire layer knows
+// nothing of sockets, the HTTP server knows nothing of rulesets.
+let package = Package(
+    name: "DeviceOracle",
+    products: [
+        // Imported by apps' XCTest targets: standard library only.
+        .library(name: "DeviceOracleRules", targets: ["DeviceOracleRules"]),
+        .executable(name: "device-oracle", targets: ["device-oracle"]),
+    ],
+    targets: [
+        .target(name: "DeviceOracleRules"),
+        .target(name: "DeviceOracleJSON"),
+        .target(name: "DeviceOracleWire", dependencies: ["DeviceOracleRules", "DeviceOracleJSON"]),
+        .target(name: "CSyscalls"),
+        .target(name: "DeviceOracleHTTP", dependencies: ["DeviceOracleJSON", "CSyscalls"]),
+        .executableTarget(
+            name: "device-oracle",
+            dependencies: ["DeviceOracleWire", "DeviceOracleHTTP"],
+            resources: [.embedInCode("openapi.yaml")]
+        ),
+        .testTarget(name: "DeviceOracleRulesTests", dependencies: ["DeviceOracleRules"]),
+        .testTarget(name: "DeviceOracleJSONTests", dependencies: ["DeviceOracleJSON"]),
+        .testTarget(name: "DeviceOracleWireTests", dependencies: ["DeviceOracleWire"]),
+        .testTarget(name: "DeviceOracleHTTPTests", dependencies: ["DeviceOracleHTTP"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["device-oracle"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

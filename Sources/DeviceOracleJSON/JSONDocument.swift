@@ -1,0 +1,262 @@
+/// A parsed JSON text kept as a flat tape of nodes in document order (the idea of
+/// simdjson's tape): one allocation for the whole tree, containers know where they
+/// end, strings point into the input. Validators walk it by `JSONValue` handles
+/// and allocate only for what they keep.
+public struct JSONDocument: Sendable {
+    /// The bytes that were parsed; unescaped strings point into them.
+    public let input: [UInt8]
+    @usableFromInline let nodes: [JSONNode]
+    /// Strings that held escapes, decoded.
+    @usableFromInline let decoded: [UInt8]
+    /// Key nodes that repeat an earlier key of the same object, in document order
+    /// (RFC 8259 leaves duplicates undefined; we reject them at their pointer).
+    public let duplicateKeys: [JSONValue]
+
+    init(input: [UInt8], nodes: [JSONNode], decoded: [UInt8], duplicateKeys: [JSONValue]) {
+        self.input = input
+        self.nodes = nodes
+        self.decoded = decoded
+        self.duplicateKeys = duplicateKeys
+    }
+
+    /// The top-level value.
+    public var root: JSONValue { JSONValue(index: 0) }
+
+    /// Number of nodes on the tape (values and object keys).
+    public var nodeCount: Int { nodes.count }
+}
+
+/// A handle to one value (or object key) of a `JSONDocument`. Its `index` is the
+/// value's position in document order, so sorting by it sorts by position.
+public struct JSONValue: Hashable, Comparable, Sendable {
+    public let index: Int
+    @inlinable public init(index: Int) { self.index = index }
+    @inlinable public static func < (a: JSONValue, b: JSONValue) -> Bool { a.index < b.index }
+}
+
+public enum JSONKind: UInt8, Sendable {
+    case null, bool, number, string, array, object
+
+    /// The name a person reads in an error message ("expected a boolean, got a string").
+    public var article: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
+/// One tape entry: 16 bytes.
+@usableFromInline
+struct JSONNode: Sendable {
+    @usableFromInline enum Tag: UInt8, Sendable {
+        case null, `false`, `true`, number, string, escapedString, array, object
+    }
+    @usableFromInline var tag: Tag
+    /// string: byte length; array/object: element or member count.
+    @usableFromInline var count: UInt32
+    /// number: the Double's bit pattern; string: byte offset (into `input`, or into
+    /// `decoded` for an escaped string); array/object: index of the first node after it.
+    @usableFromInline var payload: UInt64
+
+    @inlinable init(tag: Tag, count: UInt32 = 0, payload: UInt64 = 0) {
+        self.tag = tag
+        self.count = count
+        self.payload = payload
+    }
+}
+
+extension JSONDocument {
+    @inlinable public func kind(_ value: JSONValue) -> JSONKind {
+        switch nodes[value.index].tag {
+        case .null: .null
+        case .false, .true: .bool
+        case .number: .number
+        case .string, .escapedString: .string
+        case .array: .array
+        case .object: .object
+        }
+    }
+
+    @inlinable public func isNull(_ value: JSONValue) -> Bool { nodes[value.index].tag == .null }
+
+    @inlinable public func bool(_ value: JSONValue) -> Bool? {
+        switch nodes[value.index].tag {
+        case .true: true
+        case .false: false
+        default: nil
+        }
+    }
+
+    @inlinable public func number(_ value: JSONValue) -> Double? {
+        let node = nodes[value.index]
+        return node.tag == .number ? Double(bitPattern: node.payload) : nil
+    }
+
+    /// The number when it is integral and fits in an `Int`.
+    @inlinable public func integer(_ value: JSONValue) -> Int? {
+        guard let number = number(value), number.magnitude < 9.2e18,
+              Double(Int(number)) == number else { return nil }
+        return Int(number)
+    }
+
+    /// The decoded string; allocates. Use `withUTF8` or `string(_:equals:)` on hot paths.
+    @inlinable public func string(_ value: JSONValue) -> String? {
+        guard kind(value) == .string else { return nil }
+        return withUTF8(value) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the decoded UTF-8 bytes of a string (or object key) node.
+    @inlinable public func withUTF8<R>(_ value: JSONValue, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        let node = nodes[value.index]
+        let start = Int(node.payload), count = Int(node.count)
+        precondition(node.tag == .string || node.tag == .escapedString, "not a string node")
+        let storage = node.tag == .string ? input : decoded
+        return try storage.withUnsafeBufferPointer { all in
+            try body(UnsafeBufferPointer(rebasing: all[start..<start + count]))
+        }
+    }
+
+    /// Whether a string node holds exactly `text`, without allocating.
+    @inlinable public func string(_ value: JSONValue, equals text: StaticString) -> Bool {
+        let node = nodes[value.index]
+        guard node.tag == .string || node.tag == .escapedString,
+              Int(node.count) == text.utf8CodeUnitCount else { return false }
+        return withUTF8(value) { bytes in
+            let expected = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+            return bytes.elementsEqual(expected)
+        }
+    }
+
+    /// Whether a string node holds exactly `text`.
+    public func string(_ value: JSONValue, equals text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { expected in
+            withUTF8(value) { $0.elementsEqual(expected) }
+        }
+    }
+
+    /// Elements of an array or members of an object.
+    @inlinable public func count(_ value: JSONValue) -> Int {
+        let node = nodes[value.index]
+        return node.tag == .array || node.tag == .object ? Int(node.count) : 0
+    }
+
+    /// The index just past `value` and everything inside it.
+    @inlinable func next(after index: Int) -> Int {
+        let node = nodes[index]
+        return node.tag == .array || node.tag == .object ? Int(node.payload) : index + 1
+    }
+
+    /// The elements of an array (empty for anything else).
+    @inlinable public func elements(_ value: JSONValue) -> Elements {
+        let node = nodes[value.index]
+        return Elements(document: self, first: value.index + 1, count: node.tag == .array ? Int(node.count) : 0)
+    }
+
+    /// The members of an object in document order (empty for anything else).
+    @inlinable public func members(_ value: JSONValue) -> Members {
+        let node = nodes[value.index]
+        return Members(document: self, first: value.index + 1, count: node.tag == .object ? Int(node.count) : 0)
+    }
+
+    /// The value of the first member named `key`, if any.
+    @inlinable public func member(_ object: JSONValue, _ key: StaticString) -> JSONValue? {
+        for member in members(object) where string(member.key, equals: key) { return member.value }
+        return nil
+    }
+
+    public struct Elements: Sequence {
+        @usableFromInline let document: JSONDocument
+        @usableFromInline let first: Int
+        @usableFromInline let count: Int
+        @inlinable init(document: JSONDocument, first: Int, count: Int) {
+            self.document = document
+            self.first = first
+            self.count = count
+        }
+        @inlinable public func makeIterator() -> Iterator { Iterator(document: document, next: first, remaining: count) }
+
+        public struct Iterator: IteratorProtocol {
+            @usableFromInline let document: JSONDocument
+            @usableFromInline var position: Int
+            @usableFromInline var remaining: Int
+            @inlinable init(document: JSONDocument, next: Int, remaining: Int) {
+                self.document = document
+                self.position = next
+                self.remaining = remaining
+            }
+            @inlinable public mutating func next() -> JSONValue? {
+                guard remaining > 0 else { return nil }
+                remaining -= 1
+                let value = JSONValue(index: position)
+                position = document.next(after: position)
+                return value
+            }
+        }
+    }
+
+    public struct Members: Sequence {
+        @usableFromInline let document: JSONDocument
+        @usableFromInline let first: Int
+        @usableFromInline let count: Int
+        @inlinable init(document: JSONDocument, first: Int, count: Int) {
+            self.document = document
+            self.first = first
+            self.count = count
+        }
+        @inlinable public func makeIterator() -> Iterator { Iterator(document: document, next: first, remaining: count) }
+
+        public struct Iterator: IteratorProtocol {
+            @usableFromInline let document: JSONDocument
+            @usableFromInline var position: Int
+            @usableFromInline var remaining: Int
+            @inlinable init(document: JSONDocument, next: Int, remaining: Int) {
+                self.document = document
+                self.position = next
+                self.remaining = remaining
+            }
+            @inlinable public mutating func next() -> (key: JSONValue, value: JSONValue)? {
+                guard remaining > 0 else { return nil }
+                remaining -= 1
+                let key = JSONValue(index: position)
+                let value = JSONValue(index: position + 1)
+                position = document.next(after: position + 1)
+                return (key, value)
+            }
+        }
+    }
+}
+
+extension JSONDocument {
+    /// Structural equality of two values, possibly of different documents: numbers
+    /// by value (`1.0` equals `1`), objects regardless of member order.
+    public func isEqual(_ value: JSONValue, to other: JSONValue, in otherDocument: JSONDocument) -> Bool {
+        let kind = kind(value)
+        guard kind == otherDocument.kind(other) else { return false }
+        switch kind {
+        case .null: return true
+        case .bool: return bool(value) == otherDocument.bool(other)
+        case .number: return number(value) == otherDocument.number(other)
+        case .string:
+            return withUTF8(value) { a in otherDocument.withUTF8(other) { b in a.elementsEqual(b) } }
+        case .array:
+            guard count(value) == otherDocument.count(other) else { return false }
+            return zip(elements(value), otherDocument.elements(other)).allSatisfy {
+                isEqual($0, to: $1, in: otherDocument)
+            }
+        case .object:
+            guard count(value) == otherDocument.count(other) else { return false }
+            return members(value).allSatisfy { member in
+                otherDocument.members(other).contains { candidate in
+                    withUTF8(member.key) { a in otherDocument.withUTF8(candidate.key) { b in a.elementsEqual(b) } }
+                        && isEqual(member.value, to: candidate.value, in: otherDocument)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,508 @@
+/// A JSON text that is not RFC 8259 JSON, with where it went wrong.
+public struct JSONSyntaxError: Error, Equatable, Sendable {
+    /// Byte offset from 0.
+    public let offset: Int
+    /// Line and column from 1; the column counts bytes.
+    public let line: Int
+    public let column: Int
+    /// What was wrong, for a person ("expected ',' or ']' after an array element").
+    public let reason: String
+    /// True when the error is the nesting limit rather than the syntax.
+    public let isDepthLimit: Bool
+}
+
+/// Strict RFC 8259 reader producing a `JSONDocument`. A leading UTF-8 BOM is
+/// skipped; invalid UTF-8, lone surrogate escapes, raw control bytes in strings,
+/// numbers beyond the range of a double and nesting deeper than `maxDepth` are errors.
+public enum JSONReader {
+    public static let defaultMaxDepth = 64
+
+    public static func parse(_ input: [UInt8], maxDepth: Int = defaultMaxDepth) throws(JSONSyntaxError) -> JSONDocument {
+        var parser = Parser(maxDepth: maxDepth)
+        let failure: (offset: Int, reason: String, depth: Bool)? = input.withUnsafeBufferPointer { bytes in
+            do throws(Parser.Failure) {
+                try parser.parseDocument(bytes)
+                return nil
+            } catch {
+                return (error.offset, error.reason, error.isDepthLimit)
+            }
+        }
+        if let failure {
+            let (line, column) = position(of: failure.offset, in: input)
+            throw JSONSyntaxError(offset: failure.offset, line: line, column: column,
+                                  reason: failure.reason, isDepthLimit: failure.depth)
+        }
+        return JSONDocument(input: input, nodes: parser.nodes, decoded: parser.decoded,
+                            duplicateKeys: parser.duplicateKeys)
+    }
+
+    /// Line and column (from 1, column in bytes) of a byte offset.
+    static func position(of offset: Int, in input: [UInt8]) -> (line: Int, column: Int) {
+        var line = 1, lineStart = 0
+        for i in 0..<min(offset, input.count) where input[i] == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = i + 1
+        }
+        return (line, offset - lineStart + 1)
+    }
+}
+
+private struct Parser {
+    struct Failure: Error {
+        let offset: Int
+        let reason: String
+        var isDepthLimit = false
+    }
+
+    let maxDepth: Int
+    var nodes: [JSONNode] = []
+    var decoded: [UInt8] = []
+    var duplicateKeys: [JSONValue] = []
+    var depth = 0
+    var position = 0
+    /// The input while parsing, for comparing keys that point into it.
+    var source = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+
+    init(maxDepth: Int) { self.maxDepth = maxDepth }
+
+    mutating func parseDocument(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
+        source = bytes
+        // A rough guess that avoids most regrowth: one node per 6 input bytes.
+        nodes.reserveCapacity(min(bytes.count / 6 + 4, 1 << 22))
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
+        skipWhitespace(bytes)
+        guard position < bytes.count else {
+            throw Failure(offset: position, reason: bytes.isEmpty ? "the text is empty" : "expected a value, found the end of the text")
+        }
+        try parseValue(bytes)
+        skipWhitespace(bytes)
+        guard position == bytes.count else {
+            throw Failure(offset: position, reason: "unexpected \(describe(bytes[position])) after the top-level value")
+        }
+    }
+
+    @inline(__always)
+    mutating func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func parseValue(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
+        guard position < bytes.count else { throw Failure(offset: position, reason: "expected a value, found the end of the text") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): try parseObject(bytes)
+        case UInt8(ascii: "["): try parseArray(bytes)
+        case UInt8(ascii: "\""): try parseString(bytes)
+        case UInt8(ascii: "t"): try literal(bytes, "true", .true)
+        case UInt8(ascii: "f"): try literal(bytes, "false", .false)
+        case UInt8(ascii: "n"): try literal(bytes, "null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try parseNumber(bytes)
+        default: throw Failure(offset: position, reason: "expected a value, found \(describe(bytes[position]))")
+        }
+    }
+
+    mutating func literal(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString, _ tag: JSONNode.Tag) throws(Failure) {
+        let count = word.utf8CodeUnitCount
+        let expected = UnsafeBufferPointer(start: word.utf8Start, count: count)
+        guard position + count <= bytes.count,
+              UnsafeBufferPointer(rebasing: bytes[position..<position + count]).elementsEqual(expected) else {
+            throw Failure(offset: position, reason: "invalid literal; expected '\(word)'")
+        }
+        position += count
+        nodes.append(JSONNode(tag: tag))
+    }
+
+    mutating func enter() throws(Failure) {
+        depth += 1
+        if depth > maxDepth {
+            throw Failure(offset: position, reason: "nesting deeper than \(maxDepth) levels", isDepthLimit: true)
+        }
+    }
+
+    mutating func parseArray(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
+        try enter()
+        let start = nodes.count
+        nodes.append(JSONNode(tag: .array))
+        position += 1
+        skipWhitespace(bytes)
+        var count: UInt32 = 0
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            position += 1
+        } else {
+            while true {
+                try parseValue(bytes)
+                count += 1
+                skipWhitespace(bytes)
+                guard position < bytes.count else {
+                    throw Failure(offset: position, reason: "unterminated array; expected ',' or ']'")
+                }
+                let byte = bytes[position]
+                position += 1
+                if byte == UInt8(ascii: ",") { skipWhitespace(bytes); continue }
+                if byte == UInt8(ascii: "]") { break }
+                throw Failure(offset: position - 1, reason: "expected ',' or ']' after an array element, found \(describe(byte))")
+            }
+        }
+        nodes[start].count = count
+        nodes[start].payload = UInt64(nodes.count)
+        depth -= 1
+    }
+
+    mutating func parseObject(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
+        try enter()
+        let start = nodes.count
+        nodes.append(JSONNode(tag: .object))
+        position += 1
+        skipWhitespace(bytes)
+        var count: UInt32 = 0
+        var keys: [Int] = []  // only for objects too large for the pairwise duplicate check
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+        } else {
+            while true {
+                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                    throw Failure(offset: position, reason: position < bytes.count
+                        ? "expected a member name in double quotes, found \(describe(bytes[position]))"
+                        : "unterminated object; expected a member name")
+                }
+                let key = nodes.count
+                try parseString(bytes)
+                checkDuplicate(key: key, objectStart: start, memberCount: Int(count), largeObjectKeys: &keys)
+                skipWhitespace(bytes)
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
+                    throw Failure(offset: position, reason: position < bytes.count
+                        ? "expected ':' after a member name, found \(describe(bytes[position]))"
+                        : "unterminated object; expected ':'")
+                }
+                position += 1
+                skipWhitespace(bytes)
+                try parseValue(bytes)
+                count += 1
+                skipWhitespace(bytes)
+                guard position < bytes.count else {
+                    throw Failure(offset: position, reason: "unterminated object; expected ',' or '}'")
+                }
+                let byte = bytes[position]
+                position += 1
+                if byte == UInt8(ascii: ",") { skipWhitespace(bytes); continue }
+                if byte == UInt8(ascii: "}") { break }
+                throw Failure(offset: position - 1, reason: "expected ',' or '}' after an object member, found \(describe(byte))")
+            }
+        }
+        nodes[start].count = count
+        nodes[start].payload = UInt64(nodes.count)
+        depth -= 1
+    }
+
+    /// Pairwise for the small objects of real logs; past 16 members, a sorted
+    /// index keeps a hostile object with thousands of keys linear-logarithmic.
+    mutating func checkDuplicate(key: Int, objectStart: Int, memberCount: Int, largeObjectKeys: inout [Int]) {
+        if memberCount < 16 {
+            var earlier = objectStart + 1
+            for _ in 0..<memberCount {
+                if sameString(earlier, key) { duplicateKeys.append(JSONValue(index: key)); return }
+                earlier = nextIndex(after: earlier + 1)
+            }
+            return
+        }
+        if largeObjectKeys.isEmpty {
+            var earlier = objectStart + 1
+            for _ in 0..<memberCount {
+                largeObjectKeys.append(earlier)
+                earlier = nextIndex(after: earlier + 1)
+            }
+            largeObjectKeys.sort { compareStrings($0, $1) < 0 }
+        }
+        // Binary search for the insertion point; equal means duplicate.
+        var low = 0, high = largeObjectKeys.count
+        while low < high {
+            let mid = (low + high) / 2
+            let order = compareStrings(largeObjectKeys[mid], key)
+            if order == 0 { duplicateKeys.append(JSONValue(index: key)); return }
+            if order < 0 { low = mid + 1 } else { high = mid }
+        }
+        largeObjectKeys.insert(key, at: low)
+    }
+
+    func nextIndex(after index: Int) -> Int {
+        let node = nodes[index]
+        return node.tag == .array || node.tag == .object ? Int(node.payload) : index + 1
+    }
+
+    func withStringBytes<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let node = nodes[index]
+        let start = Int(node.payload), count = Int(node.count)
+        if node.tag == .escapedString {
+            return decoded.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<start + count])) }
+        }
+        return body(UnsafeBufferPointer(rebasing: source[start..<start + count]))
+    }
+
+    func sameString(_ a: Int, _ b: Int) -> Bool {
+        guard nodes[a].count == nodes[b].count else { return false }
+        return withStringBytes(a) { x in withStringBytes(b) { y in x.elementsEqual(y) } }
+    }
+
+    func compareStrings(_ a: Int, _ b: Int) -> Int {
+        withStringBytes(a) { x in
+            withStringBytes(b) { y in
+                for (p, q) in zip(x, y) where p != q { return p < q ? -1 : 1 }
+                return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
+            }
+        }
+    }
+
+
+    mutating func parseString(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
+        let open = position
+        position += 1
+        let start = position
+        // Fast scan: plain ASCII without escapes points straight into the input.
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                nodes.append(JSONNode(tag: .string, count: UInt32(position - start), payload: UInt64(start)))
+                position += 1
+                return
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            position += 1
+        }
+        guard position < bytes.count else { throw Failure(offset: open, reason: "unterminated string") }
+        var hasEscapes = false
+        let decodedStart = decoded.count
+        var plainFrom = start  // bytes not yet copied to `decoded`
+        while true {
+            guard position < bytes.count else { throw Failure(offset: open, reason: "unterminated string") }
+            let byte = bytes[position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                if hasEscapes {
+                    decoded.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[plainFrom..<position]))
+                    nodes.append(JSONNode(tag: .escapedString, count: UInt32(decoded.count - decodedStart),
+                                          payload: UInt64(decodedStart)))
+                } else {
+                    nodes.append(JSONNode(tag: .string, count: UInt32(position - start), payload: UInt64(start)))
+                }
+                position += 1
+                return
+            case UInt8(ascii: "\\"):
+                if !hasEscapes { hasEscapes = true }
+                decoded.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[plainFrom..<position]))
+                try parseEscape(bytes)
+                plainFrom = position
+            case 0..<0x20:
+                throw Failure(offset: position, reason: "raw control character U+\(hex4(UInt32(byte))) in a string; escape it")
+            case 0x80...:
+                try skipUTF8Scalar(bytes)
+            default:
+                position += 1
+            }
+        }
+    }
+
+    mutating func parseEscape(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
+        let escapeStart = position
+        guard position + 1 < bytes.count else { throw Failure(offset: escapeStart, reason: "unterminated escape sequence") }
+        let byte = bytes[position + 1]
+        position += 2
+        switch byte {
+        case UInt8(ascii: "\""): decoded.append(0x22)
+        case UInt8(ascii: "\\"): decoded.append(0x5C)
+        case UInt8(ascii: "/"): decoded.append(0x2F)
+        case UInt8(ascii: "b"): decoded.append(0x08)
+        case UInt8(ascii: "f"): decoded.append(0x0C)
+        case UInt8(ascii: "n"): decoded.append(0x0A)
+        case UInt8(ascii: "r"): decoded.append(0x0D)
+        case UInt8(ascii: "t"): decoded.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try hexQuad(bytes, at: position, escapeStart: escapeStart)
+            position += 4
+            if (0xDC00...0xDFFF).contains(scalar) {
+                throw Failure(offset: escapeStart, reason: "lone low surrogate escape \\u\(hex4(scalar))")
+            }
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u"),
+                      case let low = try hexQuad(bytes, at: position + 2, escapeStart: position),
+                      (0xDC00...0xDFFF).contains(low) else {
+                    throw Failure(offset: escapeStart, reason: "lone high surrogate escape \\u\(hex4(scalar))")
+                }
+                position += 6
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
+            appendUTF8(scalar)
+        default:
+            throw Failure(offset: escapeStart, reason: "invalid escape sequence '\\\(Character(Unicode.Scalar(byte)))'")
+        }
+    }
+
+    func hexQuad(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, escapeStart: Int) throws(Failure) -> UInt32 {
+        guard offset + 4 <= bytes.count else { throw Failure(offset: escapeStart, reason: "incomplete \\u escape") }
+        var value: UInt32 = 0
+        for i in offset..<offset + 4 {
+            let byte = bytes[i]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw Failure(offset: escapeStart, reason: "invalid \\u escape; expected four hex digits")
+            }
+            value = value << 4 | UInt32(digit)
+        }
+        return value
+    }
+
+    mutating func appendUTF8(_ scalar: UInt32) {
+        switch scalar {
+        case 0..<0x80:
+            decoded.append(UInt8(scalar))
+        case 0x80..<0x800:
+            decoded.append(UInt8(0xC0 | scalar >> 6))
+            decoded.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            decoded.append(UInt8(0xE0 | scalar >> 12))
+            decoded.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            decoded.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            decoded.append(UInt8(0xF0 | scalar >> 18))
+            decoded.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            decoded.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            decoded.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    /// Validates one multi-byte UTF-8 sequence (RFC 3629: no overlong forms, no
+    /// surrogates, nothing above U+10FFFF) and steps over it.
+    mutating func skipUTF8Scalar(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
+        let lead = bytes[position]
+        let length: Int
+        var lowerBound: UInt8 = 0x80, upperBound: UInt8 = 0xBF  // range of the second byte
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; lowerBound = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; upperBound = 0x9F
+        case 0xF0: length = 4; lowerBound = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; upperBound = 0x8F
+        default: throw Failure(offset: position, reason: "invalid UTF-8 byte 0x\(hex2(lead))")
+        }
+        guard position + length <= bytes.count else { throw Failure(offset: position, reason: "truncated UTF-8 sequence") }
+        guard (lowerBound...upperBound).contains(bytes[position + 1]) else {
+            throw Failure(offset: position, reason: "invalid UTF-8 sequence")
+        }
+        for i in 2..<length where bytes[position + i] & 0xC0 != 0x80 {
+            throw Failure(offset: position, reason: "invalid UTF-8 sequence")
+        }
+        position += length
+    }
+
+    mutating func parseNumber(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
+        let start = position
+        var negative = false
+        if bytes[position] == UInt8(ascii: "-") { negative = true; position += 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0       // significant digits accumulated into `mantissa`
+        var dropped = 0      // integer digits beyond what `mantissa` holds
+        guard position < bytes.count, isDigit(bytes[position]) else {
+            throw Failure(offset: start, reason: "invalid number; expected a digit")
+        }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+            if position < bytes.count, isDigit(bytes[position]) {
+                throw Failure(offset: start, reason: "invalid number; leading zeros are not allowed")
+            }
+        } else {
+            while position < bytes.count, isDigit(bytes[position]) {
+                if digits < 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(bytes[position] - UInt8(ascii: "0"))
+                    digits += 1
+                } else {
+                    dropped += 1
+                }
+                position += 1
+            }
+        }
+        var fractionDigits = 0
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard position < bytes.count, isDigit(bytes[position]) else {
+                throw Failure(offset: start, reason: "invalid number; expected a digit after '.'")
+            }
+            while position < bytes.count, isDigit(bytes[position]) {
+                if digits < 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(bytes[position] - UInt8(ascii: "0"))
+                    if mantissa != 0 { digits += 1 }
+                    fractionDigits += 1
+                }
+                position += 1
+            }
+        }
+        var exponent = 0
+        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+            position += 1
+            var exponentNegative = false
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                exponentNegative = bytes[position] == UInt8(ascii: "-")
+                position += 1
+            }
+            guard position < bytes.count, isDigit(bytes[position]) else {
+                throw Failure(offset: start, reason: "invalid number; expected a digit in the exponent")
+            }
+            while position < bytes.count, isDigit(bytes[position]) {
+                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[position] - UInt8(ascii: "0")) }
+                position += 1
+            }
+            if exponentNegative { exponent = -exponent }
+        }
+        // Clinger's fast path: an exact mantissa and an exact power of ten give a
+        // correctly rounded result with one IEEE operation.
+        let scale = exponent + dropped - fractionDigits
+        var value: Double
+        if mantissa < 1 << 53, dropped == 0, (-22...22).contains(scale) {
+            value = Double(mantissa)
+            if scale < 0 { value /= powersOfTen[-scale] } else if scale > 0 { value *= powersOfTen[scale] }
+            if negative { value = -value }
+        } else {
+            // Rare: long mantissas or large exponents. The standard library's
+            // conversion is correctly rounded.
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            guard let parsed = Double(text) else {
+                throw Failure(offset: start, reason: "invalid number")
+            }
+            value = parsed
+        }
+        guard value.isFinite else {
+            throw Failure(offset: start, reason: "number out of the range of a double")
+        }
+        nodes.append(JSONNode(tag: .number, payload: value.bitPattern))
+    }
+}
+
+private let powersOfTen: [Double] = (0...22).map { exponent in
+    var value = 1.0
+    for _ in 0..<exponent { value *= 10 }
+    return value
+}
+
+@inline(__always) private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+private func hex2(_ byte: UInt8) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+}
+
+private func hex4(_ value: UInt32) -> String {
+    hex2(UInt8(value >> 8 & 0xFF)) + hex2(UInt8(value & 0xFF))
+}
+
+/// How an unexpected byte reads in an error message.
+private func describe(_ byte: UInt8) -> String {
+    if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+    return "byte 0x\(hex2(byte))"
+}

@@ -1,0 +1,100 @@
+/// The verdict of an answer; also sent as the `Oracle-Verdict` header.
+public enum Verdict: String, Sendable {
+    case pass, fail, unchecked
+}
+
+/// A `200` answer of a ruleset endpoint: the JSON body and its verdict.
+public struct RulesetAnswer: Sendable {
+    public let verdict: Verdict
+    public let json: [UInt8]
+
+    public init(verdict: Verdict, json: [UInt8]) {
+        self.verdict = verdict
+        self.json = json
+    }
+}
+
+/// Why a request body was refused: malformed JSON (`400`) or a body that breaks
+/// the request schema (`422`). The HTTP glue turns it into problem+json.
+public struct RequestRejection: Error, Sendable {
+    public enum Kind: Sendable {
+        /// Not JSON, empty, or nested too deep: `400 /problems/invalid-json`.
+        case invalidJSON
+        /// Well-formed JSON that breaks the schema: `422 /problems/invalid-request`.
+        case invalidRequest
+    }
+
+    public struct Problem: Sendable, Equatable {
+        /// RFC 6901 JSON Pointer into the request body.
+        public let pointer: String
+        public let detail: String
+
+        public init(pointer: String, detail: String) {
+            self.pointer = pointer
+            self.detail = detail
+        }
+    }
+
+    /// Where malformed JSON went wrong.
+    public struct Position: Sendable, Equatable {
+        public let offset: Int
+        public let line: Int
+        public let column: Int
+    }
+
+    public let kind: Kind
+    /// One sentence for the problem's `detail`.
+    public let detail: String
+    /// For `invalidRequest`: the problems listed (at most 50), in document order.
+    public let problems: [Problem]
+    /// For `invalidJSON` caused by a syntax error.
+    public let position: Position?
+
+    public init(kind: Kind, detail: String, problems: [Problem] = [], position: Position? = nil) {
+        self.kind = kind
+        self.detail = detail
+        self.problems = problems
+        self.position = position
+    }
+}
+
+/// One ruleset endpoint as the server and the CLI see it: a path and a pure
+/// function from request body bytes to an answer.
+public struct RulesetEndpoint: Sendable {
+    /// The newest ruleset served here, with its version: `playback/1`.
+    public let name: String
+    /// `/playback/apply`.
+    public let path: String
+    /// One line for `GET /rulesets`.
+    public let summary: String
+    private let run: @Sendable ([UInt8]) -> Result<RulesetAnswer, RequestRejection>
+
+    public init(name: String, path: String, summary: String,
+                run: @escaping @Sendable ([UInt8]) -> Result<RulesetAnswer, RequestRejection>) {
+        self.name = name
+        self.path = path
+        self.summary = summary
+        self.run = run
+    }
+
+    /// Answers a request body. Pure: equal bodies give byte-identical answers.
+    public func answer(_ body: [UInt8]) -> Result<RulesetAnswer, RequestRejection> { run(body) }
+
+    /// The short name `check` accepts besides `name`: `playback` for `playback/1`.
+    public var shortName: Substring { name.prefix { $0 != "/" } }
+}
+
+/// Every ruleset this build answers, in the order `GET /rulesets` lists them.
+public enum Rulesets {
+    public static let all: [RulesetEndpoint] = [
+        RulesetEndpoint(
+            name: "playback/1", path: "/playback/apply",
+            summary: "Media player decisions after audio interruptions, route changes and user pause/play.",
+            run: { _ in .failure(RequestRejection(kind: .invalidRequest, detail: "not implemented yet")) }),
+    ]
+
+    /// The endpoint named `playback` or `playback/1`.
+    public static func named(_ name: String) -> RulesetEndpoint? {
+        all.first { $0.name == name || $0.shortName == name }
+    }
+}

@@ -1,0 +1,108 @@
+import XCTest
+@testable import DeviceOracleJSON
+
+final class JSONReaderTests: XCTestCase {
+    private func parse(_ text: String) throws -> JSONDocument {
+        try JSONReader.parse(Array(text.utf8))
+    }
+
+    private func syntaxError(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> JSONSyntaxError? {
+        do {
+            _ = try JSONReader.parse(Array(text.utf8))
+            XCTFail("expected a syntax error for \(text)", file: file, line: line)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testObjectMembersKeepDocumentOrderAndKinds() throws {
+        let document = try parse(#"{"b": true, "a": [1, 2.5, "x", null, {}], "c": false}"#)
+        let members = Array(document.members(document.root))
+        XCTAssertEqual(members.map { document.string($0.key) }, ["b", "a", "c"])
+        XCTAssertEqual(document.bool(members[0].value), true)
+        XCTAssertEqual(document.bool(members[2].value), false)
+        let elements = Array(document.elements(members[1].value))
+        XCTAssertEqual(elements.map { document.kind($0) }, [.number, .number, .string, .null, .object])
+        XCTAssertEqual(document.number(elements[1]), 2.5)
+        XCTAssertEqual(document.integer(elements[0]), 1)
+        XCTAssertNil(document.integer(elements[1]))
+    }
+
+    func testTrueIsNotANumberAndQuotedNumberIsAString() throws {
+        let document = try parse(#"[true, "1", 1]"#)
+        let elements = Array(document.elements(document.root))
+        XCTAssertNil(document.number(elements[0]))
+        XCTAssertNil(document.number(elements[1]))
+        XCTAssertEqual(document.number(elements[2]), 1)
+    }
+
+    func testEscapesAreDecoded() throws {
+        let document = try parse(#"["a\"b\\c\/d\n\t\u00e9\ud83d\ude00"]"#)
+        let element = try XCTUnwrap(document.elements(document.root).first { _ in true })
+        XCTAssertEqual(document.string(element), "a\"b\\c/d\n\té😀")
+    }
+
+    func testLeadingByteOrderMarkIsSkipped() throws {
+        let document = try JSONReader.parse([0xEF, 0xBB, 0xBF] + Array("{}".utf8))
+        XCTAssertEqual(document.kind(document.root), .object)
+    }
+
+    func testNumbersAreCorrectlyRounded() throws {
+        let texts = ["0.1", "0.65", "-0.35", "1e-5", "123456789012345678901234567890", "1.7976931348623157e308",
+                     "5e-324", "0.30000000000000004", "9007199254740993", "1E2", "-0"]
+        for text in texts {
+            let document = try parse(text)
+            XCTAssertEqual(document.number(document.root), Double(text), text)
+        }
+    }
+
+    func testErrorNamesOffsetLineAndColumn() {
+        let error = syntaxError("{\n  \"a\": 1,\n  \"b\" 2\n}")
+        XCTAssertEqual(error?.offset, 18)
+        XCTAssertEqual(error?.line, 3)
+        XCTAssertEqual(error?.column, 7)
+        XCTAssertEqual(error?.reason, "expected ':' after a member name, found '2'")
+    }
+
+    func testMalformedTextsAreRejected() {
+        let texts = ["", " ", "{", "[1,]", "{\"a\":1,}", "01", "1.", "-", "1e", "+1", ".5", "tru", "nul",
+                     "\"abc", "\"\u{01}\"", "[1] 2", "{'a':1}", "\"\\x\"", "\"\\u12\"", "\"\\ud800\"",
+                     "\"\\udc00\"", "\"\\ud800\\u0041\"", "1e400", "-1e400", "NaN", "[Infinity]"]
+        for text in texts { XCTAssertNotNil(syntaxError(text), text) }
+    }
+
+    func testInvalidUTF8IsRejected() {
+        let inputs: [[UInt8]] = [[0x22, 0xFF, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
+                                 [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22]]
+        for input in inputs {
+            XCTAssertThrowsError(try JSONReader.parse(input), "\(input)")
+        }
+        XCTAssertNoThrow(try JSONReader.parse([0x22, 0xE2, 0x82, 0xAC, 0xF0, 0x9F, 0x98, 0x80, 0x22]))
+    }
+
+    func testDepthSixtyFourIsAcceptedAndSixtyFiveIsNot() throws {
+        let accepted = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        XCTAssertNoThrow(try parse(accepted))
+        let rejected = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
+        let error = syntaxError(rejected)
+        XCTAssertEqual(error?.isDepthLimit, true)
+    }
+
+    func testDuplicateKeysAreReportedAtTheRepeatedKey() throws {
+        let document = try parse(#"{"a": 1, "b": {"x": 1, "x": 2}, "a": 3}"#)
+        XCTAssertEqual(document.duplicateKeys.count, 2)
+        XCTAssertEqual(document.duplicateKeys.map { document.string($0) }, ["x", "a"])
+    }
+
+    func testDuplicateKeysInLargeObjectsAreFound() throws {
+        let members = (0..<100).map { "\"k\($0)\": \($0)" } + ["\"k42\": 0"]
+        let document = try parse("{" + members.joined(separator: ",") + "}")
+        XCTAssertEqual(document.duplicateKeys.map { document.string($0) }, ["k42"])
+    }
+
+    func testEscapedAndPlainSpellingsOfOneKeyAreDuplicates() throws {
+        let document = try parse(#"{"ab": 1, "a\u0062": 2}"#)
+        XCTAssertEqual(document.duplicateKeys.count, 1)
+    }
+}

@@ -1,0 +1,40 @@
+import XCTest
+import DeviceOracleJSON
+
+final class JSONWriterTests: XCTestCase {
+    private func text(_ build: (inout JSONWriter) -> Void) -> String {
+        var writer = JSONWriter()
+        build(&writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+
+    func testCommasArePlacedBetweenMembersAndElements() {
+        let json = text { w in
+            w.beginObject()
+            w.key("a"); w.integer(1)
+            w.key("b"); w.beginArray(); w.bool(true); w.null(); w.beginObject(); w.endObject(); w.endArray()
+            w.key("c"); w.string("x")
+            w.endObject()
+        }
+        XCTAssertEqual(json, #"{"a":1,"b":[true,null,{}],"c":"x"}"#)
+    }
+
+    func testNumbersAreWrittenCanonically() {
+        let cases: [(Double, String)] = [(1.0, "1"), (-0.0, "0"), (0.65, "0.65"), (1e-5, "1e-05"), (-12, "-12"),
+                                         (1e20, "1e+20"), (0.1 + 0.2, "0.30000000000000004"),
+                                         (9007199254740992, "9007199254740992"), (1700000000123, "1700000000123")]
+        for (value, expected) in cases {
+            XCTAssertEqual(text { $0.number(value) }, expected)
+        }
+        XCTAssertEqual(text { $0.integer(Int.min) }, "-9223372036854775808")
+    }
+
+    func testStringsEscapeOnlyWhatJSONRequires() {
+        XCTAssertEqual(text { $0.string("a\"b\\c/d\né\u{01}") }, #""a\"b\\c/d\né\u0001""#)
+    }
+
+    func testParsedValuesAreReserializedCanonically() throws {
+        let document = try JSONReader.parse(Array(#"{ "x" : [1.0, 2e0, "a\/b"], "y": {"z": null} }"#.utf8))
+        XCTAssertEqual(text { $0.value(document.root, of: document) }, #"{"x":[1,2,"a/b"],"y":{"z":null}}"#)
+    }
+}
