@@ -134,6 +134,7 @@ extension JSONDocument {
 
     /// Whether a string node holds exactly `text`.
     public func string(_ value: JSONValue, equals text: String) -> Bool {
+        guard kind(value) == .string else { return false }
         var text = text
         return text.withUTF8 { expected in
             withUTF8(value) { $0.elementsEqual(expected) }
@@ -146,7 +147,11 @@ extension JSONDocument {
         return node.tag == .array || node.tag == .object ? Int(node.count) : 0
     }
 
-    /// The index just past `value` and everything inside it.
+    /// The position just past `value` and everything inside it: where its next
+    /// sibling starts, in document order.
+    @inlinable public func end(of value: JSONValue) -> Int { next(after: value.index) }
+
+    /// The index just past the node at `index` and everything inside it.
     @inlinable func next(after index: Int) -> Int {
         let node = nodes[index]
         return node.tag == .array || node.tag == .object ? Int(node.payload) : index + 1

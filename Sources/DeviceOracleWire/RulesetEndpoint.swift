@@ -87,10 +87,7 @@ public struct RulesetEndpoint: Sendable {
 /// Every ruleset this build answers, in the order `GET /rulesets` lists them.
 public enum Rulesets {
     public static let all: [RulesetEndpoint] = [
-        RulesetEndpoint(
-            name: "playback/1", path: "/playback/apply",
-            summary: "Media player decisions after audio interruptions, route changes and user pause/play.",
-            run: { _ in .failure(RequestRejection(kind: .invalidRequest, detail: "not implemented yet")) }),
+        PlaybackEndpoint.endpoint,
     ]
 
     /// The endpoint named `playback` or `playback/1`.

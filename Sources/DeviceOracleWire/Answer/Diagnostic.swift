@@ -1,0 +1,87 @@
+import DeviceOracleJSON
+
+/// Something a person should look at that does not change the decision.
+struct Diagnostic: Equatable, Sendable {
+    enum Severity: String, Sendable {
+        case warning, info
+    }
+
+    /// The step, or `nil` for the whole request.
+    let index: Int?
+    let code: DiagnosticCode
+    /// One sentence for a person; the code's standard sentence unless specific.
+    let message: String?
+
+    init(index: Int?, _ code: DiagnosticCode, message: String? = nil) {
+        self.index = index
+        self.code = code
+        self.message = message
+    }
+
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("index")
+        if let index { writer.integer(index) } else { writer.null() }
+        writer.key("severity")
+        writer.string(code.severity.rawValue)
+        writer.key("code")
+        writer.string(code.rawValue)
+        writer.key("message")
+        writer.string(message ?? code.standardMessage)
+        writer.endObject()
+    }
+}
+
+/// Every diagnostic code, stable and camelCase; openapi.yaml lists the same set.
+enum DiagnosticCode: String, CaseIterable, Sendable {
+    // common
+    case outOfOrder
+    // raw AVAudioSession notifications (playback, audio-session)
+    case unknownNotification
+    case unknownInterruptionType
+    case missingInterruptionOptions
+    case unknownRouteChangeReason
+    // playback
+    case endWithoutBegin
+    case routeChangeIgnored
+
+    var severity: Diagnostic.Severity {
+        switch self {
+        case .endWithoutBegin, .routeChangeIgnored: .info
+        case .outOfOrder, .unknownNotification, .unknownInterruptionType, .missingInterruptionOptions,
+             .unknownRouteChangeReason: .warning
+        }
+    }
+
+    var standardMessage: String {
+        switch self {
+        case .outOfOrder:
+            "This event's 'at' is earlier than the previous event's: the log did not reach one serial owner in time order; the rules applied it in array order."
+        case .unknownNotification:
+            "This notification is not one the rules translate; nothing reached the state machine."
+        case .unknownInterruptionType:
+            "The interruption type is missing or not 'began'/'ended' (1/0); nothing reached the state machine."
+        case .missingInterruptionOptions:
+            "The interruption ended without an options key; read as shouldResume: false, never as permission to resume."
+        case .unknownRouteChangeReason:
+            "The route change reason is missing or not one AVAudioSession defines; the state is unchanged."
+        case .endWithoutBegin:
+            "An interruption ended without a matching interruptionBegan; the rule still applied."
+        case .routeChangeIgnored:
+            "Only oldDeviceUnavailable (2) pauses; this route change leaves the state unchanged."
+        }
+    }
+}
+
+/// The common `outOfOrder` rule: each event's `at` against the previous event's,
+/// when both carry one; equal values are in order.
+struct ArrivalOrder {
+    private var previous: Double?
+
+    /// Whether an event at `at` arrived out of order; `nil` breaks the chain.
+    mutating func isOutOfOrder(_ at: Double?) -> Bool {
+        defer { previous = at }
+        guard let at, let previous else { return false }
+        return at < previous
+    }
+}

@@ -1,0 +1,125 @@
+import DeviceOracleJSON
+
+/// A canonical value an observed field is compared with, and the `expected` of
+/// a mismatch.
+enum FieldValue: Sendable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([FieldValue])
+    /// A value of the request itself (an item the store holds).
+    case requestValue(JSONValue)
+
+    func write(to writer: inout JSONWriter, document: JSONDocument) {
+        switch self {
+        case .null: writer.null()
+        case .bool(let value): writer.bool(value)
+        case .number(let value): writer.number(value)
+        case .string(let value): writer.string(value)
+        case .array(let values):
+            writer.beginArray()
+            for value in values { value.write(to: &writer, document: document) }
+            writer.endArray()
+        case .requestValue(let value): writer.value(value, of: document)
+        }
+    }
+
+    /// JSON equality; a value of another JSON type is simply not equal — the
+    /// device reported something else, which is a mismatch, not a bad request.
+    func matches(_ observed: JSONValue, in document: JSONDocument) -> Bool {
+        switch self {
+        case .null: return document.isNull(observed)
+        case .bool(let value): return document.bool(observed) == value
+        case .number(let value): return document.number(observed) == value
+        case .string(let value): return document.string(observed, equals: value)
+        case .array(let values):
+            guard document.kind(observed) == .array, document.count(observed) == values.count else { return false }
+            return zip(values, document.elements(observed)).allSatisfy { $0.matches($1, in: document) }
+        case .requestValue(let value): return document.isEqual(value, to: observed, in: document)
+        }
+    }
+}
+
+/// An observed field that differs from the canonical one.
+struct Mismatch: Sendable {
+    /// The step, or `nil` for `observedFinal`.
+    let index: Int?
+    /// The field name; `final.`-prefixed for `observedFinal`.
+    let field: String
+    let expected: FieldValue
+    /// What the device showed: a value of the request, or a computed one (a
+    /// measured timing difference).
+    let observed: FieldValue
+    /// Optional detail for a person (which ids were missing).
+    let detail: String?
+
+    init(index: Int?, field: String, expected: FieldValue, observed: FieldValue, detail: String? = nil) {
+        self.index = index
+        self.field = field
+        self.expected = expected
+        self.observed = observed
+        self.detail = detail
+    }
+
+    func write(to writer: inout JSONWriter, document: JSONDocument) {
+        writer.beginObject()
+        writer.key("index")
+        if let index { writer.integer(index) } else { writer.null() }
+        writer.key("field")
+        writer.string(field)
+        writer.key("expected")
+        expected.write(to: &writer, document: document)
+        writer.key("observed")
+        observed.write(to: &writer, document: document)
+        if let detail {
+            writer.key("detail")
+            writer.string(detail)
+        }
+        writer.endObject()
+    }
+}
+
+/// The fields an `observed` (or `observedFinal`) object named, validated against
+/// the ruleset's closed list; values are compared after the run.
+struct ObservedFields<Field: Sendable>: Sendable {
+    let entries: [(field: Field, value: JSONValue)]
+
+    static var none: ObservedFields { ObservedFields(entries: []) }
+}
+
+extension RequestDecoder {
+    /// Reads an `observed`/`observedFinal` object: any subset of `names`, any
+    /// other name a `422` with a did-you-mean. `null` values are not checked.
+    mutating func observed<Field>(_ value: JSONValue?, names: ClosedNames<Field>) -> ObservedFields<Field>? {
+        guard let object = self.value(value, of: .object) else { return nil }
+        var entries: [(field: Field, value: JSONValue)] = []
+        closedObject(object, names: names) { _, field, value in entries.append((field, value)) }
+        return ObservedFields(entries: entries)
+    }
+}
+
+/// Collects mismatches in the order the spec lists them: by step, final last.
+struct MismatchList {
+    private(set) var entries: [Mismatch] = []
+    /// Whether any `observed` or `observedFinal` was carried (`{}` counts).
+    private(set) var carried = false
+
+    /// Compares each observed field with its canonical value; `prefix` is
+    /// `final.` for `observedFinal`.
+    mutating func compare<Field>(_ observed: ObservedFields<Field>?, index: Int?, prefix: String = "",
+                                 document: JSONDocument, name: (Field) -> String,
+                                 canonical: (Field) -> FieldValue) {
+        guard let observed else { return }
+        carried = true
+        for entry in observed.entries {
+            let expected = canonical(entry.field)
+            if !expected.matches(entry.value, in: document) {
+                entries.append(Mismatch(index: index, field: prefix + name(entry.field), expected: expected,
+                                        observed: .requestValue(entry.value)))
+            }
+        }
+    }
+
+    mutating func append(_ mismatch: Mismatch) { entries.append(mismatch) }
+}

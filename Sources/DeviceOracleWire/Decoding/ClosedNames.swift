@@ -1,0 +1,85 @@
+import DeviceOracleJSON
+
+/// A closed set of names a request may use — event types, observed fields,
+/// `initial` fields, categories — in documented order. Unknown names are
+/// `422`s with a did-you-mean, so a typo in a harness fails loudly.
+struct ClosedNames<Name: Sendable>: Sendable {
+    /// What a name of this set is called in messages: "event type", "observed field".
+    let kind: String
+    private let entries: [(utf8: [UInt8], name: Name)]
+
+    init(_ kind: String, _ entries: [(String, Name)]) {
+        self.kind = kind
+        self.entries = entries.map { (Array($0.0.utf8), $0.1) }
+    }
+
+    /// The spellings, in documented order.
+    var spellings: [String] { entries.map { String(decoding: $0.utf8, as: UTF8.self) } }
+
+    /// The name a string node spells, without allocating.
+    func match(_ value: JSONValue, in document: JSONDocument) -> Name? {
+        document.withUTF8(value) { bytes in
+            for entry in entries where entry.utf8.count == bytes.count && entry.utf8.elementsEqual(bytes) {
+                return entry.name
+            }
+            return nil
+        }
+    }
+
+    /// "unknown event type 'userPause'; did you mean 'userPaused'?"
+    func unknownNameDetail(_ name: String) -> String {
+        var detail = "unknown \(kind) '\(name)'"
+        if let suggestion = DidYouMean.closest(to: name, among: spellings) {
+            detail += "; did you mean '\(suggestion)'?"
+        }
+        return detail
+    }
+}
+
+extension ClosedNames where Name: CaseIterable & RawRepresentable, Name.RawValue == String, Name.AllCases.Element == Name {
+    /// Every case, spelled as its raw value, in declaration order.
+    init(_ kind: String) {
+        self.init(kind, Name.allCases.map { ($0.rawValue, $0) })
+    }
+}
+
+/// Suggests the known name a typo was probably meant to be.
+enum DidYouMean {
+    static let maximumDistance = 2
+
+    /// The closest candidate at an edit distance of at most 2 (insertions,
+    /// deletions, substitutions, transpositions); the first in order on a tie.
+    static func closest(to name: String, among candidates: [String]) -> String? {
+        var best: (candidate: String, distance: Int)?
+        for candidate in candidates {
+            let distance = editDistance(Array(name.unicodeScalars), Array(candidate.unicodeScalars))
+            if distance <= maximumDistance, distance < (best?.distance ?? .max) {
+                best = (candidate, distance)
+            }
+        }
+        return best?.candidate
+    }
+
+    /// Optimal string alignment distance (Damerau–Levenshtein without repeated edits
+    /// of one substring).
+    static func editDistance<T: Equatable>(_ a: [T], _ b: [T]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        // Three rolling rows: two back for transpositions.
+        var previousPrevious = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], previousPrevious[j - 2] + 1)
+                }
+            }
+            (previousPrevious, previous, current) = (previous, current, previousPrevious)
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,68 @@
+import DeviceOracleJSON
+
+/// The members any event (or refresh run) may carry besides its own: `id`
+/// (echoed in its step), `at` (the device clock), `session`, `observed`.
+struct EventEnvelope {
+    var id: JSONValue?
+    var at: Double?
+    var session: JSONValue?
+    var observed: JSONValue?
+}
+
+private enum EnvelopeMember: String, CaseIterable, Sendable {
+    case id, at, session, observed
+}
+
+private let envelopeMembers = ClosedNames<EnvelopeMember>("event member")
+
+extension RequestDecoder {
+    /// Reads an event object's shared members and hands every member named in
+    /// `own` (non-null) to `found`; other members are ignored, since device logs
+    /// carry more than the rules read. `session` is read only where the ruleset
+    /// has sessions.
+    mutating func envelope<Member>(of event: JSONValue, own: ClosedNames<Member>, sessions: Bool = false,
+                                   _ found: (inout RequestDecoder, Member, JSONValue) -> Void) -> EventEnvelope {
+        var envelope = EventEnvelope()
+        for member in document.members(event) {
+            if let name = envelopeMembers.match(member.key, in: document) {
+                switch name {
+                case .id: envelope.id = value(member.value, of: .string)
+                case .at: envelope.at = number(member.value)
+                case .session where sessions: envelope.session = value(member.value, of: .string)
+                case .session: break
+                case .observed: envelope.observed = value(member.value, of: .object)
+                }
+            } else if let name = own.match(member.key, in: document), let value = present(member.value) {
+                found(&self, name, value)
+            }
+        }
+        return envelope
+    }
+
+    /// The elements of an array that are objects; reports the others.
+    mutating func objects(in array: JSONValue) -> [(index: Int, object: JSONValue)] {
+        var objects: [(index: Int, object: JSONValue)] = []
+        objects.reserveCapacity(document.count(array))
+        for (index, element) in document.elements(array).enumerated() {
+            let kind = document.kind(element)
+            if kind == .object {
+                objects.append((index, element))
+            } else {
+                report("expected an object, got \(kind.article)", at: element)
+            }
+        }
+        return objects
+    }
+}
+
+extension JSONWriter {
+    /// The step's `index` and, when the event had one, its `id`.
+    mutating func stepHead(index: Int, id: JSONValue?, document: JSONDocument) {
+        key("index")
+        integer(index)
+        if let id {
+            key("id")
+            value(id, of: document)
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import DeviceOracleJSON
+
+/// Walks a request body and collects every schema problem with where it is, so
+/// one `422` lists them all in document order (spec: up to 50, with pointers).
+/// Readers return `nil` for a member that is absent or `null` — the same thing
+/// everywhere — and for one of the wrong type, which they report.
+struct RequestDecoder {
+    static let listedProblems = 50
+
+    let document: JSONDocument
+    private var recorded: [RecordedProblem] = []
+
+    private struct RecordedProblem {
+        /// Document position, for ordering.
+        let position: Int
+        let value: JSONValue
+        /// A member that is missing from the object `value`.
+        let missingMember: String?
+        let detail: String
+    }
+
+    init(document: JSONDocument) {
+        self.document = document
+    }
+
+    var hasProblems: Bool { !recorded.isEmpty || !document.duplicateKeys.isEmpty }
+
+    mutating func report(_ detail: String, at value: JSONValue) {
+        recorded.append(RecordedProblem(position: value.index, value: value, missingMember: nil, detail: detail))
+    }
+
+    /// A required member that `object` lacks; listed after the object's other problems.
+    mutating func reportMissing(_ member: String, in object: JSONValue, _ detail: String) {
+        recorded.append(RecordedProblem(position: document.end(of: object), value: object, missingMember: member,
+                                        detail: detail))
+    }
+
+    /// The value unless it is absent or `null`.
+    func present(_ value: JSONValue?) -> JSONValue? {
+        guard let value, !document.isNull(value) else { return nil }
+        return value
+    }
+
+    /// The value when it has the expected kind; reports it otherwise.
+    mutating func value(_ value: JSONValue?, of kind: JSONKind) -> JSONValue? {
+        guard let value = present(value) else { return nil }
+        let actual = document.kind(value)
+        guard actual == kind else {
+            report("expected \(kind.article), got \(actual.article)", at: value)
+            return nil
+        }
+        return value
+    }
+
+    /// Like `value(_:of:)`, and reports an absent member as missing.
+    mutating func required(_ value: JSONValue?, of kind: JSONKind, member: String, in object: JSONValue) -> JSONValue? {
+        guard present(value) != nil else {
+            reportMissing(member, in: object, "required \(kind.requiredName) is missing")
+            return nil
+        }
+        return self.value(value, of: kind)
+    }
+
+    mutating func bool(_ value: JSONValue?) -> Bool? {
+        self.value(value, of: .bool).flatMap(document.bool)
+    }
+
+    mutating func number(_ value: JSONValue?) -> Double? {
+        self.value(value, of: .number).flatMap(document.number)
+    }
+
+    /// A name from a closed set, or a reported problem with a did-you-mean.
+    mutating func name<Name>(_ value: JSONValue, in names: ClosedNames<Name>) -> Name? {
+        guard let string = self.value(value, of: .string) else { return nil }
+        if let name = names.match(string, in: document) { return name }
+        report(names.unknownNameDetail(document.string(string) ?? ""), at: string)
+        return nil
+    }
+
+    /// Checks that every member of `object` is one of `names` (and of the right
+    /// kind, per `kinds`), calling `found` for each known, non-null member.
+    mutating func closedObject<Name>(_ object: JSONValue, names: ClosedNames<Name>,
+                                     _ found: (inout RequestDecoder, Name, JSONValue) -> Void) {
+        for member in document.members(object) {
+            guard let name = names.match(member.key, in: document) else {
+                report(names.unknownNameDetail(document.string(member.key) ?? ""), at: member.key)
+                continue
+            }
+            guard let value = present(member.value) else { continue }
+            found(&self, name, value)
+        }
+    }
+
+    /// The `422`, or `nil` when the request is valid.
+    func rejection() -> RequestRejection? {
+        guard hasProblems else { return nil }
+        var all = recorded
+        for key in document.duplicateKeys {
+            all.append(RecordedProblem(position: key.index, value: key, missingMember: nil,
+                                       detail: "duplicate key '\(document.string(key) ?? "")'"))
+        }
+        // Stable: problems at one position keep the order they were found in.
+        let ordered = all.enumerated().sorted { ($0.element.position, $0.offset) < ($1.element.position, $1.offset) }
+        let problems = ordered.prefix(Self.listedProblems).map { entry in
+            let problem = entry.element
+            var pointer = document.pointer(to: problem.value)
+            if let member = problem.missingMember { pointer += "/" + JSONDocument.escapePointerToken(member) }
+            return RequestRejection.Problem(pointer: pointer, detail: problem.detail)
+        }
+        var detail = all.count == 1 ? "1 problem in the request body" : "\(all.count) problems in the request body"
+        if all.count > Self.listedProblems { detail += "; the first \(Self.listedProblems) are listed" }
+        return RequestRejection(kind: .invalidRequest, detail: detail, problems: problems)
+    }
+}
+
+extension JSONKind {
+    /// "required boolean is missing".
+    var requiredName: String {
+        switch self {
+        case .null: "value"
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+}
