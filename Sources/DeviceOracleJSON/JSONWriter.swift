@@ -1,69 +1,120 @@
 /// Appends compact JSON text to a byte buffer in exactly the order the caller
 /// writes it — answers must be byte-identical for equal requests, which
 /// dictionary-based encoders do not promise. Commas are placed automatically.
-public struct JSONWriter: Sendable {
-    public private(set) var bytes: [UInt8]
+public struct JSONWriter: ~Copyable {
+    // A plain growable buffer: appends are a bounds check and a copy, without the
+    // uniqueness checks of `Array` on every call (they dominated small answers).
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var count = 0
+    @usableFromInline var capacity: Int
     /// True after a value (or a closed container): the next value or key needs a comma.
-    var needsComma = false
+    @usableFromInline var needsComma = false
 
     public init(capacity: Int = 1024) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
     }
 
-    mutating func separate() {
-        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    deinit { base.deallocate() }
+
+    /// The text written so far (a copy).
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// Bytes written so far.
+    public var byteCount: Int { count }
+
+    /// The text, once writing is done.
+    public consuming func finish() -> [UInt8] { bytes }
+
+    @inlinable mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(to: count + extra) }
     }
 
-    public mutating func beginObject() {
+    @usableFromInline mutating func grow(to needed: Int) {
+        var newCapacity = capacity * 2
+        while newCapacity < needed { newCapacity *= 2 }
+        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        newBase.update(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    @inlinable mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    @inlinable mutating func append(_ text: StaticString) {
+        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    @inlinable mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        reserve(bytes.count)
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    @inlinable mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append($0) }
+    }
+
+    @inlinable mutating func separate() {
+        if needsComma { append(UInt8(ascii: ",")) }
+    }
+
+    @inlinable public mutating func beginObject() {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        append(UInt8(ascii: "{"))
         needsComma = false
     }
 
-    public mutating func endObject() {
-        bytes.append(UInt8(ascii: "}"))
+    @inlinable public mutating func endObject() {
+        append(UInt8(ascii: "}"))
         needsComma = true
     }
 
-    public mutating func beginArray() {
+    @inlinable public mutating func beginArray() {
         separate()
-        bytes.append(UInt8(ascii: "["))
+        append(UInt8(ascii: "["))
         needsComma = false
     }
 
-    public mutating func endArray() {
-        bytes.append(UInt8(ascii: "]"))
+    @inlinable public mutating func endArray() {
+        append(UInt8(ascii: "]"))
         needsComma = true
     }
 
     /// A member name we own: written as is, so it must need no escaping.
     public mutating func key(_ name: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        append(UInt8(ascii: "\""))
+        append(name)
+        append(UInt8(ascii: "\""))
+        append(UInt8(ascii: ":"))
         needsComma = false
     }
 
     /// A member name from elsewhere (a session id, a field name): escaped.
-    public mutating func key(_ name: String) {
-        string(name)
-        bytes.append(UInt8(ascii: ":"))
+    public mutating func key(escaping name: String) {
+        string(escaping: name)
+        append(UInt8(ascii: ":"))
         needsComma = false
     }
 
     /// A string we own that needs no escaping (an enum case name, a code).
     public mutating func string(_ text: StaticString) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
+        append(text)
+        append(UInt8(ascii: "\""))
         needsComma = true
     }
 
-    public mutating func string(_ text: String) {
+    /// Text from elsewhere, escaped. (Literals take the `StaticString` overload.)
+    public mutating func string(escaping text: String) {
         var text = text
         text.withUTF8 { string(utf8: $0) }
     }
@@ -72,43 +123,41 @@ public struct JSONWriter: Sendable {
     /// characters; `/` and non-ASCII are written as they are).
     public mutating func string(utf8 text: UnsafeBufferPointer<UInt8>) {
         separate()
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         var plainFrom = 0
         for (i, byte) in text.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[plainFrom..<i]))
+            append(UnsafeBufferPointer(rebasing: text[plainFrom..<i]))
             plainFrom = i + 1
-            bytes.append(UInt8(ascii: "\\"))
+            append(UInt8(ascii: "\\"))
             switch byte {
-            case 0x22: bytes.append(0x22)
-            case 0x5C: bytes.append(0x5C)
-            case 0x0A: bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "t"))
-            case 0x08: bytes.append(UInt8(ascii: "b"))
-            case 0x0C: bytes.append(UInt8(ascii: "f"))
+            case 0x22: append(0x22)
+            case 0x5C: append(0x5C)
+            case 0x0A: append(UInt8(ascii: "n"))
+            case 0x0D: append(UInt8(ascii: "r"))
+            case 0x09: append(UInt8(ascii: "t"))
+            case 0x08: append(UInt8(ascii: "b"))
+            case 0x0C: append(UInt8(ascii: "f"))
             default:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                let hex: StaticString = "0123456789abcdef"
+                append("u00")
+                append(hex.utf8Start[Int(byte >> 4)])
+                append(hex.utf8Start[Int(byte & 0xF)])
             }
         }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[plainFrom...]))
-        bytes.append(UInt8(ascii: "\""))
+        append(UnsafeBufferPointer(rebasing: text[plainFrom...]))
+        append(UInt8(ascii: "\""))
         needsComma = true
     }
 
     public mutating func bool(_ value: Bool) {
         separate()
-        if value {
-            bytes.append(contentsOf: [UInt8(ascii: "t"), UInt8(ascii: "r"), UInt8(ascii: "u"), UInt8(ascii: "e")])
-        } else {
-            bytes.append(contentsOf: [UInt8(ascii: "f"), UInt8(ascii: "a"), UInt8(ascii: "l"), UInt8(ascii: "s"), UInt8(ascii: "e")])
-        }
+        append(value ? "true" : "false")
         needsComma = true
     }
 
     public mutating func null() {
         separate()
-        bytes.append(contentsOf: [UInt8(ascii: "n"), UInt8(ascii: "u"), UInt8(ascii: "l"), UInt8(ascii: "l")])
+        append("null")
         needsComma = true
     }
 
@@ -129,14 +178,22 @@ public struct JSONWriter: Sendable {
         separate()
         // Swift's description is the shortest round-tripping form; non-integral
         // finite values never end in ".0", and large ones use an exponent.
-        bytes.append(contentsOf: value.description.utf8)
+        var text = value.description
+        text.withUTF8 { append($0) }
         needsComma = true
     }
 
-    /// Bytes that are already a complete JSON value (a cached fragment).
+    /// Bytes that are already a complete JSON value.
     public mutating func raw(_ json: [UInt8]) {
         separate()
-        bytes.append(contentsOf: json)
+        append(json)
+        needsComma = true
+    }
+
+    /// A complete JSON value known at compile time (a fixed fragment of an answer).
+    public mutating func raw(_ json: StaticString) {
+        separate()
+        append(json)
         needsComma = true
     }
 
@@ -155,7 +212,7 @@ public struct JSONWriter: Sendable {
             beginObject()
             for member in document.members(value) {
                 document.withUTF8(member.key) { string(utf8: $0) }
-                bytes.append(UInt8(ascii: ":"))
+                append(UInt8(ascii: ":"))
                 needsComma = false
                 self.value(member.value, of: document)
             }
@@ -165,7 +222,7 @@ public struct JSONWriter: Sendable {
 
     mutating func appendDecimal(_ value: Int) {
         if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
+            append(UInt8(ascii: "-"))
             // Int.min cannot be negated; its magnitude still fits in UInt.
             appendDecimal(magnitude: value.magnitude)
         } else {
@@ -174,20 +231,21 @@ public struct JSONWriter: Sendable {
     }
 
     mutating func appendDecimal(magnitude: UInt) {
-        if magnitude < 10 {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude))
-            return
+        // Digits go backwards into reserved space, so nothing is moved afterwards.
+        var digitCount = 1
+        var scan = magnitude
+        while scan >= 10 {
+            scan /= 10
+            digitCount += 1
         }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, enough for 20 digits
-        var count = 0
+        reserve(digitCount)
         var rest = magnitude
-        withUnsafeMutableBytes(of: &digits) { scratch in
-            while rest > 0 {
-                count += 1
-                scratch[24 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            }
-            bytes.append(contentsOf: scratch[(24 - count)...])
-        }
+        var position = count + digitCount
+        repeat {
+            position -= 1
+            base[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+        } while rest > 0
+        count += digitCount
     }
 }

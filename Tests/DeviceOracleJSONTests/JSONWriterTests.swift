@@ -30,7 +30,7 @@ final class JSONWriterTests: XCTestCase {
     }
 
     func testStringsEscapeOnlyWhatJSONRequires() {
-        XCTAssertEqual(text { $0.string("a\"b\\c/d\né\u{01}") }, #""a\"b\\c/d\né\u0001""#)
+        XCTAssertEqual(text { $0.string(escaping: "a\"b\\c/d\né\u{01}") }, #""a\"b\\c/d\né\u0001""#)
     }
 
     func testParsedValuesAreReserializedCanonically() throws {

@@ -29,7 +29,7 @@ struct AnswerEnvelope {
         writer.string(ruleset)
         members(&writer)
         writer.key("verdict")
-        writer.string(verdict.rawValue)
+        writer.string(escaping: verdict.rawValue)
         writer.key("mismatches")
         writer.beginArray()
         for mismatch in mismatches { mismatch.write(to: &writer, document: document) }
@@ -41,7 +41,7 @@ struct AnswerEnvelope {
         for diagnostic in diagnostics where diagnostic.index == nil { diagnostic.write(to: &writer) }
         writer.endArray()
         writer.endObject()
-        return RulesetAnswer(verdict: verdict, json: writer.bytes)
+        return RulesetAnswer(verdict: verdict, json: writer.finish())
     }
 }
 

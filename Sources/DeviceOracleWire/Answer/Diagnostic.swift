@@ -23,11 +23,11 @@ struct Diagnostic: Equatable, Sendable {
         writer.key("index")
         if let index { writer.integer(index) } else { writer.null() }
         writer.key("severity")
-        writer.string(code.severity.rawValue)
+        writer.string(escaping: code.severity.rawValue)
         writer.key("code")
-        writer.string(code.rawValue)
+        writer.string(escaping: code.rawValue)
         writer.key("message")
-        writer.string(message ?? code.standardMessage)
+        if let message { writer.string(escaping: message) } else { writer.string(code.standardMessage) }
         writer.endObject()
     }
 }
@@ -53,7 +53,7 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
         }
     }
 
-    var standardMessage: String {
+    var standardMessage: StaticString {
         switch self {
         case .outOfOrder:
             "This event's 'at' is earlier than the previous event's: the log did not reach one serial owner in time order; the rules applied it in array order."

@@ -16,7 +16,7 @@ enum FieldValue: Sendable {
         case .null: writer.null()
         case .bool(let value): writer.bool(value)
         case .number(let value): writer.number(value)
-        case .string(let value): writer.string(value)
+        case .string(let value): writer.string(escaping: value)
         case .array(let values):
             writer.beginArray()
             for value in values { value.write(to: &writer, document: document) }
@@ -67,14 +67,14 @@ struct Mismatch: Sendable {
         writer.key("index")
         if let index { writer.integer(index) } else { writer.null() }
         writer.key("field")
-        writer.string(field)
+        writer.string(escaping: field)
         writer.key("expected")
         expected.write(to: &writer, document: document)
         writer.key("observed")
         observed.write(to: &writer, document: document)
         if let detail {
             writer.key("detail")
-            writer.string(detail)
+            writer.string(escaping: detail)
         }
         writer.endObject()
     }

@@ -6,23 +6,38 @@ import DeviceOracleJSON
 struct ClosedNames<Name: Sendable>: Sendable {
     /// What a name of this set is called in messages: "event type", "observed field".
     let kind: String
-    private let entries: [(utf8: [UInt8], name: Name)]
+    /// The spellings, in documented order.
+    let spellings: [String]
+    private let names: [Name]
+    /// Every spelling's UTF-8 back to back, and where each one ends: matching
+    /// touches one buffer, without per-name reference counting.
+    private let utf8: [UInt8]
+    private let ends: [Int]
 
     init(_ kind: String, _ entries: [(String, Name)]) {
         self.kind = kind
-        self.entries = entries.map { (Array($0.0.utf8), $0.1) }
+        spellings = entries.map(\.0)
+        names = entries.map(\.1)
+        utf8 = entries.flatMap { Array($0.0.utf8) }
+        var end = 0
+        ends = entries.map { entry in
+            end += entry.0.utf8.count
+            return end
+        }
     }
-
-    /// The spellings, in documented order.
-    var spellings: [String] { entries.map { String(decoding: $0.utf8, as: UTF8.self) } }
 
     /// The name a string node spells, without allocating.
     func match(_ value: JSONValue, in document: JSONDocument) -> Name? {
         document.withUTF8(value) { bytes in
-            for entry in entries where entry.utf8.count == bytes.count && entry.utf8.elementsEqual(bytes) {
-                return entry.name
+            utf8.withUnsafeBufferPointer { all in
+                var start = 0
+                for (position, end) in ends.enumerated() {
+                    defer { start = end }
+                    guard end - start == bytes.count else { continue }
+                    if UnsafeBufferPointer(rebasing: all[start..<end]).elementsEqual(bytes) { return names[position] }
+                }
+                return nil
             }
-            return nil
         }
     }
 

@@ -26,7 +26,7 @@ struct GivenRouteChangeReason: Sendable {
         writer.key("type")
         writer.string("routeChanged")
         writer.key("reason")
-        if let reason { writer.string(reason.name) } else { writer.value(given, of: document) }
+        if let reason { writer.string(escaping: reason.name) } else { writer.value(given, of: document) }
         writer.endObject()
     }
 }

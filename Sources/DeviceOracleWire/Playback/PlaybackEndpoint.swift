@@ -44,13 +44,19 @@ private let observedFinalFields = ClosedNames<StateField>("observedFinal field")
 private let eventTypes = ClosedNames<EventType>("event type")
 private let eventMembers = ClosedNames<EventMember>("event member")
 
-/// One decoded event: what reaches the machine (`nil` when a raw notification
-/// translated to nothing) and what the step shows.
-private struct DecodedEvent {
+/// One event as decoded and applied; the steps are written from these once the
+/// final state is known (the answer lists `final` before `steps`).
+private struct StepRecord {
+    var id: JSONValue?
+    /// The session the event named, if it named one.
+    var sessionName: JSONValue?
+    /// What reached the machine: `nil` when a raw notification translated to nothing.
     var event: PlaybackEvent?
     /// For `routeChanged`, the reason as given (echoed when unknown).
     var reason: GivenRouteChangeReason?
-    var translationDiagnostic: DiagnosticCode?
+    var before = PlaybackState()
+    var after = PlaybackState()
+    var action = PlayerAction.none
 }
 
 private struct Session {
@@ -61,6 +67,7 @@ private struct Session {
 private struct PlaybackRun {
     var sessions: [Session] = []
     var anySessionNamed = false
+    var records: [StepRecord] = []
     var mismatches = MismatchList()
     var diagnostics: [Diagnostic] = []
 
@@ -88,41 +95,34 @@ private struct PlaybackRun {
         let observedFinal = decoder.observed(observedFinalMember, names: observedFinalFields)
         guard let events = decoder.required(eventsMember, of: .array, member: "events", in: root) else { return nil }
 
-        var steps = JSONWriter(capacity: 64 + document.count(events) * 170)
-        steps.beginArray()
+        records.reserveCapacity(document.count(events))
         var arrival = ArrivalOrder()
         for (index, object) in decoder.objects(in: events) {
-            var decoded = DecodedEvent()
-            let envelope = decodeEvent(object, into: &decoded, decoder: &decoder)
+            var record = StepRecord()
+            var translationDiagnostic: DiagnosticCode?
+            let envelope = decodeEvent(object, into: &record, translationDiagnostic: &translationDiagnostic,
+                                       decoder: &decoder)
             let observed = decoder.observed(envelope.observed, names: observedFields)
             // Keep validating after a problem, but stop running: the answer is a 422.
             guard !decoder.hasProblems else { continue }
 
             if arrival.isOutOfOrder(envelope.at) { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
-            if let code = decoded.translationDiagnostic { diagnostics.append(Diagnostic(index: index, code)) }
+            if let code = translationDiagnostic { diagnostics.append(Diagnostic(index: index, code)) }
             let session = sessionIndex(envelope.session, initial: initial, document: document)
-            let before = sessions[session].machine.state
-            let decision = decoded.event.map { sessions[session].machine.apply($0) }
-            let after = sessions[session].machine.state
-            if let code = decision?.diagnostic.map(DiagnosticCode.init) { diagnostics.append(Diagnostic(index: index, code)) }
-            let action = decision?.action ?? .none
-
-            steps.beginObject()
-            steps.stepHead(index: index, id: envelope.id, document: document)
-            if let name = envelope.session {
-                steps.key("session")
-                steps.value(name, of: document)
+            record.id = envelope.id
+            record.sessionName = envelope.session
+            record.before = sessions[session].machine.state
+            if let event = record.event {
+                let decision = sessions[session].machine.apply(event)
+                record.action = decision.action
+                if let diagnostic = decision.diagnostic {
+                    diagnostics.append(Diagnostic(index: index, DiagnosticCode(diagnostic)))
+                }
             }
-            steps.key("event")
-            writeEvent(decoded, to: &steps, document: document)
-            steps.key("before")
-            steps.raw(before.json)
-            steps.key("after")
-            steps.raw(after.json)
-            steps.key("action")
-            steps.raw(action.json)
-            steps.endObject()
+            record.after = sessions[session].machine.state
+            records.append(record)
 
+            let after = record.after, action = record.action
             mismatches.compare(observed, index: index, document: document, name: \.rawValue) { field in
                 switch field {
                 case .isPlaying: .bool(after.isPlaying)
@@ -131,7 +131,6 @@ private struct PlaybackRun {
                 }
             }
         }
-        steps.endArray()
         guard !decoder.hasProblems else { return nil }
 
         let final = sessions.first { $0.name == defaultSession }?.machine.state ?? initial
@@ -143,26 +142,50 @@ private struct PlaybackRun {
         }
         let envelope = AnswerEnvelope(ruleset: "playback/1", verdict: Verdict(mismatches: mismatches),
                                       mismatches: mismatches.entries, diagnostics: diagnostics)
-        return envelope.write(document: document, capacity: steps.bytes.count + 512) { writer in
+        return envelope.write(document: document, capacity: 512 + records.count * 220) { writer in
             writer.key("final")
             writer.raw(final.json)
             if anySessionNamed {
                 writer.key("sessions")
                 writer.beginObject()
                 for session in sessions {
-                    writer.key(String(decoding: session.name, as: UTF8.self))
+                    writer.key(escaping: String(decoding: session.name, as: UTF8.self))
                     writer.raw(session.machine.state.json)
                 }
                 writer.endObject()
             }
             writer.key("steps")
-            writer.raw(steps.bytes)
+            writer.beginArray()
+            for (index, record) in records.enumerated() { writeStep(record, index: index, to: &writer, document: document) }
+            writer.endArray()
         }
+    }
+
+    func writeStep(_ record: StepRecord, index: Int, to writer: inout JSONWriter, document: JSONDocument) {
+        writer.beginObject()
+        writer.stepHead(index: index, id: record.id, document: document)
+        if let name = record.sessionName {
+            writer.key("session")
+            writer.value(name, of: document)
+        }
+        writer.key("event")
+        switch record.event {
+        case nil: writer.null()
+        case .routeChanged?: record.reason?.writeEvent(to: &writer, document: document)
+        case let event?: writer.raw(event.json)
+        }
+        writer.key("before")
+        writer.raw(record.before.json)
+        writer.key("after")
+        writer.raw(record.after.json)
+        writer.key("action")
+        writer.raw(record.action.json)
+        writer.endObject()
     }
 
     /// Reads one event in canonical form (`type`) or raw notification form
     /// (`notification`); exactly one of the two.
-    func decodeEvent(_ object: JSONValue, into decoded: inout DecodedEvent,
+    func decodeEvent(_ object: JSONValue, into record: inout StepRecord, translationDiagnostic: inout DiagnosticCode?,
                      decoder: inout RequestDecoder) -> EventEnvelope {
         var type: JSONValue?, notification: JSONValue?, userInfo: JSONValue?
         var shouldResume: JSONValue?, reason: JSONValue?
@@ -179,18 +202,18 @@ private struct PlaybackRun {
         switch (type, notification) {
         case (let type?, nil):
             switch decoder.name(type, in: eventTypes) {
-            case .interruptionBegan?: decoded.event = .interruptionBegan
+            case .interruptionBegan?: record.event = .interruptionBegan
             case .interruptionEnded?:
                 if let flag = decoder.required(shouldResume, of: .bool, member: "shouldResume", in: object) {
-                    decoded.event = .interruptionEnded(shouldResume: document.bool(flag) ?? false)
+                    record.event = .interruptionEnded(shouldResume: document.bool(flag) ?? false)
                 }
-            case .userPaused?: decoded.event = .userPaused
-            case .outputDisconnected?: decoded.event = .outputDisconnected
-            case .userPlayed?: decoded.event = .userPlayed
+            case .userPaused?: record.event = .userPaused
+            case .outputDisconnected?: record.event = .outputDisconnected
+            case .userPlayed?: record.event = .userPlayed
             case .routeChanged?:
                 if let given = decoder.routeChangeReason(reason, in: object) {
-                    decoded.event = .routeChanged(reason: given.reason)
-                    decoded.reason = given
+                    record.event = .routeChanged(reason: given.reason)
+                    record.reason = given
                 }
             case nil: break
             }
@@ -201,14 +224,14 @@ private struct PlaybackRun {
             var missingOptions = false
             let translated = AudioSessionNotification.translate(name, userInfo: info, in: document,
                                                                 mediaServices: false, missingOptions: &missingOptions)
-            if missingOptions { decoded.translationDiagnostic = .missingInterruptionOptions }
+            if missingOptions { translationDiagnostic = .missingInterruptionOptions }
             switch translated {
-            case .interruptionBegan: decoded.event = .interruptionBegan
-            case .interruptionEnded(let resume): decoded.event = .interruptionEnded(shouldResume: resume)
+            case .interruptionBegan: record.event = .interruptionBegan
+            case .interruptionEnded(let resume): record.event = .interruptionEnded(shouldResume: resume)
             case .routeChanged(let given):
-                decoded.event = .routeChanged(reason: given.reason)
-                decoded.reason = given
-            case .untranslated(let code): decoded.translationDiagnostic = code
+                record.event = .routeChanged(reason: given.reason)
+                record.reason = given
+            case .untranslated(let code): translationDiagnostic = code
             case .mediaServicesLost, .mediaServicesReset: preconditionFailure("not translated for playback")
             }
         case (_?, _?):
@@ -232,14 +255,6 @@ private struct PlaybackRun {
         sessions.append(Session(name: bytes, machine: PlaybackMachine(state: initial)))
         return sessions.count - 1
     }
-
-    func writeEvent(_ decoded: DecodedEvent, to writer: inout JSONWriter, document: JSONDocument) {
-        switch decoded.event {
-        case nil: writer.null()
-        case .routeChanged?: decoded.reason?.writeEvent(to: &writer, document: document)
-        case let event?: writer.raw(event.json)
-        }
-    }
 }
 
 private let defaultSession = Array("default".utf8)
@@ -254,45 +269,39 @@ extension DiagnosticCode {
     }
 }
 
-// Answers are mostly a few fixed fragments; writing them once keeps a
+// Answers are mostly a few fixed fragments; writing them as literals keeps a
 // 100k-event log fast.
 private extension PlaybackState {
-    static let fragments: [[UInt8]] = [false, true].flatMap { playing in
-        [false, true].map { resume in
-            Array(#"{"isPlaying":\#(playing),"resumeAfterInterruption":\#(resume)}"#.utf8)
+    var json: StaticString {
+        switch (isPlaying, resumeAfterInterruption) {
+        case (false, false): #"{"isPlaying":false,"resumeAfterInterruption":false}"#
+        case (false, true): #"{"isPlaying":false,"resumeAfterInterruption":true}"#
+        case (true, false): #"{"isPlaying":true,"resumeAfterInterruption":false}"#
+        case (true, true): #"{"isPlaying":true,"resumeAfterInterruption":true}"#
         }
     }
-
-    var json: [UInt8] { Self.fragments[(isPlaying ? 2 : 0) + (resumeAfterInterruption ? 1 : 0)] }
 }
 
 private extension PlayerAction {
-    static let fragments: [[UInt8]] = [PlayerAction.play, .pause, .none].map { Array("\"\($0.rawValue)\"".utf8) }
-
-    var json: [UInt8] {
+    var json: StaticString {
         switch self {
-        case .play: Self.fragments[0]
-        case .pause: Self.fragments[1]
-        case .none: Self.fragments[2]
+        case .play: #""play""#
+        case .pause: #""pause""#
+        case .none: #""none""#
         }
     }
 }
 
 private extension PlaybackEvent {
-    static let fragments: [[UInt8]] = [
-        #"{"type":"interruptionBegan"}"#, #"{"type":"interruptionEnded","shouldResume":false}"#,
-        #"{"type":"interruptionEnded","shouldResume":true}"#, #"{"type":"userPaused"}"#,
-        #"{"type":"outputDisconnected"}"#, #"{"type":"userPlayed"}"#,
-    ].map { Array($0.utf8) }
-
     /// The canonical form of every event but `routeChanged`, which echoes its reason.
-    var json: [UInt8] {
+    var json: StaticString {
         switch self {
-        case .interruptionBegan: Self.fragments[0]
-        case .interruptionEnded(let shouldResume): Self.fragments[shouldResume ? 2 : 1]
-        case .userPaused: Self.fragments[3]
-        case .outputDisconnected: Self.fragments[4]
-        case .userPlayed: Self.fragments[5]
+        case .interruptionBegan: #"{"type":"interruptionBegan"}"#
+        case .interruptionEnded(false): #"{"type":"interruptionEnded","shouldResume":false}"#
+        case .interruptionEnded(true): #"{"type":"interruptionEnded","shouldResume":true}"#
+        case .userPaused: #"{"type":"userPaused"}"#
+        case .outputDisconnected: #"{"type":"outputDisconnected"}"#
+        case .userPlayed: #"{"type":"userPlayed"}"#
         case .routeChanged: preconditionFailure("routeChanged is written with its reason")
         }
     }
