@@ -88,6 +88,9 @@ public struct RulesetEndpoint: Sendable {
 public enum Rulesets {
     public static let all: [RulesetEndpoint] = [
         PlaybackEndpoint.endpoint,
+        // haptics/1 (issue 3)
+        // refresh/1 (issue 4)
+        // audio-session/1 (issue 5)
     ]
 
     /// The endpoint named `playback` or `playback/1`.

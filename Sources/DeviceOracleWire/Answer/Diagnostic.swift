@@ -44,12 +44,20 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     // playback
     case endWithoutBegin
     case routeChangeIgnored
+    // haptics (issue 3)
+    // refresh (issue 4)
+    // audio-session (issue 5)
 
     var severity: Diagnostic.Severity {
         switch self {
         case .endWithoutBegin, .routeChangeIgnored: .info
+        // haptics info codes (issue 3)
+        // audio-session info codes (issue 5)
         case .outOfOrder, .unknownNotification, .unknownInterruptionType, .missingInterruptionOptions,
              .unknownRouteChangeReason: .warning
+        // haptics warning codes (issue 3)
+        // refresh warning codes (issue 4)
+        // audio-session warning codes (issue 5)
         }
     }
 
