@@ -269,7 +269,7 @@ final class HapticsFlowRulesTests: XCTestCase {
 final class HapticPatternRulesTests: XCTestCase {
     private let contract = HapticPatternContract()
     private let canonical = HapticPatternEvent(eventType: "hapticTransient", relativeTime: 0,
-                                               hapticIntensity: 0.65, hapticSharpness: 0.35)
+                                               parameters: [.hapticIntensity: 0.65, .hapticSharpness: 0.35])
 
     func testCanonicalPatternIsOneTransientAtZeroWithDefaultParameters() {
         XCTAssertEqual(HapticPatternContract.canonicalPattern, [canonical])
@@ -317,9 +317,9 @@ final class HapticPatternRulesTests: XCTestCase {
 
     func testParameterOutsideZeroToOneBreaksRangeAndValue() {
         var loud = canonical
-        loud.hapticIntensity = 1.2
+        loud.parameters[.hapticIntensity] = 1.2
         var negative = canonical
-        negative.hapticSharpness = -0.35
+        negative.parameters[.hapticSharpness] = -0.35
 
         XCTAssertEqual(contract.violations(of: [loud]), [
             .parameterRange(event: 0, parameter: .hapticIntensity),
@@ -334,17 +334,17 @@ final class HapticPatternRulesTests: XCTestCase {
     func testRangeIncludesItsBounds() {
         let tuned = HapticPatternContract(expected: HapticParameters(hapticIntensity: 1, hapticSharpness: 0))
         var extreme = canonical
-        extreme.hapticIntensity = 1
-        extreme.hapticSharpness = 0
+        extreme.parameters[.hapticIntensity] = 1
+        extreme.parameters[.hapticSharpness] = 0
 
         XCTAssertEqual(tuned.violations(of: [extreme]), [])
     }
 
     func testParameterFurtherThanTheToleranceBreaksParameterValue() {
         var soft = canonical
-        soft.hapticIntensity = 0.6
+        soft.parameters[.hapticIntensity] = 0.6
         var blunt = canonical
-        blunt.hapticSharpness = 0.3511
+        blunt.parameters[.hapticSharpness] = 0.3511
 
         XCTAssertEqual(contract.violations(of: [soft]),
                        [.parameterValue(event: 0, parameter: .hapticIntensity)])
@@ -355,8 +355,8 @@ final class HapticPatternRulesTests: XCTestCase {
     func testParameterWithinTheToleranceKeepsTheContract() {
         // 0.651 − 0.65 is 0.0010000000000000009 in doubles: the 1e-9 slack lets it pass.
         var close = canonical
-        close.hapticIntensity = 0.651
-        close.hapticSharpness = 0.349
+        close.parameters[.hapticIntensity] = 0.651
+        close.parameters[.hapticSharpness] = 0.349
 
         XCTAssertEqual(contract.violations(of: [close]), [])
         XCTAssertEqual(HapticPatternContract.tolerance, 0.001 + 1e-9)
@@ -364,8 +364,8 @@ final class HapticPatternRulesTests: XCTestCase {
 
     func testMissingParameterBreaksParameterValue() {
         var bare = canonical
-        bare.hapticIntensity = nil
-        bare.hapticSharpness = nil
+        bare.parameters[.hapticIntensity] = nil
+        bare.parameters[.hapticSharpness] = nil
 
         XCTAssertEqual(contract.violations(of: [bare]), [
             .parameterValue(event: 0, parameter: .hapticIntensity),
@@ -376,7 +376,7 @@ final class HapticPatternRulesTests: XCTestCase {
     func testTunedParametersBecomeTheContract() {
         let tuned = HapticPatternContract(expected: HapticParameters(hapticIntensity: 0.8, hapticSharpness: 0.35))
         var strong = canonical
-        strong.hapticIntensity = 0.8
+        strong.parameters[.hapticIntensity] = 0.8
 
         XCTAssertEqual(tuned.violations(of: [strong]), [])
         XCTAssertEqual(tuned.violations(of: [canonical]),
@@ -385,7 +385,7 @@ final class HapticPatternRulesTests: XCTestCase {
 
     func testEveryRuleIsCheckedOnEveryEventInRuleOrder() {
         let wrong = HapticPatternEvent(eventType: "hapticContinuous", relativeTime: 0.5,
-                                       hapticIntensity: 2, hapticSharpness: nil)
+                                       parameters: [.hapticIntensity: 2])
 
         let violations = contract.violations(of: [canonical, wrong])
 

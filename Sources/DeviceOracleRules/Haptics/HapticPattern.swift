@@ -49,35 +49,19 @@ public struct HapticParameters: Equatable, Sendable {
     }
 }
 
-/// One event of a pattern as the app built it. A `nil` field is missing or not
-/// of its type (a non-string event type, a non-numeric time or value): either way
-/// the contract cannot read it, which is a violation.
+/// One event of a pattern as the app built it. A `nil` event type or time, or a
+/// parameter absent from `parameters`, is missing or not of its type (a
+/// non-string event type, a non-numeric time or value): either way the contract
+/// cannot read it, which is a violation.
 public struct HapticPatternEvent: Equatable, Sendable {
     public var eventType: String?
     public var relativeTime: Double?
-    public var hapticIntensity: Double?
-    public var hapticSharpness: Double?
+    public var parameters: [HapticParameterID: Double]
 
-    public init(eventType: String?, relativeTime: Double?, hapticIntensity: Double?, hapticSharpness: Double?) {
+    public init(eventType: String?, relativeTime: Double?, parameters: [HapticParameterID: Double]) {
         self.eventType = eventType
         self.relativeTime = relativeTime
-        self.hapticIntensity = hapticIntensity
-        self.hapticSharpness = hapticSharpness
-    }
-
-    public subscript(_ parameter: HapticParameterID) -> Double? {
-        get {
-            switch parameter {
-            case .hapticIntensity: hapticIntensity
-            case .hapticSharpness: hapticSharpness
-            }
-        }
-        set {
-            switch parameter {
-            case .hapticIntensity: hapticIntensity = newValue
-            case .hapticSharpness: hapticSharpness = newValue
-            }
-        }
+        self.parameters = parameters
     }
 }
 
@@ -133,8 +117,8 @@ public struct HapticPatternContract: Equatable, Sendable {
     /// answer always shows this one.
     public static let canonicalPattern = [
         HapticPatternEvent(eventType: eventType, relativeTime: relativeTime,
-                           hapticIntensity: HapticParameters.canonical.hapticIntensity,
-                           hapticSharpness: HapticParameters.canonical.hapticSharpness),
+                           parameters: [.hapticIntensity: HapticParameters.canonical.hapticIntensity,
+                                        .hapticSharpness: HapticParameters.canonical.hapticSharpness]),
     ]
 
     public var expected: HapticParameters
@@ -157,11 +141,11 @@ public struct HapticPatternContract: Equatable, Sendable {
                 violations.append(.relativeTime(event: index))
             }
             for parameter in HapticParameterID.allCases {
-                if let value = event[parameter], !Self.parameterRange.contains(value) {
+                if let value = event.parameters[parameter], !Self.parameterRange.contains(value) {
                     violations.append(.parameterRange(event: index, parameter: parameter))
                 }
             }
-            for parameter in HapticParameterID.allCases where !accepts(event[parameter], for: parameter) {
+            for parameter in HapticParameterID.allCases where !accepts(event.parameters[parameter], for: parameter) {
                 violations.append(.parameterValue(event: index, parameter: parameter))
             }
         }

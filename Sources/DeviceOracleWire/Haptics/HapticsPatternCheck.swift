@@ -63,8 +63,7 @@ struct GivenPatternEvent {
     func rulesEvent(in document: JSONDocument) -> HapticPatternEvent {
         HapticPatternEvent(eventType: eventType.flatMap(document.string),
                            relativeTime: relativeTime.flatMap(document.number),
-                           hapticIntensity: parameters[.hapticIntensity].flatMap(document.number),
-                           hapticSharpness: parameters[.hapticSharpness].flatMap(document.number))
+                           parameters: parameters.compactMapValues(document.number))
     }
 }
 
