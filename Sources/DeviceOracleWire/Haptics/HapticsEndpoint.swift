@@ -209,21 +209,18 @@ private struct HapticsRun {
         writer.beginObject()
         writer.stepHead(index: index, id: record.id, document: document)
         writer.key("event")
-        writer.beginObject()
-        writer.key("type")
-        writer.string(escaping: record.event.rawValue)
-        writer.endObject()
+        writer.raw(record.event.json)
         writer.key("before")
         record.before.write(to: &writer)
         writer.key("after")
         record.after.write(to: &writer)
         writer.key("visible")
-        writer.string(escaping: record.decision.visible.rawValue)
+        writer.raw(record.decision.visible.json)
         writer.key("haptic")
-        writer.string(escaping: record.decision.haptic.rawValue)
+        writer.raw(record.decision.haptic.json)
         writer.key("actions")
         writer.beginArray()
-        for action in record.decision.actions { writer.string(escaping: action.rawValue) }
+        for action in record.decision.actions { writer.raw(action.json) }
         writer.endArray()
         writer.endObject()
     }
@@ -269,14 +266,83 @@ private extension RequestDecoder {
     }
 }
 
+// Answers are mostly a few fixed fragments; writing them as literals keeps a
+// 100k-event log fast.
 private extension HapticsState {
     func write(to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("phase")
-        writer.string(escaping: phase.rawValue)
+        writer.raw(phase.json)
         writer.key("engine")
-        writer.string(escaping: engine.rawValue)
+        writer.raw(engine.json)
         writer.endObject()
+    }
+}
+
+private extension SavePhase {
+    var json: StaticString {
+        switch self {
+        case .idle: #""idle""#
+        case .saving: #""saving""#
+        case .saved: #""saved""#
+        case .failed: #""failed""#
+        }
+    }
+}
+
+private extension HapticEngineState {
+    var json: StaticString {
+        switch self {
+        case .stopped: #""stopped""#
+        case .running: #""running""#
+        case .unsupported: #""unsupported""#
+        }
+    }
+}
+
+private extension VisibleResult {
+    var json: StaticString {
+        switch self {
+        case .none: #""none""#
+        case .saving: #""saving""#
+        case .saved: #""saved""#
+        case .error: #""error""#
+        }
+    }
+}
+
+private extension HapticRequest {
+    var json: StaticString {
+        switch self {
+        case .play: #""play""#
+        case .none: #""none""#
+        }
+    }
+}
+
+private extension HapticsAction {
+    var json: StaticString {
+        switch self {
+        case .startSave: #""startSave""#
+        case .startEngine: #""startEngine""#
+        case .playHaptic: #""playHaptic""#
+        }
+    }
+}
+
+private extension HapticsEvent {
+    /// The canonical event: haptics events carry no fields of their own.
+    var json: StaticString {
+        switch self {
+        case .saveTapped: #"{"type":"saveTapped"}"#
+        case .saveSucceeded: #"{"type":"saveSucceeded"}"#
+        case .saveFailed: #"{"type":"saveFailed"}"#
+        case .hapticFailed: #"{"type":"hapticFailed"}"#
+        case .engineStopped: #"{"type":"engineStopped"}"#
+        case .engineReset: #"{"type":"engineReset"}"#
+        case .appBackgrounded: #"{"type":"appBackgrounded"}"#
+        case .appForegrounded: #"{"type":"appForegrounded"}"#
+        }
     }
 }
 
