@@ -88,7 +88,7 @@ public struct RulesetEndpoint: Sendable {
 public enum Rulesets {
     public static let all: [RulesetEndpoint] = [
         PlaybackEndpoint.endpoint,
-        // haptics/1 (issue 3)
+        HapticsEndpoint.endpoint,
         // refresh/1 (issue 4)
         // audio-session/1 (issue 5)
     ]

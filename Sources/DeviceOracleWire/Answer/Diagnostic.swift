@@ -44,18 +44,21 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     // playback
     case endWithoutBegin
     case routeChangeIgnored
-    // haptics (issue 3)
+    // haptics
+    case duplicateTapBlocked
+    case unexpectedCompletion
+    case hapticError
     // refresh (issue 4)
     // audio-session (issue 5)
 
     var severity: Diagnostic.Severity {
         switch self {
         case .endWithoutBegin, .routeChangeIgnored: .info
-        // haptics info codes (issue 3)
+        case .duplicateTapBlocked, .hapticError: .info
         // audio-session info codes (issue 5)
         case .outOfOrder, .unknownNotification, .unknownInterruptionType, .missingInterruptionOptions,
              .unknownRouteChangeReason: .warning
-        // haptics warning codes (issue 3)
+        case .unexpectedCompletion: .warning
         // refresh warning codes (issue 4)
         // audio-session warning codes (issue 5)
         }
@@ -77,6 +80,12 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
             "An interruption ended without a matching interruptionBegan; the rule still applied."
         case .routeChangeIgnored:
             "Only oldDeviceUnavailable (2) pauses; this route change leaves the state unchanged."
+        case .duplicateTapBlocked:
+            "A save tap while a save is in flight is blocked: no second save, and no extra haptic."
+        case .unexpectedCompletion:
+            "A save completed while no save was in flight; the state is unchanged and no haptic plays."
+        case .hapticError:
+            "The haptic engine failed: it is stopped and started again before the next play; the save result stays as it was."
         }
     }
 }
