@@ -70,6 +70,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     private var timestampPrefix: [UInt8] = []
     private var wallMilliseconds = 0
     private(set) var accessLog: [UInt8] = []
+    private var accessLogLines = 0
     /// Answers of the connection being processed, built here and sent in one write;
     /// a connection keeps only what the socket did not take.
     var scratchOutput: [UInt8] = []
@@ -259,6 +260,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         AccessLine.append(to: &accessLog, timestampPrefix: timestampPrefix, milliseconds: wallMilliseconds % 1000,
                           id: id, method: method, path: path, status: status, bytes: bytes,
                           elapsedNanoseconds: max(0, csyscalls_monotonic_ns() - startedAt), fields: fields, userAgent: userAgent)
+        accessLogLines += 1
     }
 
     // MARK: Time
@@ -303,8 +305,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     private func flushAccessLog() {
         guard !accessLog.isEmpty else { return }
-        context.logger.write(accessLog)
+        context.logger.enqueue(accessLog, lineCount: accessLogLines)
         accessLog.removeAll(keepingCapacity: accessLog.capacity <= 1 << 20)
+        accessLogLines = 0
     }
 
     // MARK: Shutdown

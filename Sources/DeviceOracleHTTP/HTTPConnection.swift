@@ -38,7 +38,8 @@ final class HTTPConnection {
 
     let fd: Int32
     let generation: UInt32
-    unowned let loop: EpollEventLoop
+    // unowned(unsafe): a loop outlives its connections; it closes them all before it stops.
+    unowned(unsafe) let loop: EpollEventLoop
     var interest: UInt32 = 0
     var timerKind: TimerKind?
     var deadline: Int64 = 0

@@ -91,7 +91,7 @@ public final class HTTPServer: Sendable {
 
 /// Starts a detached pthread running `body` (the loops need their own threads, not
 /// Dispatch's pool, so a long-running loop never starves Dispatch work).
-private func startThread(_ body: @escaping @Sendable () -> Void) {
+func startThread(_ body: @escaping @Sendable () -> Void) {
     final class Box {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }

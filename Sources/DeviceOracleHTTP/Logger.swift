@@ -1,6 +1,7 @@
 import CSyscalls
 import DeviceOracleJSON
 import Glibc
+import Dispatch
 import Synchronization
 
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
@@ -36,16 +37,33 @@ public enum LogValue: Sendable {
     case bool(Bool)
 }
 
-/// JSON lines on a file descriptor (stdout by default). Lines are written whole, one
-/// `write` per batch under a process-wide lock, so lines of different loops never mix.
+/// JSON lines on a file descriptor (stdout by default). Lines are written whole and
+/// never interleave. Loops hand access lines over in batches (`enqueue`, no syscall);
+/// a writer thread writes them within a few milliseconds, so a slow disk or pipe never
+/// stalls a loop. Other lines are written at once, after whatever was queued.
 /// Never give it request bodies, header values other than User-Agent, or query strings.
 public final class Logger: Sendable {
+    /// Queued bytes beyond this are dropped (and counted) rather than grow without bound.
+    static let maxQueuedBytes = 16 << 20
+    /// How long the writer waits after a wake-up, so one write carries many batches.
+    static let batchDelayMicroseconds: UInt32 = 5000
+
+    private struct Queue {
+        var bytes: [UInt8] = []
+        var droppedLines = 0
+        var writerStarted = false
+    }
+
     public let level: LogLevel
-    private let output: Mutex<Int32>
+    private let fileDescriptor: Int32
+    private let queue = Mutex(Queue())
+    /// Held around `write`, so batches reach the file in the order they were taken.
+    private let writeLock = Mutex(())
+    private let wake = DispatchSemaphore(value: 0)
 
     public init(level: LogLevel = .info, fileDescriptor: Int32 = 1) {
         self.level = level
-        output = Mutex(fileDescriptor)
+        self.fileDescriptor = fileDescriptor
     }
 
     /// Access lines are `info`: `--log-level warn` drops them.
@@ -61,7 +79,7 @@ public final class Logger: Sendable {
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
         writer.key("ts")
-        writer.raw(quoted(Timestamps.rfc3339(unixMilliseconds: Int(csyscalls_wall_ms()))))
+        writer.raw([0x22] + Timestamps.rfc3339(unixMilliseconds: Int(csyscalls_wall_ms())) + [0x22])
         writer.key("level")
         writer.string(level.name)
         writer.key("msg")
@@ -78,29 +96,69 @@ public final class Logger: Sendable {
         writer.endObject()
         var line = writer.bytes
         line.append(0x0A)
-        write(line)
+        enqueue(line, lineCount: 1)
+        flush()
     }
 
-    /// Writes complete lines (each ending in LF) in one piece.
-    func write(_ lines: [UInt8]) {
-        output.withLock { fd in
-            lines.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count {
-                    let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                    if written > 0 {
-                        offset += written
-                    } else if written < 0 && errno == EINTR {
-                        continue
-                    } else {
-                        return  // a closed stdout must not stop the server
-                    }
+    /// Queues complete lines (each ending in LF) for the writer thread.
+    func enqueue(_ lines: [UInt8], lineCount: Int) {
+        let startWriter: Bool = queue.withLock { queue in
+            let wasEmpty = queue.bytes.isEmpty
+            if queue.bytes.count + lines.count > Self.maxQueuedBytes {
+                queue.droppedLines += lineCount
+                return false
+            }
+            queue.bytes += lines
+            if wasEmpty && queue.writerStarted { wake.signal() }
+            if queue.writerStarted { return false }
+            queue.writerStarted = true
+            return true
+        }
+        if startWriter { startWriterThread() }
+    }
+
+    /// Writes everything queued so far, in this thread.
+    public func flush() {
+        writeLock.withLock { _ in
+            let (bytes, dropped) = queue.withLock { queue -> ([UInt8], Int) in
+                let taken = (queue.bytes, queue.droppedLines)
+                queue.bytes = []
+                queue.droppedLines = 0
+                return taken
+            }
+            write(bytes)
+            if dropped > 0 {
+                write(Array(#"{"level":"warn","msg":"log lines dropped: output too slow","dropped":\#(dropped)}"#.utf8) + [0x0A])
+            }
+        }
+    }
+
+    private func write(_ lines: [UInt8]) {
+        lines.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return  // a closed stdout must not stop the server
                 }
             }
         }
     }
 
-    private func quoted(_ bytes: [UInt8]) -> [UInt8] {
-        [0x22] + bytes + [0x22]
+    private func startWriterThread() {
+        let wake = self.wake
+        weak let logger = self
+        startThread {
+            while true {
+                _ = wake.wait(timeout: .now() + 1)
+                usleep(Self.batchDelayMicroseconds)
+                guard let logger else { return }
+                logger.flush()
+            }
+        }
     }
 }

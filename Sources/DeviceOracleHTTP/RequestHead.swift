@@ -98,11 +98,8 @@ enum RequestHeadValidator {
             var close = false, keepAliveToken = false
             var expectsContinue = false, unsupportedExpectation = false
             var userAgentRange: Range<Int>?
-            var headers: [HTTPHeaders.Element] = []
-            headers.reserveCapacity(raw.fields.count)
             for field in raw.fields {
                 let name = slice(field.name)
-                headers.append((string(field.name), string(field.value)))
                 switch name.count {
                 case 4 where asciiCaseInsensitiveEqual(name, "host"):
                     hostCount += 1
@@ -129,7 +126,7 @@ enum RequestHeadValidator {
                     break
                 }
             }
-            summary.userAgent = userAgentRange.map(string)
+            summary.userAgent = userAgentRange.map(string)  // only logged: cheap enough, and bounded by the head limit
 
             // Host (RFC 9112 §3.2): exactly one on HTTP/1.1, a valid uri-host [":" port].
             if hostCount > 1 { return fail(400, "more than one Host field") }
@@ -195,7 +192,7 @@ enum RequestHeadValidator {
 
             let keepAlive = version == .http1_1 ? !close : (keepAliveToken && !close)
             return .success(RequestHead(
-                method: method, target: target, version: version, headers: HTTPHeaders(headers), framing: framing,
+                method: method, target: target, version: version, headers: HTTPHeaders(head: raw.bytes, fields: raw.fields), framing: framing,
                 keepAlive: keepAlive, expectsContinue: expectsContinue && version == .http1_1,
                 hasUnsupportedExpectation: unsupportedExpectation, contentType: contentTypeRange.map(string),
                 userAgent: summary.userAgent))
@@ -221,7 +218,8 @@ enum RequestHeadValidator {
                 i += 1
             }
             guard let queryStart else { return .path(string(range), query: "") }
-            return .path(string(range.lowerBound..<queryStart), query: string((queryStart + 1)..<range.upperBound))
+            let query = queryStart + 1 == range.upperBound ? "" : string((queryStart + 1)..<range.upperBound)
+            return .path(string(range.lowerBound..<queryStart), query: query)
         }
 
         /// `http://authority/...` or `https://...`: the authority's range and where the path starts.

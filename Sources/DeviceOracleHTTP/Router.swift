@@ -78,20 +78,23 @@ public struct Router: Sendable {
 
     /// The media type before any parameters, compared case-insensitively (RFC 9110 §8.3.1).
     static func isJSONCompatible(_ contentType: String?) -> Bool {
-        guard let contentType else { return true }
-        let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0]
-            .trimmingASCIIWhitespace().lowercased()
-        if mediaType == "application/json" || mediaType == "application/x-www-form-urlencoded" { return true }
-        let parts = mediaType.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.count == 2 && !parts[0].isEmpty && parts[1].hasSuffix("+json")
-    }
-}
-
-extension Substring {
-    func trimmingASCIIWhitespace() -> Substring {
-        var result = self
-        while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
-        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
-        return result
+        guard var contentType else { return true }
+        return contentType.withUTF8 { value in
+            var end = value.firstIndex(of: UInt8(ascii: ";")) ?? value.count
+            var start = 0
+            while start < end && ByteClass.isWhitespace(value[start]) { start += 1 }
+            while end > start && ByteClass.isWhitespace(value[end - 1]) { end -= 1 }
+            let mediaType = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(value)[start..<end])
+            if asciiCaseInsensitiveEqual(mediaType, "application/json")
+                || asciiCaseInsensitiveEqual(mediaType, "application/x-www-form-urlencoded") {
+                return true
+            }
+            // type "/" subtype, the subtype ending in "+json" (RFC 6839 §3.1).
+            guard let slash = mediaType.firstIndex(of: UInt8(ascii: "/")), slash > 0, mediaType.count - slash - 1 > 5 else { return false }
+            let suffix = UnsafeRawBufferPointer(rebasing: mediaType[(mediaType.count - 5)...])
+            return asciiCaseInsensitiveEqual(suffix, "+json")
+                && mediaType[(slash + 1)...].allSatisfy { ByteClass.isToken($0) }
+                && mediaType[..<slash].allSatisfy { ByteClass.isToken($0) }
+        }
     }
 }
