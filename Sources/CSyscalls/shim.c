@@ -24,7 +24,8 @@
 #define CSYSCALLS_MAX_EVENTS 256
 
 _Static_assert(CSYSCALLS_EPOLLIN == EPOLLIN && CSYSCALLS_EPOLLOUT == EPOLLOUT && CSYSCALLS_EPOLLERR == EPOLLERR
-               && CSYSCALLS_EPOLLHUP == EPOLLHUP && CSYSCALLS_EPOLLRDHUP == EPOLLRDHUP, "epoll constants");
+               && CSYSCALLS_EPOLLHUP == EPOLLHUP && CSYSCALLS_EPOLLRDHUP == EPOLLRDHUP
+               && CSYSCALLS_EPOLLEXCLUSIVE == EPOLLEXCLUSIVE, "epoll constants");
 
 /// The number of CPUs this process may run on (honours `taskset`), at least 1.
 int csyscalls_available_cpus(void) {
@@ -76,7 +77,7 @@ void csyscalls_eventfd_drain(int fd) {
 /// A non-blocking listening TCP socket on host:port (host NULL or "" = any IPv4 address).
 /// Returns the fd, or -errno (or -1000 - a getaddrinfo error) on failure. `bound_port`
 /// receives the port actually bound (useful for port 0).
-int csyscalls_listen(const char *host, int port, int reuse_port, int backlog, int *bound_port) {
+int csyscalls_listen(const char *host, int port, int backlog, int *bound_port) {
     struct addrinfo hints, *result = NULL;
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
@@ -92,7 +93,6 @@ int csyscalls_listen(const char *host, int port, int reuse_port, int backlog, in
         if (fd < 0) { saved = errno; continue; }
         int one = 1;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        if (reuse_port) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
         if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0) break;
         saved = errno;
         close(fd);

@@ -30,14 +30,15 @@ final class ServerContext: Sendable {
     }
 }
 
-/// One epoll instance on its own thread, owning a listening socket (SO_REUSEPORT) and
-/// the connections it accepted. Level-triggered: a request costs about an epoll_wait,
-/// a read and a write.
+/// One epoll instance on its own thread, accepting from the server's listening socket
+/// and owning the connections it accepted. Level-triggered: a request costs about an
+/// epoll_wait, a read and a write.
 ///
-/// Listening: each loop has its own SO_REUSEPORT socket on the same port, so the
-/// kernel spreads new connections over the loops by hash and wakes exactly one loop;
-/// one shared socket with EPOLLEXCLUSIVE still wakes several loops in bursts and makes
-/// them contend on one accept queue.
+/// Listening: one socket, in every loop's epoll with EPOLLEXCLUSIVE, so a new connection
+/// wakes one loop (a loop that loses a race gets EAGAIN). Not a SO_REUSEPORT socket per
+/// loop: that lets any process of the same user bind the same port and silently take a
+/// share of the connections (two servers on one port would both "start"; two test
+/// servers on port 0 can even be given the same port).
 final class EpollEventLoop: EventLoop, @unchecked Sendable {
     // @unchecked: every member but `tasks` and `wakeFD` is touched only on the loop's
     // own thread; `tasks` is behind a Mutex and the eventfd is safe to write from anywhere.
@@ -49,7 +50,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     let context: ServerContext
     private let epollFD: Int32
     private let wakeFD: Int32
-    private var listenFD: Int32
+    private let listenFD: Int32
+    private var listening = true
+    /// Signalled once this loop has stopped watching the listener (the server then closes it).
+    let stoppedAccepting = DispatchSemaphore(value: 0)
     private let tasks = Mutex<[@Sendable () -> Void]>([])
     let finished = DispatchSemaphore(value: 0)
 
@@ -95,7 +99,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             throw HTTPServerError(message: "cannot create an epoll instance or eventfd", code: errno)
         }
         _ = csyscalls_epoll_ctl(epollFD, 0, wakeFD, UInt32(CSYSCALLS_EPOLLIN), Self.wakeToken)
-        _ = csyscalls_epoll_ctl(epollFD, 0, listenFD, UInt32(CSYSCALLS_EPOLLIN), Self.listenerToken)
+        watchListener()
         refreshClock()
     }
 
@@ -162,7 +166,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 if error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM {
                     // Level-triggered: without a pause the loop would spin on the listener.
                     context.logger.log(.error, "accept failed; pausing accepts for 100 ms", [("errno", .int(Int(error)))])
-                    _ = csyscalls_epoll_ctl(epollFD, 1, listenFD, 0, Self.listenerToken)
+                    _ = csyscalls_epoll_ctl(epollFD, 2, listenFD, 0, 0)  // EPOLLEXCLUSIVE cannot be modified
                     acceptPausedUntil = now + 100_000_000
                 }
                 return
@@ -297,10 +301,14 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 connection.timerExpired(kind)
             }
         }
-        if let pausedUntil = acceptPausedUntil, pausedUntil <= now, listenFD >= 0 {
+        if let pausedUntil = acceptPausedUntil, pausedUntil <= now {
             acceptPausedUntil = nil
-            _ = csyscalls_epoll_ctl(epollFD, 1, listenFD, UInt32(CSYSCALLS_EPOLLIN), Self.listenerToken)
+            if listening { watchListener() }
         }
+    }
+
+    private func watchListener() {
+        _ = csyscalls_epoll_ctl(epollFD, 0, listenFD, UInt32(CSYSCALLS_EPOLLIN | CSYSCALLS_EPOLLEXCLUSIVE), Self.listenerToken)
     }
 
     private func flushAccessLog() {
@@ -316,12 +324,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     func beginDrain() {
         guard !draining else { return }
         draining = true
-        if listenFD >= 0 {
-            _ = csyscalls_epoll_ctl(epollFD, 2, listenFD, 0, 0)
-            Glibc.close(listenFD)
-            listenFD = -1
-            acceptPausedUntil = nil
-        }
+        listening = false
+        acceptPausedUntil = nil
+        _ = csyscalls_epoll_ctl(epollFD, 2, listenFD, 0, 0)
+        stoppedAccepting.signal()
         for case let connection? in connections where !connection.hasRequestInFlight {
             connection.closeNow()
         }

@@ -3,8 +3,8 @@ import Dispatch
 import Glibc
 import Synchronization
 
-/// The HTTP/1.1 server: one `EpollEventLoop` thread per configured loop, each with its
-/// own SO_REUSEPORT listener on the same port.
+/// The HTTP/1.1 server: one listening socket and one `EpollEventLoop` thread per
+/// configured loop, each accepting from that socket.
 public final class HTTPServer: Sendable {
     public struct Address: Sendable, Equatable {
         public let host: String
@@ -13,7 +13,7 @@ public final class HTTPServer: Sendable {
 
     private enum State {
         case idle
-        case running([EpollEventLoop], Address)
+        case running([EpollEventLoop], listenFD: Int32)
         case stopped
     }
 
@@ -36,32 +36,25 @@ public final class HTTPServer: Sendable {
             context.logger.log(.warn, "the open-file limit is below what max-connections needs",
                                [("limit", .int(openFiles)), ("needed", .int(wantedFiles))])
         }
-        var listeners: [Int32] = []
-        var port = configuration.port
-        for _ in 0..<max(1, configuration.eventLoops) {
-            var bound: Int32 = 0
-            let fd = csyscalls_listen(configuration.host, Int32(port), 1, 4096, &bound)
-            if fd < 0 {
-                listeners.forEach { _ = Glibc.close($0) }
-                if fd <= -1000 {
-                    throw HTTPServerError(message: "cannot resolve host \(configuration.host)", code: 0)
-                }
-                throw HTTPServerError(message: "cannot listen on \(configuration.host):\(port)", code: -fd)
-            }
-            listeners.append(fd)
-            port = Int(bound)  // later loops join the port the first one got (also for port 0)
+        var bound: Int32 = 0
+        let listenFD = csyscalls_listen(configuration.host, Int32(configuration.port), 4096, &bound)
+        if listenFD <= -1000 {
+            throw HTTPServerError(message: "cannot resolve host \(configuration.host)", code: 0)
+        } else if listenFD < 0 {
+            throw HTTPServerError(message: "cannot listen on \(configuration.host):\(configuration.port)", code: -listenFD)
         }
         var loops: [EpollEventLoop] = []
         do {
-            for fd in listeners { loops.append(try EpollEventLoop(context: context, listenFD: fd)) }
+            for _ in 0..<max(1, configuration.eventLoops) {
+                loops.append(try EpollEventLoop(context: context, listenFD: listenFD))
+            }
         } catch {
-            listeners.forEach { _ = Glibc.close($0) }
+            Glibc.close(listenFD)
             throw error
         }
-        let address = Address(host: configuration.host, port: port)
         for loop in loops { startThread { loop.run() } }
-        state.withLock { $0 = .running(loops, address) }
-        return address
+        state.withLock { $0 = .running(loops, listenFD: listenFD) }
+        return Address(host: configuration.host, port: Int(bound))
     }
 
     /// Graceful shutdown (http.md): the listeners close at once, idle connections are
@@ -69,12 +62,16 @@ public final class HTTPServer: Sendable {
     /// Returns true when none had to be cut. Blocks until every loop has stopped.
     @discardableResult
     public func shutdown() -> Bool {
-        let loops: [EpollEventLoop] = state.withLock { state in
-            guard case .running(let loops, _) = state else { return [] }
+        let (loops, listenFD): ([EpollEventLoop], Int32) = state.withLock { state in
+            guard case .running(let loops, let listenFD) = state else { return ([], -1) }
             state = .stopped
-            return loops
+            return (loops, listenFD)
         }
+        guard !loops.isEmpty else { return true }
         for loop in loops { loop.execute { loop.beginDrain() } }
+        // Closed only once no loop can be inside accept4 on it (the fd number could be reused).
+        for loop in loops { loop.stoppedAccepting.wait() }
+        Glibc.close(listenFD)
         let deadline = DispatchTime.now() + configuration.shutdownGrace
         var cut = false
         for loop in loops where loop.finished.wait(timeout: deadline) == .timedOut {

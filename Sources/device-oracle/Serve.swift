@@ -12,6 +12,20 @@ enum ServeCommand {
         let logger = Logger(level: options.logLevel)
         let configuration = options.configuration
         let server = HTTPServer(configuration: configuration, routes: ServiceRoutes.all(), logger: logger)
+        // PID 1 in a container has no default signal handling: handle both explicitly,
+        // before the startup line, so a signal sent as soon as it appears is not lost.
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                logger.log(.info, "shutting down", [("signal", .int(Int(signalNumber)))])
+                let clean = server.shutdown()
+                logger.log(clean ? .info : .warn, "stopped", [("allRequestsFinished", .bool(clean))])
+                exit(clean ? 0 : 1)
+            }
+            source.resume()
+            signalSources.append(source)
+        }
         let address: HTTPServer.Address
         do {
             address = try server.start()
@@ -35,19 +49,6 @@ enum ServeCommand {
             ("maxTargetBytes", .int(configuration.headLimits.maxTargetBytes)),
             ("logLevel", .string(options.logLevel.name)),
         ])
-        // PID 1 in a container has no default signal handling: handle both explicitly.
-        for signalNumber in [SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                logger.log(.info, "shutting down", [("signal", .int(Int(signalNumber)))])
-                let clean = server.shutdown()
-                logger.log(clean ? .info : .warn, "stopped", [("allRequestsFinished", .bool(clean))])
-                exit(clean ? 0 : 1)
-            }
-            source.resume()
-            signalSources.append(source)
-        }
         dispatchMain()
     }
 }

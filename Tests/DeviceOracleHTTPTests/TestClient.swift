@@ -60,9 +60,12 @@ final class TestConnection: @unchecked Sendable {
         let remaining = deadline.timeIntervalSinceNow
         guard remaining > 0 else { return false }
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, Int32(remaining * 1000) + 1) > 0 else { return false }
+        let ready = poll(&poller, 1, Int32(remaining * 1000) + 1)
+        if ready < 0 && errno == EINTR { return fill(until: deadline) }
+        guard ready > 0 else { return false }
         var chunk = [UInt8](repeating: 0, count: 65536)
         let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count < 0 && errno == EINTR { return fill(until: deadline) }
         if count <= 0 {
             sawEndOfStream = true
             return false

@@ -21,6 +21,7 @@ enum {
     CSYSCALLS_EPOLLERR = 0x008,
     CSYSCALLS_EPOLLHUP = 0x010,
     CSYSCALLS_EPOLLRDHUP = 0x2000,
+    CSYSCALLS_EPOLLEXCLUSIVE = 0x10000000,
 };
 
 /// The number of CPUs this process may run on (honours `taskset`), at least 1.
@@ -43,7 +44,7 @@ void csyscalls_eventfd_drain(int fd);
 /// A non-blocking listening TCP socket on host:port (host NULL or "" = any IPv4 address).
 /// Returns the fd, or -errno (or -1000 - a getaddrinfo error) on failure. `bound_port`
 /// receives the port actually bound (useful for port 0).
-int csyscalls_listen(const char *host, int port, int reuse_port, int backlog, int *bound_port);
+int csyscalls_listen(const char *host, int port, int backlog, int *bound_port);
 
 /// accept4, non-blocking and close-on-exec, with TCP_NODELAY set. Returns the fd or -errno.
 int csyscalls_accept(int listen_fd);
