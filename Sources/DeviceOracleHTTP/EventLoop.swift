@@ -343,13 +343,3 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         running = false
     }
 }
-
-/// Why the server could not start.
-public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    public let code: Int32
-
-    public var description: String {
-        code == 0 ? message : "\(message): \(String(cString: strerror(code)))"
-    }
-}

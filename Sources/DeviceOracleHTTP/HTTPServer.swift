@@ -86,6 +86,16 @@ public final class HTTPServer: Sendable {
     }
 }
 
+/// Why the server could not start.
+public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public let code: Int32
+
+    public var description: String {
+        code == 0 ? message : "\(message): \(String(cString: strerror(code)))"
+    }
+}
+
 /// Starts a detached pthread running `body` (the loops need their own threads, not
 /// Dispatch's pool, so a long-running loop never starves Dispatch work).
 func startThread(_ body: @escaping @Sendable () -> Void) {

@@ -53,7 +53,12 @@ enum ServeCommand {
     }
 }
 
+/// One line on stderr, prefixed with the program name.
 func printError(_ message: String) {
-    var line = "device-oracle: \(message)\n"
+    writeStandardError("device-oracle: \(message)")
+}
+
+func writeStandardError(_ line: String) {
+    var line = line + "\n"
     line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
 }

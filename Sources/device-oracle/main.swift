@@ -45,8 +45,9 @@ case "--version":
 case "--help", "-h", "help":
     print(usage, terminator: "")
 case "check":
-    // Hook for the `check` subcommand (CheckCommand.swift replaces this line).
-    printError("check: not implemented yet"); exit(2)
+    // Hook: the `check` subcommand (CheckCommand.swift) replaces these two lines.
+    writeStandardError("check: not implemented yet")
+    exit(2)
 case "healthcheck":
     runHealthcheck(Array(arguments.dropFirst()), environment: environment)
 case "serve":
