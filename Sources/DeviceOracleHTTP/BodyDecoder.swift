@@ -72,11 +72,6 @@ struct BodyDecoder {
         self.limits = limits
     }
 
-    var isComplete: Bool {
-        if case .done = mode { return true }
-        return false
-    }
-
     /// Consumes input from `index` on and returns the next step.
     mutating func decode(_ input: UnsafeRawBufferPointer, index: inout Int) -> Step {
         switch mode {

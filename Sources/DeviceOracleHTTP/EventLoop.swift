@@ -90,7 +90,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         let configuration = context.configuration
         let seconds = [configuration.headerTimeout, configuration.bodyTimeout, configuration.sendTimeout,
                        configuration.idleTimeout, 1.0]
-        timeoutNanoseconds = seconds.map { Int64(($0 * 1e9).rounded()) }
+        // Clamped to a year so no configured value can overflow the conversion.
+        timeoutNanoseconds = seconds.map { Int64((min(max($0, 0.001), 31_536_000) * 1e9).rounded()) }
         epollFD = csyscalls_epoll_create()
         wakeFD = csyscalls_eventfd()
         readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)

@@ -11,15 +11,6 @@ public struct HTTPError: Error, Sendable, Equatable {
 
     static func badRequest(_ detail: String) -> HTTPError { HTTPError(status: 400, detail: detail) }
 
-    /// Framing errors close the connection after the answer (http.md "Protocol edge
-    /// cases"): after them the server cannot know where the next request starts.
-    var closesConnection: Bool {
-        switch status {
-        case 400, 408, 413, 414, 431, 501, 505: true
-        default: false
-        }
-    }
-
     /// The RFC 9457 problem answer for this error.
     var response: HTTPResponse {
         ProblemDetails(status: status, detail: detail).response
