@@ -81,13 +81,13 @@ public final class Logger: Sendable {
         writer.key("ts")
         writer.raw([0x22] + Timestamps.rfc3339(unixMilliseconds: Int(csyscalls_wall_ms())) + [0x22])
         writer.key("level")
-        writer.string(level.name)
+        writer.string(escaping: level.name)
         writer.key("msg")
-        writer.string(message)
+        writer.string(escaping: message)
         for (name, value) in fields {
-            writer.key(name)
+            writer.key(escaping: name)
             switch value {
-            case .string(let text): writer.string(text)
+            case .string(let text): writer.string(escaping: text)
             case .int(let number): writer.integer(number)
             case .double(let number): writer.number(number)
             case .bool(let flag): writer.bool(flag)

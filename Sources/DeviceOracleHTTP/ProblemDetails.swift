@@ -63,15 +63,15 @@ public struct ProblemDetails: Sendable {
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
         writer.key("type")
-        writer.string(type)
+        writer.string(escaping: type)
         writer.key("title")
-        writer.string(title)
+        writer.string(escaping: title)
         writer.key("status")
         writer.integer(status)
         writer.key("detail")
-        writer.string(detail)
+        writer.string(escaping: detail)
         for (name, value) in extraIntegers {
-            writer.key(name)
+            writer.key(escaping: name)
             writer.integer(value)
         }
         if let errors {
@@ -80,9 +80,9 @@ public struct ProblemDetails: Sendable {
             for error in errors {
                 writer.beginObject()
                 writer.key("pointer")
-                writer.string(error.pointer)
+                writer.string(escaping: error.pointer)
                 writer.key("detail")
-                writer.string(error.detail)
+                writer.string(escaping: error.detail)
                 writer.endObject()
             }
             writer.endArray()

@@ -90,14 +90,14 @@ enum AccessLine {
         writer.key("msg")
         writer.string("request")
         writer.key("id")
-        writer.string(String(id, radix: 16))
+        writer.string(escaping: String(id, radix: 16))
         if let method {
             writer.key("method")
-            writer.string(method)
+            writer.string(escaping: method)
         }
         if let path {
             writer.key("path")
-            writer.string(path)
+            writer.string(escaping: path)
         }
         writer.key("status")
         writer.integer(status)
@@ -106,12 +106,12 @@ enum AccessLine {
         writer.key("ms")
         writer.number(Double(elapsedNanoseconds / 1000) / 1000)
         for (name, value) in fields {
-            writer.key(name)
-            writer.string(value)
+            writer.key(escaping: name)
+            writer.string(escaping: value)
         }
         if let userAgent {
             writer.key("userAgent")
-            writer.string(userAgent)
+            writer.string(escaping: userAgent)
         }
         writer.endObject()
         out += writer.bytes

@@ -33,11 +33,11 @@ enum ServiceRoutes {
         for endpoint in Rulesets.all {
             writer.beginObject()
             writer.key("name")
-            writer.string(endpoint.name)
+            writer.string(escaping: endpoint.name)
             writer.key("path")
-            writer.string(endpoint.path)
+            writer.string(escaping: endpoint.path)
             writer.key("summary")
-            writer.string(endpoint.summary)
+            writer.string(escaping: endpoint.summary)
             writer.endObject()
         }
         writer.endArray()
