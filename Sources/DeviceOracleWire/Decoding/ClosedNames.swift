@@ -29,12 +29,15 @@ final class ClosedNames<Name: Sendable>: Sendable {
     /// The name a string node spells, without allocating.
     func match(_ value: JSONValue, in document: JSONDocument) -> Name? {
         document.withUTF8(value) { bytes in
-            utf8.withUnsafeBufferPointer { all in
+            utf8.withUnsafeBufferPointer { all -> Name? in
                 var start = 0
-                for (position, end) in ends.enumerated() {
+                for position in 0..<ends.count {
+                    let end = ends[position]
                     defer { start = end }
                     guard end - start == bytes.count else { continue }
-                    if UnsafeBufferPointer(rebasing: all[start..<end]).elementsEqual(bytes) { return names[position] }
+                    var index = 0
+                    while index < bytes.count, all[start + index] == bytes[index] { index += 1 }
+                    if index == bytes.count { return names[position] }
                 }
                 return nil
             }
