@@ -106,14 +106,16 @@ struct MismatchList {
     private(set) var carried = false
 
     /// Compares each observed field with its canonical value; `prefix` is
-    /// `final.` for `observedFinal`.
+    /// `final.` for `observedFinal`. `canonical` returns `nil` for a field the
+    /// ruleset checks in its own way (haptics' `visibleAt`/`hapticAt` feed one
+    /// timing check instead of being compared one by one).
     mutating func compare<Field>(_ observed: ObservedFields<Field>?, index: Int?, prefix: String = "",
                                  document: JSONDocument, name: (Field) -> String,
-                                 canonical: (Field) -> FieldValue) {
+                                 canonical: (Field) -> FieldValue?) {
         guard let observed else { return }
         carried = true
         for entry in observed.entries {
-            let expected = canonical(entry.field)
+            guard let expected = canonical(entry.field) else { continue }
             if !expected.matches(entry.value, in: document) {
                 entries.append(Mismatch(index: index, field: prefix + name(entry.field), expected: expected,
                                         observed: .requestValue(entry.value)))
