@@ -22,6 +22,11 @@ final class RefreshRulesTests: XCTestCase {
                                                  RefreshItem(id: "3", content: "new three")],
                                          nextCursor: "c1")
 
+    /// `synced`'s items after `updatePage` was written.
+    private var updatedItems: [RefreshItem<String>] {
+        [item("1", "old one"), item("2", "new two"), item("3", "new three")]
+    }
+
     // MARK: Success
 
     func testSuccessCommitsCursorItemsAndRefreshTimeTogether() {
@@ -32,9 +37,7 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(decision, RefreshDecision(outcome: .succeeded, taskCompleted: true, pagesCommitted: 1, commits: 1,
                                                  tempFilesLeft: 0, actions: [.completeSuccess],
                                                  nextEarliestBeginAt: 1900))
-        XCTAssertEqual(machine.state.store, Store(items: [item("1", "old one"), item("2", "new two"),
-                                                          item("3", "new three")],
-                                                  cursor: "c1", lastSuccessAt: 1000))
+        XCTAssertEqual(machine.state.store, Store(items: updatedItems, cursor: "c1", lastSuccessAt: 1000))
     }
 
     func testEachPageCommitsItsOwnTransactionAndTheCursorEndsAtTheLastPage() {
@@ -133,9 +136,7 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(decision, RefreshDecision(outcome: .failed, taskCompleted: false, pagesCommitted: 0, commits: 1,
                                                  tempFilesLeft: 0, actions: [.completeFailure],
                                                  nextEarliestBeginAt: 1060))
-        XCTAssertEqual(machine.state.store, Store(items: [item("1", "old one"), item("2", "new two"),
-                                                          item("3", "new three")],
-                                                  cursor: "c0", lastSuccessAt: 100))
+        XCTAssertEqual(machine.state.store, Store(items: updatedItems, cursor: "c0", lastSuccessAt: 100))
     }
 
     func testPagesBeforeTheFaultedPageStayCommitted() {
@@ -233,9 +234,7 @@ final class RefreshRulesTests: XCTestCase {
 
         XCTAssertEqual(crashed, RefreshDecision(outcome: .crashed, taskCompleted: nil, pagesCommitted: 0, commits: 1,
                                                 tempFilesLeft: 0, actions: [], nextEarliestBeginAt: nil))
-        XCTAssertEqual(storeAfterCrash, Store(items: [item("1", "old one"), item("2", "new two"),
-                                                      item("3", "new three")],
-                                              cursor: "c0", lastSuccessAt: 100))
+        XCTAssertEqual(storeAfterCrash, Store(items: updatedItems, cursor: "c0", lastSuccessAt: 100))
         XCTAssertEqual(refetched.actions, [.completeSuccess])
         XCTAssertEqual(machine.state.store, Store(items: storeAfterCrash.items, cursor: "c1", lastSuccessAt: 1100))
     }
