@@ -89,7 +89,7 @@ public enum Rulesets {
     public static let all: [RulesetEndpoint] = [
         PlaybackEndpoint.endpoint,
         // haptics/1 (issue 3)
-        // refresh/1 (issue 4)
+        RefreshEndpoint.endpoint,
         // audio-session/1 (issue 5)
     ]
 

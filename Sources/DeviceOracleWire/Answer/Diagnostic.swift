@@ -45,7 +45,10 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     case endWithoutBegin
     case routeChangeIgnored
     // haptics (issue 3)
-    // refresh (issue 4)
+    // refresh
+    case ranBeforeEarliestBegin
+    case duplicateIdInPage
+    case duplicateIdInStore
     // audio-session (issue 5)
 
     var severity: Diagnostic.Severity {
@@ -56,7 +59,7 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
         case .outOfOrder, .unknownNotification, .unknownInterruptionType, .missingInterruptionOptions,
              .unknownRouteChangeReason: .warning
         // haptics warning codes (issue 3)
-        // refresh warning codes (issue 4)
+        case .ranBeforeEarliestBegin, .duplicateIdInPage, .duplicateIdInStore: .warning
         // audio-session warning codes (issue 5)
         }
     }
@@ -77,6 +80,12 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
             "An interruption ended without a matching interruptionBegan; the rule still applied."
         case .routeChangeIgnored:
             "Only oldDeviceUnavailable (2) pauses; this route change leaves the state unchanged."
+        case .ranBeforeEarliestBegin:
+            "This run started before the earliest begin time the app had requested; BGTaskScheduler never starts a task that early."
+        case .duplicateIdInPage:
+            "A page holds the same id more than once; the later item replaced the earlier at the earlier one's position."
+        case .duplicateIdInStore:
+            "The starting store holds the same id more than once; the later item replaced the earlier at the earlier one's position."
         }
     }
 }
