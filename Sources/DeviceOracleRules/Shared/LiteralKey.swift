@@ -7,8 +7,4 @@ package struct LiteralKey: Hashable, Sendable {
     package init(_ string: String) {
         utf8 = Array(string.utf8)
     }
-
-    package init<Bytes: Sequence>(utf8 bytes: Bytes) where Bytes.Element == UInt8 {
-        utf8 = Array(bytes)
-    }
 }

@@ -17,7 +17,7 @@ enum RefreshEndpoint {
 
     static func answer(_ body: [UInt8]) -> Result<RulesetAnswer, RequestRejection> {
         RequestBody.answer(body, served: ["refresh/1"]) { decoder, root in
-            var run = RefreshRequestRun()
+            var run = RefreshEvaluation()
             return run.answer(root, decoder: &decoder)
         }
     }
@@ -52,7 +52,7 @@ private struct RunRecord {
     var after: Int
 }
 
-private struct RefreshRequestRun {
+private struct RefreshEvaluation {
     var records: [RunRecord] = []
     /// Each distinct store the steps show, rendered once.
     var storeTexts: [[UInt8]] = []
@@ -135,6 +135,7 @@ private struct RefreshRequestRun {
             guard let run = decoded, !decoder.hasProblems else { continue }
 
             if arrival.isOutOfOrder(run.at) { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
+            // The last rendered store is always the machine's current one.
             let before = storeTexts.count - 1
             let decision = machine.apply(run)
             summary.count(decision)
