@@ -88,7 +88,7 @@ public struct RulesetEndpoint: Sendable {
 public enum Rulesets {
     public static let all: [RulesetEndpoint] = [
         PlaybackEndpoint.endpoint,
-        // haptics/1 (issue 3)
+        HapticsEndpoint.endpoint,
         RefreshEndpoint.endpoint,
         // audio-session/1 (issue 5)
     ]

@@ -1,1 +1,80 @@
-print("device-oracle")
+import DeviceOracleHTTP
+import Glibc
+
+let deviceOracleVersion = "0.1.0"
+
+let usage = """
+    device-oracle \(deviceOracleVersion): an HTTP test oracle for iOS device behaviour.
+
+    Usage:
+      device-oracle [serve] [--host 0.0.0.0] [--port 8080] [--max-body-bytes 8388608]
+                            [--max-connections 10000] [--header-timeout 10] [--body-timeout 30]
+                            [--send-timeout 30] [--idle-timeout 60] [--log-level info]
+      device-oracle check <ruleset> [FILE|-]    run one request body offline; exit 0 pass/unchecked,
+                                                1 fail, 2 bad input
+      device-oracle healthcheck [--port 8080]   GET /healthz on 127.0.0.1; exit 0 if 200, else 1
+      device-oracle --version | --help
+
+    serve is the default. Every serve flag also reads an environment variable (a flag wins):
+      HOST, PORT, MAX_BODY_BYTES, MAX_CONNECTIONS, HEADER_TIMEOUT, BODY_TIMEOUT,
+      SEND_TIMEOUT, IDLE_TIMEOUT, LOG_LEVEL (debug, info, warn, error).
+    Timeouts are seconds and may be fractional. --port 0 binds an ephemeral port; the
+    startup log line ({"msg":"listening",...}) names it. Flags also take --flag=value.
+
+    """
+
+func runHealthcheck(_ arguments: [String], environment: [String: String]) -> Never {
+    do throws(UsageError) {
+        let flags = try ServeOptions.flags(arguments, known: ["--port"])
+        let text = flags["--port"] ?? environment["PORT"] ?? "8080"
+        guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let port = Int(text), (1...65535).contains(port) else {
+            throw UsageError(message: "invalid value '\(text)' for --port (PORT): expected an integer from 1 to 65535")
+        }
+        exit(HealthCheck.status(port: port) == 200 ? 0 : 1)
+    } catch {
+        printError(error.message)
+        exit(2)
+    }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let environment = currentEnvironment()
+switch arguments.first {
+case "--version":
+    print("device-oracle \(deviceOracleVersion)")
+case "--help", "-h", "help":
+    print(usage, terminator: "")
+case "check":
+    // Hook: the `check` subcommand (CheckCommand.swift) replaces these two lines.
+    writeStandardError("check: not implemented yet")
+    exit(2)
+case "healthcheck":
+    runHealthcheck(Array(arguments.dropFirst()), environment: environment)
+case "serve":
+    do throws(UsageError) {
+        ServeCommand.run(try ServeOptions.parse(Array(arguments.dropFirst()), environment: environment))
+    } catch {
+        printError(error.message)
+        exit(2)
+    }
+default:
+    do throws(UsageError) {
+        ServeCommand.run(try ServeOptions.parse(arguments, environment: environment))
+    } catch {
+        printError(error.message)
+        exit(2)
+    }
+}
+
+func currentEnvironment() -> [String: String] {
+    var result: [String: String] = [:]
+    var pointer = environ
+    while let entry = pointer.pointee {
+        let text = String(cString: entry)
+        if let equals = text.firstIndex(of: "=") {
+            result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+        }
+        pointer += 1
+    }
+    return result
+}

@@ -543,7 +543,8 @@ final class RefreshEndpointTests: XCTestCase {
 
     // MARK: Discovery
 
-    func testRefreshIsListedAmongTheRulesets() {
+    func testRefreshIsListedAfterHapticsAndFoundByShortName() {
+        XCTAssertEqual(Rulesets.all.map(\.name).prefix(3), ["playback/1", "haptics/1", "refresh/1"])
         XCTAssertEqual(Rulesets.named("refresh")?.path, "/refresh/run")
         XCTAssertEqual(Rulesets.named("refresh/1")?.name, "refresh/1")
     }

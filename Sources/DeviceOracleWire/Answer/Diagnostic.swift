@@ -44,7 +44,10 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     // playback
     case endWithoutBegin
     case routeChangeIgnored
-    // haptics (issue 3)
+    // haptics
+    case duplicateTapBlocked
+    case unexpectedCompletion
+    case hapticError
     // refresh
     case ranBeforeEarliestBegin
     case duplicateIdInPage
@@ -54,11 +57,11 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     var severity: Diagnostic.Severity {
         switch self {
         case .endWithoutBegin, .routeChangeIgnored: .info
-        // haptics info codes (issue 3)
+        case .duplicateTapBlocked, .hapticError: .info
         // audio-session info codes (issue 5)
         case .outOfOrder, .unknownNotification, .unknownInterruptionType, .missingInterruptionOptions,
              .unknownRouteChangeReason: .warning
-        // haptics warning codes (issue 3)
+        case .unexpectedCompletion: .warning
         case .ranBeforeEarliestBegin, .duplicateIdInPage, .duplicateIdInStore: .warning
         // audio-session warning codes (issue 5)
         }
@@ -80,6 +83,12 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
             "An interruption ended without a matching interruptionBegan; the rule still applied."
         case .routeChangeIgnored:
             "Only oldDeviceUnavailable (2) pauses; this route change leaves the state unchanged."
+        case .duplicateTapBlocked:
+            "A save tap while a save is in flight is blocked: no second save, and no extra haptic."
+        case .unexpectedCompletion:
+            "A save completed while no save was in flight; the state is unchanged and no haptic plays."
+        case .hapticError:
+            "The haptic engine failed: it is stopped and started again before the next play; the save result stays as it was."
         case .ranBeforeEarliestBegin:
             "This run started before the earliest begin time the app had requested; BGTaskScheduler never starts a task that early."
         case .duplicateIdInPage:

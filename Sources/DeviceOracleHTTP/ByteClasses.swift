@@ -1,0 +1,44 @@
+/// Byte classes of the RFC 9110/9112/3986 grammars as 128-bit masks: one shift and
+/// test per byte, no table lookups with bounds checks in the parsing loops.
+enum ByteClass {
+    /// tchar (RFC 9110 §5.6.2).
+    @inline(__always) static func isToken(_ byte: UInt8) -> Bool {
+        test(byte, low: 0x03FF_6CFA_0000_0000, high: 0x57FF_FFFF_C7FF_FFFE)
+    }
+
+    /// Bytes of an origin-form target: pchar, "/", "?" and "%" (RFC 3986 §3.3, §3.4).
+    @inline(__always) static func isTarget(_ byte: UInt8) -> Bool {
+        test(byte, low: 0xAFFF_FFF2_0000_0000, high: 0x47FF_FFFE_87FF_FFFF)
+    }
+
+    /// reg-name bytes of a Host value without ",": unreserved, pct-encoded, sub-delims.
+    @inline(__always) static func isHostName(_ byte: UInt8) -> Bool {
+        test(byte, low: 0x2BFF_6FF2_0000_0000, high: 0x47FF_FFFE_87FF_FFFE)
+    }
+
+    /// field-vchar or obs-text (RFC 9110 §5.5): a field value byte other than SP/HTAB.
+    @inline(__always) static func isFieldVisible(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte != 0x7F
+    }
+
+    @inline(__always) static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09
+    }
+
+    @inline(__always) static func isDigit(_ byte: UInt8) -> Bool {
+        byte &- UInt8(ascii: "0") < 10
+    }
+
+    @inline(__always) static func hexValue(_ byte: UInt8) -> Int? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A") + 10)
+        default: nil
+        }
+    }
+
+    @inline(__always) private static func test(_ byte: UInt8, low: UInt64, high: UInt64) -> Bool {
+        byte < 64 ? (low >> UInt64(byte)) & 1 == 1 : byte < 128 ? (high >> UInt64(byte - 64)) & 1 == 1 : false
+    }
+}

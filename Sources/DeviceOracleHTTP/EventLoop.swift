@@ -1,0 +1,346 @@
+import CSyscalls
+import Dispatch
+import Glibc
+import Synchronization
+
+/// What the rest of the server needs from an event loop: run work on its thread.
+/// Readiness (epoll here) and timers stay inside the implementation, so another one
+/// (Dispatch sources) could replace it without touching the HTTP state machines.
+protocol EventLoop: AnyObject, Sendable {
+    /// Runs `task` on the loop's thread, soon; callable from any thread.
+    func execute(_ task: @escaping @Sendable () -> Void)
+}
+
+/// State every loop of one server shares.
+final class ServerContext: Sendable {
+    let configuration: ServerConfiguration
+    let router: Router
+    let logger: Logger
+    let openConnections = Atomic<Int>(0)
+    let requestCounter = Atomic<UInt64>(0)
+
+    init(configuration: ServerConfiguration, router: Router, logger: Logger) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+    }
+
+    func nextRequestID() -> UInt64 {
+        requestCounter.add(1, ordering: .relaxed).newValue
+    }
+}
+
+/// One epoll instance on its own thread, accepting from the server's listening socket
+/// and owning the connections it accepted. Level-triggered: a request costs about an
+/// epoll_wait, a read and a write.
+///
+/// Listening: one socket, in every loop's epoll with EPOLLEXCLUSIVE, so a new connection
+/// wakes one loop (a loop that loses a race gets EAGAIN). Not a SO_REUSEPORT socket per
+/// loop: that lets any process of the same user bind the same port and silently take a
+/// share of the connections (two servers on one port would both "start"; two test
+/// servers on port 0 can even be given the same port).
+final class EpollEventLoop: EventLoop, @unchecked Sendable {
+    // @unchecked: every member but `tasks` and `wakeFD` is touched only on the loop's
+    // own thread; `tasks` is behind a Mutex and the eventfd is safe to write from anywhere.
+
+    static let readBufferSize = 64 * 1024
+    private static let listenerToken: UInt64 = UInt64.max
+    private static let wakeToken: UInt64 = UInt64.max - 1
+
+    let context: ServerContext
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let listenFD: Int32
+    private var listening = true
+    /// Signalled once this loop has stopped watching the listener (the server then closes it).
+    let stoppedAccepting = DispatchSemaphore(value: 0)
+    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    let finished = DispatchSemaphore(value: 0)
+
+    /// The bytes of the last read; borrowed by connections while they parse.
+    let readBuffer: UnsafeMutableRawBufferPointer
+    private var connections: [HTTPConnection?] = []
+    private var liveCount = 0
+    private var nextGeneration: UInt32 = 1
+    private var timers = [TimerList](repeating: TimerList(), count: TimerKind.allCases.count)
+    private let timeoutNanoseconds: [Int64]
+    private var acceptPausedUntil: Int64?
+
+    /// Monotonic nanoseconds, read once per loop iteration.
+    private(set) var now: Int64 = csyscalls_monotonic_ns()
+    private var wallSecond = -1
+    /// `Date: ...\r\n`, rebuilt once a second.
+    private(set) var dateField: [UInt8] = []
+    private var timestampPrefix: [UInt8] = []
+    private var wallMilliseconds = 0
+    private(set) var accessLog: [UInt8] = []
+    private var accessLogLines = 0
+    /// Answers of the connection being processed, built here and sent in one write;
+    /// a connection keeps only what the socket did not take.
+    var scratchOutput: [UInt8] = []
+
+    private(set) var draining = false
+    /// True when draining had to close connections with a request still in flight.
+    private(set) var cutRequests = false
+    private var running = true
+
+    init(context: ServerContext, listenFD: Int32) throws(HTTPServerError) {
+        self.context = context
+        self.listenFD = listenFD
+        let configuration = context.configuration
+        let seconds = [configuration.headerTimeout, configuration.bodyTimeout, configuration.sendTimeout,
+                       configuration.idleTimeout, 1.0]
+        // Clamped to a year so no configured value can overflow the conversion.
+        timeoutNanoseconds = seconds.map { Int64((min(max($0, 0.001), 31_536_000) * 1e9).rounded()) }
+        epollFD = csyscalls_epoll_create()
+        wakeFD = csyscalls_eventfd()
+        readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
+        scratchOutput.reserveCapacity(Self.readBufferSize)
+        guard epollFD >= 0, wakeFD >= 0 else {
+            throw HTTPServerError(message: "cannot create an epoll instance or eventfd", code: errno)
+        }
+        _ = csyscalls_epoll_ctl(epollFD, 0, wakeFD, UInt32(CSYSCALLS_EPOLLIN), Self.wakeToken)
+        watchListener()
+        refreshClock()
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        tasks.withLock { $0.append(task) }
+        csyscalls_eventfd_signal(wakeFD)
+    }
+
+    /// The loop's thread body: returns after shutdown, once every connection is closed.
+    func run() {
+        var events = [csyscalls_event](repeating: csyscalls_event(), count: 256)
+        while running {
+            let timeout = nextTimeoutMilliseconds()
+            let count = events.withUnsafeMutableBufferPointer {
+                csyscalls_epoll_wait(epollFD, $0.baseAddress, Int32($0.count), timeout)
+            }
+            refreshClock()
+            if count > 0 {
+                for i in 0..<Int(count) {
+                    handle(events[i])
+                }
+            }
+            expireTimers()
+            flushAccessLog()
+        }
+        Glibc.close(epollFD)
+        Glibc.close(wakeFD)
+        finished.signal()
+    }
+
+    private func handle(_ event: csyscalls_event) {
+        switch event.data {
+        case Self.listenerToken:
+            acceptConnections()
+        case Self.wakeToken:
+            csyscalls_eventfd_drain(wakeFD)
+            let pending = tasks.withLock { tasks -> [@Sendable () -> Void] in
+                let taken = tasks
+                tasks.removeAll()
+                return taken
+            }
+            for task in pending { task() }
+        default:
+            let fd = Int(event.data & 0xFFFF_FFFF)
+            let generation = UInt32(event.data >> 32)
+            // A stale event for a closed fd (or one reused since) is dropped.
+            guard fd < connections.count, let connection = connections[fd], connection.generation == generation else { return }
+            connection.handle(events: event.events)
+        }
+    }
+
+    // MARK: Accepting
+
+    private func acceptConnections() {
+        let configuration = context.configuration
+        for _ in 0..<64 {
+            let fd = csyscalls_accept(listenFD)
+            if fd < 0 {
+                let error = -fd
+                if error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM {
+                    // Level-triggered: without a pause the loop would spin on the listener.
+                    context.logger.log(.error, "accept failed; pausing accepts for 100 ms", [("errno", .int(Int(error)))])
+                    _ = csyscalls_epoll_ctl(epollFD, 2, listenFD, 0, 0)  // EPOLLEXCLUSIVE cannot be modified
+                    acceptPausedUntil = now + 100_000_000
+                }
+                return
+            }
+            let open = context.openConnections.add(1, ordering: .relaxed).newValue
+            if open > configuration.maxConnections {
+                refuseOverloaded(fd)
+                continue
+            }
+            register(fd)
+        }
+    }
+
+    /// `503` at once, before reading anything, then close (http.md limits table).
+    private func refuseOverloaded(_ fd: Int32) {
+        var response = ProblemDetails(status: 503, detail: "the server has \(context.configuration.maxConnections) open connections; retry later").response
+        response.headers.append(("Retry-After", "1"))
+        var bytes: [UInt8] = []
+        ResponseSerializer.append(response, to: &bytes, date: dateField, omitBody: false, connection: .close)
+        _ = bytes.withUnsafeBytes { csyscalls_send(fd, $0.baseAddress, $0.count) }
+        _ = csyscalls_shutdown_write(fd)
+        Glibc.close(fd)
+        context.openConnections.subtract(1, ordering: .relaxed)
+        logAccess(method: nil, path: nil, status: 503, bytes: response.body.count, startedAt: now, fields: [], userAgent: nil)
+    }
+
+    private func register(_ fd: Int32) {
+        let index = Int(fd)
+        if index >= connections.count {
+            connections.append(contentsOf: repeatElement(nil, count: max(index + 1 - connections.count, connections.count / 2 + 16)))
+        }
+        nextGeneration &+= 1
+        let connection = HTTPConnection(fd: fd, generation: nextGeneration, loop: self)
+        connections[index] = connection
+        liveCount += 1
+        let token = UInt64(nextGeneration) << 32 | UInt64(UInt32(bitPattern: fd))
+        _ = csyscalls_epoll_ctl(epollFD, 0, fd, UInt32(CSYSCALLS_EPOLLIN), token)
+        connection.interest = UInt32(CSYSCALLS_EPOLLIN)
+        arm(connection, .header)
+    }
+
+    // MARK: Services for connections
+
+    func setInterest(_ connection: HTTPConnection, _ interest: UInt32) {
+        guard connection.interest != interest else { return }
+        connection.interest = interest
+        let token = UInt64(connection.generation) << 32 | UInt64(UInt32(bitPattern: connection.fd))
+        _ = csyscalls_epoll_ctl(epollFD, 1, connection.fd, interest, token)
+    }
+
+    func close(_ connection: HTTPConnection) {
+        disarm(connection)
+        let index = Int(connection.fd)
+        if index < connections.count, connections[index] === connection {
+            connections[index] = nil
+            liveCount -= 1
+        }
+        _ = csyscalls_epoll_ctl(epollFD, 2, connection.fd, 0, 0)
+        Glibc.close(connection.fd)
+        context.openConnections.subtract(1, ordering: .relaxed)
+        if draining && liveCount == 0 { running = false }
+    }
+
+    func arm(_ connection: HTTPConnection, _ kind: TimerKind) {
+        disarm(connection)
+        connection.timerKind = kind
+        connection.deadline = now + timeoutNanoseconds[kind.rawValue]
+        timers[kind.rawValue].append(connection)
+    }
+
+    func disarm(_ connection: HTTPConnection) {
+        guard let kind = connection.timerKind else { return }
+        timers[kind.rawValue].remove(connection)
+        connection.timerKind = nil
+    }
+
+    /// Runs a handler on a global queue; its response comes back on this loop.
+    func offload(_ connection: HTTPConnection, route: Route, request: HTTPRequest) {
+        let fd = connection.fd, generation = connection.generation
+        DispatchQueue.global().async {
+            let response = route.handler(request)
+            self.execute {
+                let index = Int(fd)
+                guard index < self.connections.count, let connection = self.connections[index],
+                      connection.generation == generation else { return }
+                connection.handlerFinished(response)
+            }
+        }
+    }
+
+    func logAccess(method: String?, path: String?, status: Int, bytes: Int, startedAt: Int64,
+                   fields: [(String, String)], userAgent: String?) {
+        guard context.logger.logsAccess else { return }
+        let id = context.nextRequestID()
+        AccessLine.append(to: &accessLog, timestampPrefix: timestampPrefix, milliseconds: wallMilliseconds % 1000,
+                          id: id, method: method, path: path, status: status, bytes: bytes,
+                          elapsedNanoseconds: max(0, csyscalls_monotonic_ns() - startedAt), fields: fields, userAgent: userAgent)
+        accessLogLines += 1
+    }
+
+    // MARK: Time
+
+    private func refreshClock() {
+        now = csyscalls_monotonic_ns()
+        wallMilliseconds = Int(csyscalls_wall_ms())
+        let second = wallMilliseconds / 1000
+        if second != wallSecond {
+            wallSecond = second
+            dateField = Array("Date: ".utf8) + Timestamps.imfFixdate(unixSeconds: second) + [0x0D, 0x0A]
+            let stamp = Timestamps.rfc3339(unixMilliseconds: second * 1000)
+            timestampPrefix = Array(stamp[0..<20])  // through the "." before milliseconds
+        }
+    }
+
+    private func nextTimeoutMilliseconds() -> Int32 {
+        var earliest: Int64?
+        for list in timers {
+            if let first = list.first { earliest = min(earliest ?? first.deadline, first.deadline) }
+        }
+        if let acceptPausedUntil { earliest = min(earliest ?? acceptPausedUntil, acceptPausedUntil) }
+        guard let earliest else { return -1 }
+        let remaining = earliest - csyscalls_monotonic_ns()
+        if remaining <= 0 { return 0 }
+        // Round up so a timer never fires a little early and spins.
+        return Int32(min((remaining + 999_999) / 1_000_000, 60_000))
+    }
+
+    private func expireTimers() {
+        for kind in TimerKind.allCases {
+            while let connection = timers[kind.rawValue].first, connection.deadline <= now {
+                disarm(connection)
+                connection.timerExpired(kind)
+            }
+        }
+        if let pausedUntil = acceptPausedUntil, pausedUntil <= now {
+            acceptPausedUntil = nil
+            if listening { watchListener() }
+        }
+    }
+
+    private func watchListener() {
+        _ = csyscalls_epoll_ctl(epollFD, 0, listenFD, UInt32(CSYSCALLS_EPOLLIN | CSYSCALLS_EPOLLEXCLUSIVE), Self.listenerToken)
+    }
+
+    private func flushAccessLog() {
+        guard !accessLog.isEmpty else { return }
+        context.logger.enqueue(accessLog, lineCount: accessLogLines)
+        accessLog.removeAll(keepingCapacity: accessLog.capacity <= 1 << 20)
+        accessLogLines = 0
+    }
+
+    // MARK: Shutdown
+
+    /// Stops accepting and closes idle connections; requests in flight go on.
+    func beginDrain() {
+        guard !draining else { return }
+        draining = true
+        listening = false
+        acceptPausedUntil = nil
+        _ = csyscalls_epoll_ctl(epollFD, 2, listenFD, 0, 0)
+        stoppedAccepting.signal()
+        for case let connection? in connections where !connection.hasRequestInFlight {
+            connection.closeNow()
+        }
+        if liveCount == 0 { running = false }
+    }
+
+    /// The grace period is over: close everything, noting cut requests.
+    func forceClose() {
+        for case let connection? in connections {
+            if connection.hasRequestInFlight { cutRequests = true }
+            connection.closeNow()
+        }
+        running = false
+    }
+}

@@ -1,0 +1,389 @@
+import CSyscalls
+import Glibc
+
+/// One accepted connection, driven by its loop's thread only. It feeds bytes to the
+/// `RequestDecoder`, routes each head, collects or discards the body, runs the handler
+/// (inline, or on a global queue for large bodies), and writes answers in order.
+///
+/// Memory per idle connection is this object and the decoder's small state: input is
+/// parsed straight from the loop's read buffer, answers are built in the loop's scratch
+/// buffer, and only what could not be processed or sent yet is kept here.
+final class HTTPConnection {
+    private enum Phase {
+        /// Reading requests (or pausing while answers are blocked on the socket).
+        case reading
+        /// A handler runs on a global queue; nothing more is read until it answers.
+        case awaitingHandler
+        /// Send what is queued, then close (lingering after answers that refused something).
+        case closingAfterWrite(linger: Bool)
+        /// Write side shut; reading and discarding so the peer sees the answer, not a reset.
+        case lingering(discarded: Int)
+        case closed
+    }
+
+    /// The request between its head and its answer.
+    private struct Exchange {
+        var head: RequestHead
+        /// The route that answers, or the answer already decided from the head.
+        var route: Route?
+        var response: HTTPResponse?
+        var keepsBody: Bool
+        var body: [UInt8] = []
+        var startedAt: Int64
+    }
+
+    static let maxLingerBytes = 64 * 1024
+    /// Pipelined requests stop being parsed while this much output waits.
+    static let outputHighWater = 256 * 1024
+
+    let fd: Int32
+    let generation: UInt32
+    // unowned(unsafe): a loop outlives its connections; it closes them all before it stops.
+    unowned(unsafe) let loop: EpollEventLoop
+    var interest: UInt32 = 0
+    var timerKind: TimerKind?
+    var deadline: Int64 = 0
+    var timerPrevious: HTTPConnection?
+    var timerNext: HTTPConnection?
+
+    private var decoder: RequestDecoder
+    private var phase = Phase.reading
+    private var exchange: Exchange?
+    /// Input received but not processed yet (processing is suspended).
+    private var pending: [UInt8] = []
+    /// Output that the socket has not taken yet.
+    private var output: [UInt8] = []
+    private var outputOffset = 0
+    private var servedRequests = 0
+    private var headStartedAt: Int64 = 0
+    private var peerClosedInput = false
+    private var bodyProgress = false
+    private var sendProgress = false
+
+    init(fd: Int32, generation: UInt32, loop: EpollEventLoop) {
+        self.fd = fd
+        self.generation = generation
+        self.loop = loop
+        decoder = RequestDecoder(limits: loop.context.configuration.headLimits,
+                                 maxBodyBytes: loop.context.configuration.maxBodyBytes)
+    }
+
+    private var hasPendingOutput: Bool { outputOffset < output.count || !loop.scratchOutput.isEmpty }
+
+    /// A request whose head has arrived and whose answer is not fully sent (http.md:
+    /// such requests complete at shutdown).
+    var hasRequestInFlight: Bool {
+        switch phase {
+        case .awaitingHandler: true
+        case .reading: exchange != nil || hasPendingOutput
+        case .closingAfterWrite: hasPendingOutput
+        case .lingering, .closed: false
+        }
+    }
+
+    // MARK: Events
+
+    func handle(events: UInt32) {
+        if events & UInt32(CSYSCALLS_EPOLLERR) != 0 {
+            closeNow()
+            return
+        }
+        if events & UInt32(CSYSCALLS_EPOLLOUT) != 0 {
+            sendProgress = false
+            afterProcessing()
+        }
+        if case .closed = phase { return }
+        if events & UInt32(CSYSCALLS_EPOLLIN) != 0 {
+            readable()
+        } else if events & UInt32(CSYSCALLS_EPOLLHUP) != 0 {
+            closeNow()
+        }
+    }
+
+    private func readable() {
+        let buffer = loop.readBuffer
+        let count = csyscalls_read(fd, buffer.baseAddress, buffer.count)
+        if count > 0 {
+            if case .lingering(let discarded) = phase {
+                if discarded + count >= Self.maxLingerBytes { closeNow() } else { phase = .lingering(discarded: discarded + count) }
+                return
+            }
+            if decoder.isBetweenRequests { headStartedAt = loop.now }
+            process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            afterProcessing()
+        } else if count == 0 {
+            peerClosedInput = true
+            switch phase {
+            case .reading:
+                // An incomplete request can no longer complete; answers already queued still go out.
+                if hasPendingOutput && exchange == nil { phase = .closingAfterWrite(linger: false) } else { closeNow() }
+                if case .closed = phase { return }
+                afterProcessing()
+            case .lingering:
+                closeNow()
+            case .awaitingHandler, .closingAfterWrite, .closed:
+                loop.setInterest(self, hasPendingOutput ? UInt32(CSYSCALLS_EPOLLOUT) : 0)
+            }
+        } else if count != -Int(EAGAIN) && count != -Int(EINTR) {
+            closeNow()
+        }
+    }
+
+    func timerExpired(_ kind: TimerKind) {
+        switch kind {
+        case .header where decoder.isInsideHead:
+            let seconds = loop.context.configuration.headerTimeout
+            refuse(HTTPError(status: 408, detail: "the request head did not arrive within \(seconds) s"), summary: HeadSummary())
+            afterProcessing()
+        case .body:
+            let seconds = loop.context.configuration.bodyTimeout
+            refuse(HTTPError(status: 408, detail: "the request body made no progress for \(seconds) s"), summary: HeadSummary())
+            afterProcessing()
+        case .header, .idle, .send, .linger:
+            closeNow()
+        }
+    }
+
+    func handlerFinished(_ response: HTTPResponse) {
+        guard case .awaitingHandler = phase else { return }
+        phase = .reading
+        finish(response)
+        afterProcessing()
+    }
+
+    func closeNow() {
+        if case .closed = phase { return }
+        phase = .closed
+        loop.scratchOutput.removeAll(keepingCapacity: true)  // only ever holds the current connection's answers
+        output = []
+        pending = []
+        loop.close(self)
+    }
+
+    // MARK: Requests
+
+    private func process(_ input: UnsafeRawBufferPointer) {
+        var index = 0
+        while case .reading = phase {
+            if output.count - outputOffset + loop.scratchOutput.count >= Self.outputHighWater { break }
+            guard let event = decoder.next(input, index: &index) else { break }
+            switch event {
+            case .head(let head):
+                receivedHead(head)
+            case .body(let range):
+                bodyProgress = true
+                if exchange?.keepsBody == true {
+                    exchange?.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
+                }
+            case .end:
+                requestComplete()
+            case .failure(let error, let summary):
+                refuse(error, summary: summary)
+            }
+        }
+        if index < input.count {
+            switch phase {
+            case .reading, .awaitingHandler:
+                pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[index...]))
+            case .closingAfterWrite, .lingering, .closed:
+                break
+            }
+        }
+    }
+
+    private func receivedHead(_ head: RequestHead) {
+        let hasBody = head.framing != .none
+        var route: Route?
+        var response: HTTPResponse?
+        var keepsBody = false
+        switch loop.context.router.decide(method: head.method, path: head.path, contentType: head.contentType) {
+        case .respond(let decided):
+            response = decided
+        case .handle(let decidedRoute, let keeps):
+            if head.hasUnsupportedExpectation {
+                response = ProblemDetails(status: 417, detail: "only the expectation 100-continue is supported").response
+            } else {
+                route = decidedRoute
+                keepsBody = keeps
+            }
+        }
+        exchange = Exchange(head: head, route: route, response: response, keepsBody: keepsBody, startedAt: headStartedAt)
+        if let response, response.status >= 400, hasBody, head.expectsContinue || head.hasUnsupportedExpectation {
+            // Refused early: the client holds its body back, so answer now and close
+            // rather than read a body nobody wants (http.md "Protocol edge cases").
+            finish(response, forceClose: true)
+            return
+        }
+        if head.expectsContinue && hasBody {
+            appendOutput { $0 += ResponseSerializer.continueResponse }
+        }
+        if keepsBody, case .length(let length) = head.framing {
+            exchange?.body.reserveCapacity(length)
+        }
+    }
+
+    private func requestComplete() {
+        guard let exchange else { return }
+        if let response = exchange.response {
+            finish(response)
+            return
+        }
+        guard let route = exchange.route else { return }
+        let head = exchange.head
+        let query: String
+        if case .path(_, let q) = head.target { query = q } else { query = "" }
+        let request = HTTPRequest(method: head.method, path: head.path, query: query, version: head.version,
+                                  headers: head.headers, body: exchange.body)
+        self.exchange?.body = []
+        if request.body.count > loop.context.configuration.offloadBodyBytes {
+            phase = .awaitingHandler
+            loop.offload(self, route: route, request: request)
+        } else {
+            finish(route.handler(request))
+        }
+    }
+
+    /// Queues the answer to the current request and decides what the connection does next.
+    private func finish(_ response: HTTPResponse, forceClose: Bool = false) {
+        guard let exchange else { return }
+        self.exchange = nil
+        let head = exchange.head
+        let keepAlive = head.keepAlive && !forceClose && !loop.draining && !peerClosedInput
+        let field: ResponseSerializer.ConnectionField = !keepAlive ? .close : head.version == .http1_0 ? .keepAlive : .none
+        let isHead = head.method == .HEAD
+        appendOutput { ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: isHead, connection: field) }
+        loop.logAccess(method: head.method.rawValue, path: head.path, status: response.status,
+                       bytes: isHead ? 0 : response.body.count, startedAt: exchange.startedAt,
+                       fields: response.logFields, userAgent: head.userAgent)
+        servedRequests += 1
+        loop.disarm(self)  // the idle clock starts again after every answer
+        if !keepAlive { phase = .closingAfterWrite(linger: true) }
+    }
+
+    /// A framing error or timeout: answer, then close with a lingering close.
+    private func refuse(_ error: HTTPError, summary: HeadSummary) {
+        var summary = summary
+        if let head = exchange?.head {
+            summary = HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
+        }
+        let startedAt = exchange?.startedAt ?? headStartedAt
+        exchange = nil
+        appendOutput { ResponseSerializer.append(error.response, to: &$0, date: loop.dateField, omitBody: false, connection: .close) }
+        loop.logAccess(method: summary.method, path: summary.path, status: error.status, bytes: error.response.body.count,
+                       startedAt: startedAt, fields: [], userAgent: summary.userAgent)
+        phase = .closingAfterWrite(linger: true)
+    }
+
+    /// Answers go into the loop's scratch buffer unless this connection already has
+    /// unsent output, which they must queue behind.
+    private func appendOutput(_ write: (inout [UInt8]) -> Void) {
+        if outputOffset < output.count { write(&output) } else { write(&loop.scratchOutput) }
+    }
+
+    // MARK: Output, interest and timers
+
+    /// Sends queued output; returns false if the connection was closed.
+    private func flush() -> Bool {
+        if outputOffset >= output.count && !loop.scratchOutput.isEmpty {
+            let sent = send(loop.scratchOutput, from: 0)
+            guard sent >= 0 else { return false }
+            if sent < loop.scratchOutput.count {
+                output = Array(loop.scratchOutput[sent...])
+                outputOffset = 0
+            }
+            loop.scratchOutput.removeAll(keepingCapacity: true)
+            return true
+        }
+        guard outputOffset < output.count else { return true }
+        let sent = send(output, from: outputOffset)
+        guard sent >= 0 else { return false }
+        outputOffset += sent
+        if outputOffset == output.count {
+            output = []
+            outputOffset = 0
+        }
+        return true
+    }
+
+    /// Bytes sent from `bytes[start...]`, or -1 after closing on an error.
+    private func send(_ bytes: [UInt8], from start: Int) -> Int {
+        var offset = start
+        bytes.withUnsafeBytes { raw in
+            while offset < raw.count {
+                let sent = csyscalls_send(fd, raw.baseAddress! + offset, raw.count - offset)
+                if sent > 0 {
+                    offset += sent
+                    sendProgress = true
+                } else if sent == -Int(EINTR) {
+                    continue
+                } else {
+                    if sent != -Int(EAGAIN) { offset = -1 }
+                    return
+                }
+            }
+        }
+        if offset < 0 {
+            closeNow()
+            return -1
+        }
+        return offset - start
+    }
+
+    private func afterProcessing() {
+        while true {
+            if case .closed = phase { return }
+            if hasPendingOutput {
+                guard flush() else { return }
+                if hasPendingOutput { break }
+            }
+            guard case .reading = phase, !pending.isEmpty else { break }
+            let buffered = pending
+            pending = []
+            buffered.withUnsafeBytes { process($0) }
+        }
+        if case .closingAfterWrite(let linger) = phase, !hasPendingOutput {
+            guard linger, !peerClosedInput else {
+                closeNow()
+                return
+            }
+            _ = csyscalls_shutdown_write(fd)
+            phase = .lingering(discarded: 0)
+            loop.setInterest(self, UInt32(CSYSCALLS_EPOLLIN))
+            loop.arm(self, .linger)
+            return
+        }
+        updateInterestAndTimer()
+    }
+
+    private func updateInterestAndTimer() {
+        let blocked = hasPendingOutput
+        switch phase {
+        case .reading:
+            loop.setInterest(self, blocked ? UInt32(CSYSCALLS_EPOLLOUT) : UInt32(CSYSCALLS_EPOLLIN))
+            if blocked {
+                if timerKind != .send || sendProgress { loop.arm(self, .send) }
+            } else if decoder.isBetweenRequests {
+                if servedRequests == 0 {
+                    if timerKind != .header { loop.arm(self, .header) }
+                } else if timerKind != .idle {
+                    loop.arm(self, .idle)
+                }
+            } else if decoder.isInsideHead {
+                if timerKind != .header { loop.arm(self, .header) }
+            } else if timerKind != .body || bodyProgress {
+                loop.arm(self, .body)
+            }
+        case .awaitingHandler, .closingAfterWrite:
+            loop.setInterest(self, blocked ? UInt32(CSYSCALLS_EPOLLOUT) : 0)
+            if blocked {
+                if timerKind != .send || sendProgress { loop.arm(self, .send) }
+            } else {
+                loop.disarm(self)
+            }
+        case .lingering, .closed:
+            break
+        }
+        bodyProgress = false
+        sendProgress = false
+    }
+}

@@ -1,0 +1,63 @@
+import Glibc
+
+/// The methods this server knows (RFC 9110 §9). A route that does not allow a
+/// known method answers `405`; any other well-formed token is `501`.
+public enum HTTPMethod: String, Sendable, CaseIterable {
+    case GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS, TRACE, CONNECT
+
+    /// Methods are case-sensitive tokens (RFC 9110 §9.1): `get` is not `GET`.
+    init?(token: UnsafeRawBufferPointer) {
+        guard let first = token.first else { return nil }
+        // Dispatch on length and first byte so the common methods cost a few compares.
+        switch (token.count, first) {
+        case (3, UInt8(ascii: "G")) where Self.equal(token, "GET"): self = .GET
+        case (4, UInt8(ascii: "P")) where Self.equal(token, "POST"): self = .POST
+        case (4, UInt8(ascii: "H")) where Self.equal(token, "HEAD"): self = .HEAD
+        case (3, UInt8(ascii: "P")) where Self.equal(token, "PUT"): self = .PUT
+        case (6, UInt8(ascii: "D")) where Self.equal(token, "DELETE"): self = .DELETE
+        case (5, UInt8(ascii: "P")) where Self.equal(token, "PATCH"): self = .PATCH
+        case (7, UInt8(ascii: "O")) where Self.equal(token, "OPTIONS"): self = .OPTIONS
+        case (5, UInt8(ascii: "T")) where Self.equal(token, "TRACE"): self = .TRACE
+        case (7, UInt8(ascii: "C")) where Self.equal(token, "CONNECT"): self = .CONNECT
+        default: return nil
+        }
+    }
+
+    private static func equal(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+        guard bytes.count == text.utf8CodeUnitCount else { return false }
+        return memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0
+    }
+}
+
+/// HTTP/1.0 or HTTP/1.1: the only versions this server speaks (others are `505`).
+public enum HTTPVersion: Sendable, Equatable {
+    case http1_0
+    case http1_1
+}
+
+/// Status codes this server sends, with their RFC 9110 reason phrases.
+enum HTTPStatusText {
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 100: "Continue"
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 400: "Bad Request"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 408: "Request Timeout"
+        case 413: "Content Too Large"
+        case 414: "URI Too Long"
+        case 415: "Unsupported Media Type"
+        case 417: "Expectation Failed"
+        case 422: "Unprocessable Content"
+        case 431: "Request Header Fields Too Large"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 503: "Service Unavailable"
+        case 505: "HTTP Version Not Supported"
+        default: status < 300 ? "OK" : status < 500 ? "Client Error" : "Server Error"
+        }
+    }
+}

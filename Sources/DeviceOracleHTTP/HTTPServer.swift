@@ -1,0 +1,119 @@
+import CSyscalls
+import Dispatch
+import Glibc
+import Synchronization
+
+/// The HTTP/1.1 server: one listening socket and one `EpollEventLoop` thread per
+/// configured loop, each accepting from that socket.
+public final class HTTPServer: Sendable {
+    public struct Address: Sendable, Equatable {
+        public let host: String
+        public let port: Int
+    }
+
+    private enum State {
+        case idle
+        case running([EpollEventLoop], listenFD: Int32)
+        case stopped
+    }
+
+    public let configuration: ServerConfiguration
+    private let context: ServerContext
+    private let state = Mutex<State>(.idle)
+
+    public init(configuration: ServerConfiguration, routes: [Route], logger: Logger) {
+        self.configuration = configuration
+        context = ServerContext(configuration: configuration, router: Router(routes), logger: logger)
+    }
+
+    /// Binds and starts the loops; returns the bound address (the real port for port 0).
+    public func start() throws(HTTPServerError) -> Address {
+        csyscalls_ignore_sigpipe()
+        // Every connection is a descriptor: leave room for listeners, stdio and the eventfds.
+        let wantedFiles = configuration.maxConnections + 64 + 4 * configuration.eventLoops
+        let openFiles = csyscalls_raise_open_files(wantedFiles)
+        if openFiles >= 0 && openFiles < wantedFiles {
+            context.logger.log(.warn, "the open-file limit is below what max-connections needs",
+                               [("limit", .int(openFiles)), ("needed", .int(wantedFiles))])
+        }
+        var bound: Int32 = 0
+        let listenFD = csyscalls_listen(configuration.host, Int32(configuration.port), 4096, &bound)
+        if listenFD <= -1000 {
+            throw HTTPServerError(message: "cannot resolve host \(configuration.host)", code: 0)
+        } else if listenFD < 0 {
+            throw HTTPServerError(message: "cannot listen on \(configuration.host):\(configuration.port)", code: -listenFD)
+        }
+        var loops: [EpollEventLoop] = []
+        do {
+            for _ in 0..<max(1, configuration.eventLoops) {
+                loops.append(try EpollEventLoop(context: context, listenFD: listenFD))
+            }
+        } catch {
+            Glibc.close(listenFD)
+            throw error
+        }
+        for loop in loops { startThread { loop.run() } }
+        state.withLock { $0 = .running(loops, listenFD: listenFD) }
+        return Address(host: configuration.host, port: Int(bound))
+    }
+
+    /// Graceful shutdown (http.md): the listeners close at once, idle connections are
+    /// closed, requests whose head has arrived complete within the grace period.
+    /// Returns true when none had to be cut. Blocks until every loop has stopped.
+    @discardableResult
+    public func shutdown() -> Bool {
+        let (loops, listenFD): ([EpollEventLoop], Int32) = state.withLock { state in
+            guard case .running(let loops, let listenFD) = state else { return ([], -1) }
+            state = .stopped
+            return (loops, listenFD)
+        }
+        guard !loops.isEmpty else { return true }
+        for loop in loops { loop.execute { loop.beginDrain() } }
+        // Closed only once no loop can be inside accept4 on it (the fd number could be reused).
+        for loop in loops { loop.stoppedAccepting.wait() }
+        Glibc.close(listenFD)
+        let deadline = DispatchTime.now() + configuration.shutdownGrace
+        var cut = false
+        for loop in loops where loop.finished.wait(timeout: deadline) == .timedOut {
+            loop.execute { loop.forceClose() }
+            loop.finished.wait()
+        }
+        for loop in loops {
+            // The loop thread has finished: reading its flag is ordered by the semaphore.
+            if loop.cutRequests { cut = true }
+        }
+        return !cut
+    }
+}
+
+/// Why the server could not start.
+public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    public let message: String
+    public let code: Int32
+
+    public var description: String {
+        code == 0 ? message : "\(message): \(String(cString: strerror(code)))"
+    }
+}
+
+/// Starts a detached pthread running `body` (the loops need their own threads, not
+/// Dispatch's pool, so a long-running loop never starves Dispatch work).
+func startThread(_ body: @escaping @Sendable () -> Void) {
+    final class Box {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let box = Unmanaged.passRetained(Box(body)).toOpaque()
+    var thread = pthread_t()
+    let result = pthread_create(&thread, nil, { raw in
+        guard let raw else { return nil }
+        let box = Unmanaged<Box>.fromOpaque(raw).takeRetainedValue()
+        box.body()
+        return nil
+    }, box)
+    if result == 0 {
+        pthread_detach(thread)
+    } else {
+        Unmanaged<Box>.fromOpaque(box).release()
+    }
+}

@@ -1,0 +1,97 @@
+import DeviceOracleJSON
+
+/// An RFC 9457 problem document, written as `application/problem+json` with its
+/// members in a fixed order: type, title, status, detail, the extra members, errors.
+public struct ProblemDetails: Sendable {
+    /// One entry of `errors`: an RFC 6901 JSON Pointer and what is wrong there.
+    public struct FieldError: Sendable, Equatable {
+        public let pointer: String
+        public let detail: String
+
+        public init(pointer: String, detail: String) {
+            self.pointer = pointer
+            self.detail = detail
+        }
+    }
+
+    /// A relative URI, stable per kind of problem (`/problems/invalid-json`).
+    public var type: String
+    public var title: String
+    public var status: Int
+    public var detail: String
+    /// Extra integer members such as `offset`, `line`, `column`, in this order.
+    public var extraIntegers: [(String, Int)]
+    /// Listed as `errors` when not nil (an empty list is written as `[]`).
+    public var errors: [FieldError]?
+
+    public init(type: String, title: String, status: Int, detail: String,
+                extraIntegers: [(String, Int)] = [], errors: [FieldError]? = nil) {
+        self.type = type
+        self.title = title
+        self.status = status
+        self.detail = detail
+        self.extraIntegers = extraIntegers
+        self.errors = errors
+    }
+
+    /// The problem the server raises itself for a status (http.md "Problem types").
+    public init(status: Int, detail: String) {
+        let (type, title) = Self.kind(of: status)
+        self.init(type: type, title: title, status: status, detail: detail)
+    }
+
+    static func kind(of status: Int) -> (type: String, title: String) {
+        switch status {
+        case 400: ("/problems/bad-request", "Bad request")
+        case 404: ("/problems/not-found", "Not found")
+        case 405: ("/problems/method-not-allowed", "Method not allowed")
+        case 408: ("/problems/request-timeout", "Request timeout")
+        case 413: ("/problems/body-too-large", "Body too large")
+        case 414: ("/problems/uri-too-long", "URI too long")
+        case 415: ("/problems/unsupported-media-type", "Unsupported media type")
+        case 417: ("/problems/expectation-failed", "Expectation failed")
+        case 422: ("/problems/invalid-request", "Invalid request")
+        case 431: ("/problems/headers-too-large", "Header fields too large")
+        case 501: ("/problems/not-implemented", "Not implemented")
+        case 503: ("/problems/overloaded", "Overloaded")
+        case 505: ("/problems/version-not-supported", "HTTP version not supported")
+        default: ("/problems/internal-error", "Internal error")
+        }
+    }
+
+    public var json: [UInt8] {
+        var writer = JSONWriter(capacity: 256)
+        writer.beginObject()
+        writer.key("type")
+        writer.string(escaping: type)
+        writer.key("title")
+        writer.string(escaping: title)
+        writer.key("status")
+        writer.integer(status)
+        writer.key("detail")
+        writer.string(escaping: detail)
+        for (name, value) in extraIntegers {
+            writer.key(escaping: name)
+            writer.integer(value)
+        }
+        if let errors {
+            writer.key("errors")
+            writer.beginArray()
+            for error in errors {
+                writer.beginObject()
+                writer.key("pointer")
+                writer.string(escaping: error.pointer)
+                writer.key("detail")
+                writer.string(escaping: error.detail)
+                writer.endObject()
+            }
+            writer.endArray()
+        }
+        writer.endObject()
+        return writer.bytes
+    }
+
+    public var response: HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/problem+json", body: json)
+    }
+}

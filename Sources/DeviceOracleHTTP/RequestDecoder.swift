@@ -1,0 +1,107 @@
+/// Splits a connection's byte stream into requests: a head, its body parts, its end —
+/// or a failure, after which the stream cannot be trusted and nothing more is decoded.
+/// Routing is not its business: the connection decides what to do with a head.
+struct RequestDecoder {
+    enum Event {
+        case head(RequestHead)
+        /// Body bytes: this range of the input given to `next`.
+        case body(Range<Int>)
+        case end
+        case failure(HTTPError, HeadSummary)
+    }
+
+    private enum State {
+        case head
+        case body(BodyDecoder)
+        case failed
+    }
+
+    private var state = State.head
+    private var headParser: RequestHeadParser
+    let maxBodyBytes: Int
+
+    init(limits: HeadLimits = HeadLimits(), maxBodyBytes: Int) {
+        headParser = RequestHeadParser(limits: limits)
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    /// True while part of a head has arrived but not all of it.
+    var isInsideHead: Bool {
+        if case .head = state { return headParser.hasStarted }
+        return false
+    }
+
+    var isBetweenRequests: Bool {
+        if case .head = state { return !headParser.hasStarted }
+        return false
+    }
+
+    /// The next event from `input[index...]`, or nil when more input is needed (then
+    /// every byte was consumed).
+    mutating func next(_ input: UnsafeRawBufferPointer, index: inout Int) -> Event? {
+        switch state {
+        case .failed:
+            index = input.count
+            return nil
+        case .head:
+            guard index < input.count else { return nil }
+            switch headParser.parse(input, index: &index) {
+            case .needMore:
+                return nil
+            case .failure(let error):
+                state = .failed
+                return .failure(error, HeadSummary())
+            case .complete(let raw):
+                switch RequestHeadValidator.validate(raw, maxBodyBytes: maxBodyBytes) {
+                case .failure(let failure):
+                    state = .failed
+                    return .failure(failure.error, failure.summary)
+                case .success(let head):
+                    state = .body(BodyDecoder(framing: head.framing, maxBodyBytes: maxBodyBytes, limits: headParser.limits))
+                    return .head(head)
+                }
+            }
+        case .body(var decoder):
+            state = .failed  // moved out while decoding, so its buffers stay uniquely referenced
+            let step = decoder.decode(input, index: &index)
+            state = .body(decoder)
+            switch step {
+            case .needMore:
+                return nil
+            case .data(let range):
+                return .body(range)
+            case .end:
+                state = .head
+                return .end
+            case .failure(let error):
+                state = .failed
+                return .failure(error, HeadSummary())
+            }
+        }
+    }
+
+    /// Elements with copied body bytes, for callers that hold whole buffers.
+    enum Element {
+        case head(RequestHead)
+        case body([UInt8])
+        case end
+        case failure(HTTPError)
+    }
+
+    /// Feeds bytes and returns every complete element they finish.
+    mutating func feed(_ bytes: [UInt8]) -> [Element] {
+        var elements: [Element] = []
+        bytes.withUnsafeBytes { input in
+            var index = 0
+            while let event = next(input, index: &index) {
+                switch event {
+                case .head(let head): elements.append(.head(head))
+                case .body(let range): elements.append(.body(Array(input[range])))
+                case .end: elements.append(.end)
+                case .failure(let error, _): elements.append(.failure(error))
+                }
+            }
+        }
+        return elements
+    }
+}

@@ -1,0 +1,100 @@
+/// One endpoint: a path, the methods it answers, what it does with a body, and a handler.
+public struct Route: Sendable {
+    public enum Body: Sendable {
+        /// A JSON body: `application/json`, any `+json` type, no Content-Type, or
+        /// `application/x-www-form-urlencoded` (what `curl -d` sends); else `415`.
+        case json
+        /// Any correctly framed body is read and thrown away (GET routes).
+        case discarded
+    }
+
+    public let path: String
+    public let methods: [HTTPMethod]
+    public let body: Body
+    public let handler: @Sendable (HTTPRequest) -> HTTPResponse
+
+    public init(path: String, methods: [HTTPMethod], body: Body = .discarded,
+                handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        self.path = path
+        self.methods = methods
+        self.body = body
+        self.handler = handler
+    }
+}
+
+/// Decides from a head alone what happens to a request: 404, 405 with `Allow`, 415,
+/// `OPTIONS *`, or which route runs — before any body byte is read.
+public struct Router: Sendable {
+    public enum Decision {
+        /// Run this route's handler; `keepsBody` says whether the body is collected.
+        case handle(Route, keepsBody: Bool)
+        /// Answer this, after discarding a correctly framed body.
+        case respond(HTTPResponse)
+    }
+
+    /// The methods this server implements, for `OPTIONS *`.
+    static let serverAllow = "GET, HEAD, POST, OPTIONS"
+
+    private let routes: [String: Route]
+
+    public init(_ routes: [Route]) {
+        var byPath: [String: Route] = [:]
+        for route in routes { byPath[route.path] = route }
+        self.routes = byPath
+    }
+
+    public func decide(method: HTTPMethod, path: String, contentType: String?) -> Decision {
+        if path == "*" {
+            return .respond(HTTPResponse(status: 204, headers: [("Allow", Self.serverAllow)]))
+        }
+        guard let route = routes[path] else {
+            return .respond(ProblemDetails(status: 404, detail: "no resource at \(path)").response)
+        }
+        let allowed = route.methods.contains(method) || (method == .HEAD && route.methods.contains(.GET))
+        guard allowed else {
+            var response = ProblemDetails(status: 405, detail: "\(path) does not answer \(method.rawValue)").response
+            response.headers.append(("Allow", Self.allow(route)))
+            return .respond(response)
+        }
+        switch route.body {
+        case .discarded:
+            return .handle(route, keepsBody: false)
+        case .json:
+            guard Self.isJSONCompatible(contentType) else {
+                return .respond(ProblemDetails(
+                    status: 415, detail: "the body must be JSON (application/json); got \(contentType ?? "")").response)
+            }
+            return .handle(route, keepsBody: true)
+        }
+    }
+
+    static func allow(_ route: Route) -> String {
+        var methods = route.methods
+        if methods.contains(.GET) && !methods.contains(.HEAD) {
+            methods.insert(.HEAD, at: methods.firstIndex(of: .GET).map { $0 + 1 } ?? methods.count)
+        }
+        return methods.map(\.rawValue).joined(separator: ", ")
+    }
+
+    /// The media type before any parameters, compared case-insensitively (RFC 9110 §8.3.1).
+    static func isJSONCompatible(_ contentType: String?) -> Bool {
+        guard var contentType else { return true }
+        return contentType.withUTF8 { value in
+            var end = value.firstIndex(of: UInt8(ascii: ";")) ?? value.count
+            var start = 0
+            while start < end && ByteClass.isWhitespace(value[start]) { start += 1 }
+            while end > start && ByteClass.isWhitespace(value[end - 1]) { end -= 1 }
+            let mediaType = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(value)[start..<end])
+            if asciiCaseInsensitiveEqual(mediaType, "application/json")
+                || asciiCaseInsensitiveEqual(mediaType, "application/x-www-form-urlencoded") {
+                return true
+            }
+            // type "/" subtype, the subtype ending in "+json" (RFC 6839 §3.1).
+            guard let slash = mediaType.firstIndex(of: UInt8(ascii: "/")), slash > 0, mediaType.count - slash - 1 > 5 else { return false }
+            let suffix = UnsafeRawBufferPointer(rebasing: mediaType[(mediaType.count - 5)...])
+            return asciiCaseInsensitiveEqual(suffix, "+json")
+                && mediaType[(slash + 1)...].allSatisfy { ByteClass.isToken($0) }
+                && mediaType[..<slash].allSatisfy { ByteClass.isToken($0) }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Dispatch
+import DeviceOracleHTTP
+import Glibc
+
+/// `device-oracle serve`: bind, log the startup line, serve until SIGTERM or SIGINT,
+/// then shut down gracefully and exit 0 (1 when in-flight requests had to be cut).
+enum ServeCommand {
+    /// Kept alive for the life of the process (a released source stops delivering).
+    nonisolated(unsafe) static var signalSources: [DispatchSourceSignal] = []
+
+    static func run(_ options: ServeOptions) -> Never {
+        let logger = Logger(level: options.logLevel)
+        let configuration = options.configuration
+        let server = HTTPServer(configuration: configuration, routes: ServiceRoutes.all(), logger: logger)
+        // PID 1 in a container has no default signal handling: handle both explicitly,
+        // before the startup line, so a signal sent as soon as it appears is not lost.
+        for signalNumber in [SIGTERM, SIGINT] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                logger.log(.info, "shutting down", [("signal", .int(Int(signalNumber)))])
+                let clean = server.shutdown()
+                logger.log(clean ? .info : .warn, "stopped", [("allRequestsFinished", .bool(clean))])
+                exit(clean ? 0 : 1)
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+        let address: HTTPServer.Address
+        do {
+            address = try server.start()
+        } catch {
+            printError("cannot start: \(error)")
+            exit(1)
+        }
+        logger.emit(.info, "listening", [
+            ("host", .string(address.host)),
+            ("port", .int(address.port)),
+            ("version", .string(deviceOracleVersion)),
+            ("eventLoops", .int(configuration.eventLoops)),
+            ("maxBodyBytes", .int(configuration.maxBodyBytes)),
+            ("maxConnections", .int(configuration.maxConnections)),
+            ("headerTimeout", .double(configuration.headerTimeout)),
+            ("bodyTimeout", .double(configuration.bodyTimeout)),
+            ("sendTimeout", .double(configuration.sendTimeout)),
+            ("idleTimeout", .double(configuration.idleTimeout)),
+            ("maxHeadBytes", .int(configuration.headLimits.maxHeadBytes)),
+            ("maxHeaderFields", .int(configuration.headLimits.maxFields)),
+            ("maxTargetBytes", .int(configuration.headLimits.maxTargetBytes)),
+            ("logLevel", .string(options.logLevel.name)),
+        ])
+        dispatchMain()
+    }
+}
+
+/// One line on stderr, prefixed with the program name.
+func printError(_ message: String) {
+    writeStandardError("device-oracle: \(message)")
+}
+
+func writeStandardError(_ line: String) {
+    var line = line + "\n"
+    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+}

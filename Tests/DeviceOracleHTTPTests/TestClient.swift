@@ -1,0 +1,173 @@
+import DeviceOracleHTTP
+import Foundation
+import Glibc
+
+/// One response as read off the wire.
+struct TestResponse {
+    let status: Int
+    let headers: [(String, String)]
+    let body: [UInt8]
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// A blocking loopback TCP client that speaks raw bytes, so tests can send anything.
+final class TestConnection: @unchecked Sendable {
+    // @unchecked: a test hands a connection to at most one other thread at a time.
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    private(set) var sawEndOfStream = false
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        if result != 0 {
+            let code = errno
+            close(fd)
+            throw NSError(domain: "connect", code: Int(code))
+        }
+    }
+
+    deinit { close(fd) }
+
+    @discardableResult
+    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    /// Reads more bytes, waiting up to `timeout` seconds; false on timeout or end of stream.
+    private func fill(until deadline: Date) -> Bool {
+        guard !sawEndOfStream else { return false }
+        let remaining = deadline.timeIntervalSinceNow
+        guard remaining > 0 else { return false }
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&poller, 1, Int32(remaining * 1000) + 1)
+        if ready < 0 && errno == EINTR { return fill(until: deadline) }
+        guard ready > 0 else { return false }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count < 0 && errno == EINTR { return fill(until: deadline) }
+        if count <= 0 {
+            sawEndOfStream = true
+            return false
+        }
+        buffer += chunk[0..<count]
+        return true
+    }
+
+    /// The next response (a `100 Continue` is returned as a response of its own).
+    /// `bodyless` for answers to HEAD.
+    func readResponse(timeout: Double = 5, bodyless: Bool = false) -> TestResponse? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        let separator: [UInt8] = [13, 10, 13, 10]
+        var headEnd: Int?
+        while headEnd == nil {
+            if let range = firstRange(of: separator) {
+                headEnd = range
+            } else if !fill(until: deadline) {
+                return nil
+            }
+        }
+        guard let headEnd else { return nil }
+        let headText = String(decoding: buffer[0..<headEnd], as: UTF8.self)
+        var lines = headText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ")
+        guard statusLine.count >= 2, let status = Int(statusLine[1]) else { return nil }
+        let headers = lines.compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        buffer.removeFirst(headEnd + 4)
+        var length = 0
+        if !bodyless, status >= 200, status != 204, status != 304,
+           let value = headers.first(where: { $0.0.lowercased() == "content-length" })?.1 {
+            length = Int(value) ?? 0
+        }
+        while buffer.count < length {
+            guard fill(until: deadline) else { return nil }
+        }
+        let body = Array(buffer[0..<length])
+        buffer.removeFirst(length)
+        return TestResponse(status: status, headers: headers, body: body)
+    }
+
+    /// True when the server closes the connection within `timeout`; bytes received
+    /// meanwhile are collected in `received`.
+    func waitForClose(timeout: Double = 5) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while !sawEndOfStream {
+            if !fill(until: deadline) && !sawEndOfStream { return false }
+        }
+        return true
+    }
+
+    /// Everything received and not consumed by `readResponse`.
+    var received: [UInt8] { buffer }
+
+    private func firstRange(of pattern: [UInt8]) -> Int? {
+        guard buffer.count >= pattern.count else { return nil }
+        for i in 0...(buffer.count - pattern.count) where buffer[i] == pattern[0] && Array(buffer[i..<i + pattern.count]) == pattern {
+            return i
+        }
+        return nil
+    }
+}
+
+/// An in-process server on an ephemeral loopback port with test routes.
+final class TestServer: Sendable {
+    let server: HTTPServer
+    let port: Int
+
+    static let routes: [Route] = [
+        Route(path: "/hello", methods: [.GET]) { _ in
+            HTTPResponse(status: 200, contentType: "text/plain", body: Array("hello".utf8))
+        },
+        Route(path: "/echo", methods: [.POST], body: .json) { request in
+            .json(200, request.body, logFields: [("verdict", "pass")])
+        },
+        Route(path: "/sleep", methods: [.POST], body: .json) { request in
+            usleep(UInt32(Int(request.query.dropFirst(3)) ?? 0) * 1000)  // ?ms=N
+            return .json(200, Array("\(request.body.count)".utf8))
+        },
+        Route(path: "/megabyte", methods: [.GET]) { _ in
+            HTTPResponse(status: 200, contentType: "application/octet-stream", body: [UInt8](repeating: 0x61, count: 1 << 20))
+        },
+        Route(path: "/big", methods: [.GET]) { _ in
+            HTTPResponse(status: 200, contentType: "application/octet-stream", body: [UInt8](repeating: 0x62, count: 32 << 20))
+        },
+    ]
+
+    init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.eventLoops = 2
+        configure(&configuration)
+        let devNull = open("/dev/null", O_WRONLY)
+        server = HTTPServer(configuration: configuration, routes: Self.routes, logger: Logger(level: .warn, fileDescriptor: devNull))
+        port = try server.start().port
+    }
+
+    func connect() throws -> TestConnection { try TestConnection(port: port) }
+
+    deinit { server.shutdown() }
+}
