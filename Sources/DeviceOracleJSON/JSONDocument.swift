@@ -3,21 +3,36 @@
 /// end, strings point into the input. Validators walk it by `JSONValue` handles
 /// and allocate only for what they keep.
 public struct JSONDocument: Sendable {
-    /// The bytes that were parsed; unescaped strings point into them.
-    public let input: [UInt8]
-    @usableFromInline let nodes: [JSONNode]
-    /// Strings that held escapes, decoded.
-    @usableFromInline let decoded: [UInt8]
-    /// Key nodes that repeat an earlier key of the same object, in document order
-    /// (RFC 8259 leaves duplicates undefined; we reject them at their pointer).
-    public let duplicateKeys: [JSONValue]
+    /// Immutable once parsed; one reference, so passing a document or iterating it
+    /// retains one object rather than each array.
+    @usableFromInline final class Storage: Sendable {
+        @usableFromInline let input: [UInt8]
+        @usableFromInline let nodes: [JSONNode]
+        @usableFromInline let decoded: [UInt8]
+        @usableFromInline let duplicateKeys: [JSONValue]
+
+        init(input: [UInt8], nodes: [JSONNode], decoded: [UInt8], duplicateKeys: [JSONValue]) {
+            self.input = input
+            self.nodes = nodes
+            self.decoded = decoded
+            self.duplicateKeys = duplicateKeys
+        }
+    }
+
+    @usableFromInline let storage: Storage
 
     init(input: [UInt8], nodes: [JSONNode], decoded: [UInt8], duplicateKeys: [JSONValue]) {
-        self.input = input
-        self.nodes = nodes
-        self.decoded = decoded
-        self.duplicateKeys = duplicateKeys
+        storage = Storage(input: input, nodes: nodes, decoded: decoded, duplicateKeys: duplicateKeys)
     }
+
+    /// The bytes that were parsed; unescaped strings point into them.
+    public var input: [UInt8] { storage.input }
+    /// Key nodes that repeat an earlier key of the same object, in document order
+    /// (RFC 8259 leaves duplicates undefined; we reject them at their pointer).
+    public var duplicateKeys: [JSONValue] { storage.duplicateKeys }
+    @usableFromInline var nodes: [JSONNode] { _read { yield storage.nodes } }
+    /// Strings that held escapes, decoded.
+    @usableFromInline var decoded: [UInt8] { _read { yield storage.decoded } }
 
     /// The top-level value.
     public var root: JSONValue { JSONValue(index: 0) }

@@ -88,7 +88,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// A member name we own: written as is, so it must need no escaping.
-    public mutating func key(_ name: StaticString) {
+    @inlinable public mutating func key(_ name: StaticString) {
         separate()
         append(UInt8(ascii: "\""))
         append(name)
@@ -105,7 +105,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// A string we own that needs no escaping (an enum case name, a code).
-    public mutating func string(_ text: StaticString) {
+    @inlinable public mutating func string(_ text: StaticString) {
         separate()
         append(UInt8(ascii: "\""))
         append(text)
@@ -149,19 +149,19 @@ public struct JSONWriter: ~Copyable {
         needsComma = true
     }
 
-    public mutating func bool(_ value: Bool) {
+    @inlinable public mutating func bool(_ value: Bool) {
         separate()
         append(value ? "true" : "false")
         needsComma = true
     }
 
-    public mutating func null() {
+    @inlinable public mutating func null() {
         separate()
         append("null")
         needsComma = true
     }
 
-    public mutating func integer(_ value: Int) {
+    @inlinable public mutating func integer(_ value: Int) {
         separate()
         appendDecimal(value)
         needsComma = true
@@ -191,7 +191,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// A complete JSON value known at compile time (a fixed fragment of an answer).
-    public mutating func raw(_ json: StaticString) {
+    @inlinable public mutating func raw(_ json: StaticString) {
         separate()
         append(json)
         needsComma = true
@@ -220,7 +220,7 @@ public struct JSONWriter: ~Copyable {
         }
     }
 
-    mutating func appendDecimal(_ value: Int) {
+    @usableFromInline mutating func appendDecimal(_ value: Int) {
         if value < 0 {
             append(UInt8(ascii: "-"))
             // Int.min cannot be negated; its magnitude still fits in UInt.
@@ -230,7 +230,7 @@ public struct JSONWriter: ~Copyable {
         }
     }
 
-    mutating func appendDecimal(magnitude: UInt) {
+    @usableFromInline mutating func appendDecimal(magnitude: UInt) {
         // Digits go backwards into reserved space, so nothing is moved afterwards.
         var digitCount = 1
         var scan = magnitude

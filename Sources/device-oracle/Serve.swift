@@ -55,10 +55,6 @@ enum ServeCommand {
 
 /// One line on stderr, prefixed with the program name.
 func printError(_ message: String) {
-    writeStandardError("device-oracle: \(message)")
-}
-
-func writeStandardError(_ line: String) {
-    var line = line + "\n"
+    var line = "device-oracle: \(message)\n"
     line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
 }

@@ -45,9 +45,7 @@ case "--version":
 case "--help", "-h", "help":
     print(usage, terminator: "")
 case "check":
-    // Hook: the `check` subcommand (CheckCommand.swift) replaces these two lines.
-    writeStandardError("check: not implemented yet")
-    exit(2)
+    exit(CheckCommand.run(Array(arguments.dropFirst())))
 case "healthcheck":
     runHealthcheck(Array(arguments.dropFirst()), environment: environment)
 case "serve":

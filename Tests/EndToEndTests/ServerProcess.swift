@@ -24,7 +24,8 @@ final class ServerProcess {
     private var stdoutPath: String { directory + "/stdout" }
     private var stderrPath: String { directory + "/stderr" }
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `stdin` is a file the child reads as standard input (default: /dev/null).
+    init(_ arguments: [String], environment: [String: String] = [:], stdin: String = "/dev/null") throws {
         directory = NSTemporaryDirectory() + "device-oracle-e2e-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var merged = ProcessInfo.processInfo.environment
@@ -36,7 +37,7 @@ final class ServerProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv = ([Self.binary] + arguments).map { strdup($0) } + [nil]
@@ -67,6 +68,7 @@ final class ServerProcess {
     }
 
     var stdoutText: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stdoutBytes: Data { FileManager.default.contents(atPath: stdoutPath) ?? Data() }
     var stderrText: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
     /// Complete stdout lines parsed as JSON objects.

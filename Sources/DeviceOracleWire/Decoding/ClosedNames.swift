@@ -4,7 +4,7 @@ import DeviceOracleRules
 /// A closed set of names a request may use — event types, observed fields,
 /// `initial` fields, categories — in documented order. Unknown names are
 /// `422`s with a did-you-mean, so a typo in a harness fails loudly.
-struct ClosedNames<Name: Sendable>: Sendable {
+final class ClosedNames<Name: Sendable>: Sendable {
     /// What a name of this set is called in messages: "event type", "observed field".
     let kind: String
     /// The spellings, in documented order.
@@ -54,7 +54,7 @@ struct ClosedNames<Name: Sendable>: Sendable {
 
 extension ClosedNames where Name: CaseIterable & RawRepresentable, Name.RawValue == String, Name.AllCases.Element == Name {
     /// Every case, spelled as its raw value, in declaration order.
-    init(_ kind: String) {
+    convenience init(_ kind: String) {
         self.init(kind, Name.allCases.map { ($0.rawValue, $0) })
     }
 }

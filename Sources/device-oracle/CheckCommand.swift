@@ -1,0 +1,63 @@
+import DeviceOracleWire
+import Glibc
+
+/// `device-oracle check <ruleset> [FILE|-]`: one request body, offline. Prints the
+/// same bytes the endpoint answers with on stdout (so CI without a network gets the
+/// same answer), or the endpoint's problem document on stderr.
+/// Exit status: 0 pass or unchecked, 1 fail, 2 bad input.
+enum CheckCommand {
+    static func run(_ arguments: [String]) -> Int32 {
+        guard (1...2).contains(arguments.count) else {
+            printError("usage: device-oracle check <ruleset> [FILE|-]")
+            return 2
+        }
+        guard let endpoint = Rulesets.named(arguments[0]) else {
+            let known = Rulesets.all.map { "\($0.shortName)" }.joined(separator: ", ")
+            printError("unknown ruleset '\(arguments[0])'; known: \(known) (with or without the version, e.g. playback/1)")
+            return 2
+        }
+        let path = arguments.count == 2 ? arguments[1] : "-"
+        guard let body = readAll(path) else {
+            printError("cannot read \(path == "-" ? "standard input" : path): \(String(cString: strerror(errno)))")
+            return 2
+        }
+        switch endpoint.answer(body) {
+        case .success(let answer):
+            writeAll(answer.json, to: STDOUT_FILENO)
+            return answer.verdict == .fail ? 1 : 0
+        case .failure(let rejection):
+            writeAll(problem(for: rejection).json + [UInt8(ascii: "\n")], to: STDERR_FILENO)
+            return 2
+        }
+    }
+
+    /// The whole file, or standard input for `-`; nil on a read error.
+    private static func readAll(_ path: String) -> [UInt8]? {
+        let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+    }
+}

@@ -1,0 +1,239 @@
+import Foundation
+import XCTest
+
+/// The ruleset endpoints and `check` through the real binary, as a harness uses them.
+final class RulesetEndpointTests: XCTestCase {
+    private var servers: [ServerProcess] = []
+
+    override func tearDown() {
+        servers = []
+        super.tearDown()
+    }
+
+    private func startServer() throws -> (ServerProcess, Int) {
+        let server = try ServerProcess(["--host", "127.0.0.1", "--port", "0"])
+        servers.append(server)
+        return (server, try XCTUnwrap(server.port, "no startup line; stderr: \(server.stderrText)"))
+    }
+
+    private func post(_ path: String, _ body: String, port: Int,
+                      contentType: String? = "application/json") -> RawExchange? {
+        let type = contentType.map { "Content-Type: \($0)\r\n" } ?? ""
+        return RawExchange.send("POST \(path) HTTP/1.1\r\nHost: localhost\r\n\(type)Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)",
+                                port: port)
+    }
+
+    private func json(_ data: Data) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    private let benchmarkBody = #"{"initial":{"isPlaying":true,"resumeAfterInterruption":false},"events":[{"type":"interruptionBegan"},{"type":"userPaused"},{"type":"interruptionEnded","shouldResume":true},{"type":"outputDisconnected"}]}"#
+
+    // MARK: POST /playback/apply
+
+    func testPlaybackAnswersEveryStepWithTheVerdictHeader() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/playback/apply", benchmarkBody, port: port))
+
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.header("Content-Type"), "application/json")
+        XCTAssertEqual(response.header("Oracle-Verdict"), "unchecked")
+        let answer = try json(response.body)
+        XCTAssertEqual(answer["ruleset"] as? String, "playback/1")
+        let actions = (answer["steps"] as? [[String: Any]])?.map { $0["action"] as? String }
+        XCTAssertEqual(actions, ["pause", "none", "none", "none"])
+    }
+
+    func testAFailingCheckSaysFailInTheHeaderAndListsTheMismatch() throws {
+        let (_, port) = try startServer()
+        let body = #"{"initial":{"isPlaying":true},"events":[{"type":"routeChanged","reason":2,"observed":{"isPlaying":true}}]}"#
+
+        let response = try XCTUnwrap(post("/playback/apply", body, port: port))
+
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.header("Oracle-Verdict"), "fail")
+        let mismatches = try json(response.body)["mismatches"] as? [[String: Any]]
+        XCTAssertEqual(mismatches?.first?["field"] as? String, "isPlaying")
+        XCTAssertEqual(mismatches?.first?["expected"] as? Bool, false)
+    }
+
+    func testEqualRequestsGetByteIdenticalAnswers() throws {
+        let (_, port) = try startServer()
+        let body = #"{"events":[{"type":"userPlayed","session":"a","at":5},{"notification":"routeChange","userInfo":{"AVAudioSessionRouteChangeReasonKey":9},"at":1}]}"#
+
+        let first = try XCTUnwrap(post("/playback/apply", body, port: port))
+        let second = try XCTUnwrap(post("/playback/apply", body, port: port))
+
+        XCTAssertEqual(first.body, second.body)
+        XCTAssertFalse(first.body.isEmpty)
+    }
+
+    func testMalformedJSONIs400NamingOffsetLineAndColumn() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/playback/apply", "{\"events\":[\n1,]}", port: port))
+
+        XCTAssertEqual(response.status, 400)
+        XCTAssertEqual(response.header("Content-Type"), "application/problem+json")
+        XCTAssertNil(response.header("Oracle-Verdict"))
+        let problem = try json(response.body)
+        XCTAssertEqual(problem["type"] as? String, "/problems/invalid-json")
+        XCTAssertEqual(problem["offset"] as? Int, 14)
+        XCTAssertEqual(problem["line"] as? Int, 2)
+        XCTAssertEqual(problem["column"] as? Int, 3)
+    }
+
+    func testAnEmptyBodyIs400() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/playback/apply", "", port: port))
+
+        XCTAssertEqual(response.status, 400)
+        XCTAssertEqual(try json(response.body)["detail"] as? String, "the request body is empty; expected a JSON object")
+    }
+
+    func testNestingDeeperThan64Is400() throws {
+        let (_, port) = try startServer()
+        let body = #"{"events":[],"x":"# + String(repeating: "[", count: 64) + String(repeating: "]", count: 64) + "}"
+
+        let response = try XCTUnwrap(post("/playback/apply", body, port: port))
+
+        XCTAssertEqual(response.status, 400)
+        XCTAssertEqual(try json(response.body)["type"] as? String, "/problems/invalid-json")
+    }
+
+    func testSchemaViolationsAre422WithPointersAndDidYouMean() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/playback/apply", #"{"events":[{"type":"userPause"},{"type":"interruptionEnded"}]}"#, port: port))
+
+        XCTAssertEqual(response.status, 422)
+        let problem = try json(response.body)
+        XCTAssertEqual(problem["type"] as? String, "/problems/invalid-request")
+        XCTAssertEqual(problem["detail"] as? String, "2 problems in the request body")
+        let errors = try XCTUnwrap(problem["errors"] as? [[String: String]])
+        XCTAssertEqual(errors, [
+            ["pointer": "/events/0/type", "detail": "unknown event type 'userPause'; did you mean 'userPaused'?"],
+            ["pointer": "/events/1/shouldResume", "detail": "required boolean is missing"],
+        ])
+    }
+
+    func testCurlsFormContentTypeIsReadAsJSONAndOtherTypesAre415() throws {
+        let (_, port) = try startServer()
+
+        let form = try XCTUnwrap(post("/playback/apply", benchmarkBody, port: port, contentType: "application/x-www-form-urlencoded"))
+        let missing = try XCTUnwrap(post("/playback/apply", benchmarkBody, port: port, contentType: nil))
+        let vendor = try XCTUnwrap(post("/playback/apply", benchmarkBody, port: port, contentType: "application/vnd.farm+json; charset=utf-8"))
+        let text = try XCTUnwrap(post("/playback/apply", benchmarkBody, port: port, contentType: "text/plain"))
+
+        XCTAssertEqual([form.status, missing.status, vendor.status, text.status], [200, 200, 200, 415])
+    }
+
+    func testALongLogIsAnsweredInFull() throws {
+        let (_, port) = try startServer()
+        let events = Array(repeating: #"{"type":"interruptionBegan"},{"type":"interruptionEnded","shouldResume":true}"#, count: 5000)
+        let body = #"{"initial":{"isPlaying":true},"events":["# + events.joined(separator: ",") + "]}"
+
+        let response = try XCTUnwrap(post("/playback/apply", body, port: port))
+
+        XCTAssertEqual(response.status, 200)
+        let steps = try XCTUnwrap(json(response.body)["steps"] as? [[String: Any]])
+        XCTAssertEqual(steps.count, 10000)
+        XCTAssertEqual(steps.last?["action"] as? String, "play")
+    }
+
+    func testTheAccessLineCarriesTheVerdictButNoDeviceData() throws {
+        let (server, port) = try startServer()
+
+        _ = try XCTUnwrap(post("/playback/apply", #"{"events":[{"type":"userPlayed","id":"secret-device-42"}]}"#, port: port))
+
+        let deadline = Date(timeIntervalSinceNow: 10)
+        var line: [String: Any]?
+        while line == nil && Date() < deadline {
+            line = server.logLines.first { $0["path"] as? String == "/playback/apply" }
+            usleep(20_000)
+        }
+        XCTAssertEqual(line?["verdict"] as? String, "unchecked")
+        XCTAssertEqual(line?["status"] as? Int, 200)
+        XCTAssertFalse(server.stdoutText.contains("secret-device-42"))
+    }
+
+    func testEveryRulesetAnswersAtItsPath() throws {
+        let (_, port) = try startServer()
+        let list = try XCTUnwrap(RawExchange.send("GET /rulesets HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: port))
+        let rulesets = try XCTUnwrap(json(list.body)["rulesets"] as? [[String: String]])
+
+        for ruleset in rulesets {
+            let path = try XCTUnwrap(ruleset["path"])
+            let response = try XCTUnwrap(post(path, #"{"ruleset":"\#(ruleset["name"] ?? "")","events":[],"runs":[]}"#, port: port))
+            XCTAssertEqual(response.status, 200, path)
+            XCTAssertEqual(try json(response.body)["ruleset"] as? String, ruleset["name"], path)
+        }
+    }
+
+    // MARK: device-oracle check
+
+    private func check(_ arguments: [String], stdin: String? = nil) throws -> ServerProcess {
+        var input = "/dev/null"
+        if let stdin {
+            input = NSTemporaryDirectory() + "check-stdin-\(UUID().uuidString).json"
+            try stdin.write(toFile: input, atomically: true, encoding: .utf8)
+        }
+        let process = try ServerProcess(["check"] + arguments, stdin: input)
+        servers.append(process)
+        return process
+    }
+
+    func testCheckPrintsTheSameBytesAsTheServer() throws {
+        let (_, port) = try startServer()
+        let served = try XCTUnwrap(post("/playback/apply", benchmarkBody, port: port))
+
+        let process = try check(["playback", "-"], stdin: benchmarkBody)
+
+        XCTAssertEqual(process.waitForExit(), 0)
+        XCTAssertEqual(process.stdoutBytes, served.body)
+    }
+
+    func testCheckReadsAFileAndTakesTheVersionedName() throws {
+        let file = NSTemporaryDirectory() + "check-\(UUID().uuidString).json"
+        try benchmarkBody.write(toFile: file, atomically: true, encoding: .utf8)
+
+        let process = try check(["playback/1", file])
+
+        XCTAssertEqual(process.waitForExit(), 0)
+        XCTAssertTrue(process.stdoutText.hasPrefix(#"{"ruleset":"playback/1""#))
+    }
+
+    func testCheckReadsStandardInputWithoutAFileArgument() throws {
+        let process = try check(["playback"], stdin: #"{"events":[]}"#)
+
+        XCTAssertEqual(process.waitForExit(), 0)
+        XCTAssertTrue(process.stdoutText.contains(#""verdict":"unchecked""#))
+    }
+
+    func testCheckExitsWith1OnFail() throws {
+        let process = try check(["playback", "-"], stdin: #"{"events":[{"type":"userPlayed","observed":{"isPlaying":false}}]}"#)
+
+        XCTAssertEqual(process.waitForExit(), 1)
+        XCTAssertTrue(process.stdoutText.contains(#""verdict":"fail""#))
+    }
+
+    func testCheckExitsWith2AndPrintsTheProblemOnStderrForBadInput() throws {
+        let process = try check(["playback", "-"], stdin: #"{"events":[{"type":"userPause"}]}"#)
+
+        XCTAssertEqual(process.waitForExit(), 2)
+        XCTAssertEqual(process.stdoutText, "")
+        XCTAssertTrue(process.stderrText.contains(#""pointer":"/events/0/type""#), process.stderrText)
+    }
+
+    func testCheckExitsWith2ForAnUnknownRulesetOrAMissingFile() throws {
+        let unknown = try check(["playbak", "-"], stdin: "{}")
+        let missing = try check(["playback", "/nonexistent/log.json"])
+
+        XCTAssertEqual(unknown.waitForExit(), 2)
+        XCTAssertTrue(unknown.stderrText.contains("unknown ruleset 'playbak'"))
+        XCTAssertEqual(missing.waitForExit(), 2)
+        XCTAssertTrue(missing.stderrText.contains("cannot read /nonexistent/log.json"))
+    }
+}
