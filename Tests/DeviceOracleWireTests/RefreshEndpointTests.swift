@@ -308,6 +308,20 @@ final class RefreshEndpointTests: XCTestCase {
         XCTAssertEqual(result["/mismatches"], #"[{"index":0,"field":"outcome","expected":"crashed","observed":"failed"},{"index":0,"field":"taskCompleted","expected":null,"observed":false},{"index":0,"field":"commits","expected":1,"observed":0},{"index":0,"field":"cursor","expected":null,"observed":"c1"},{"index":0,"field":"nextEarliestBeginAt","expected":null,"observed":60},{"index":0,"field":"tempFilesLeft","expected":0,"observed":"0"}]"#)
     }
 
+    func testMismatchesKeepTheOrderObservedNamesTheFieldsIn() throws {
+        let body = #"{"runs":[{"at":0,"pages":[{"items":[{"id":"1"}]}],"observed":{"commits":2,"items":[],"outcome":"failed"}}],"observedFinal":{"items":["1"]}}"#
+
+        let result = try answer(refresh, body)
+
+        XCTAssertEqual(result["/mismatches"], #"[{"index":0,"field":"commits","expected":1,"observed":2},{"index":0,"field":"items","expected":["1"],"observed":[],"detail":"missing '1'"},{"index":0,"field":"outcome","expected":"succeeded","observed":"failed"}]"#)
+    }
+
+    func testObservedItemsAloneCountAsCarried() throws {
+        let body = #"{"runs":[{"at":0,"pages":[{"items":[{"id":"1"}]}],"observed":{"items":["1"]}}]}"#
+
+        XCTAssertEqual(try answer(refresh, body).verdict, .pass)
+    }
+
     func testObservedIdsCompareAsASetWhateverTheirOrder() throws {
         let body = #"{"store":{"items":[{"id":"1"},{"id":"2"},{"id":"3"}]},"runs":[],"observedFinal":{"items":["3","1","2"]}}"#
 

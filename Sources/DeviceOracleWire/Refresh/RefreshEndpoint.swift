@@ -158,7 +158,7 @@ private struct RefreshEvaluation {
 
     mutating func compare(_ observed: ObservedFields<RunField>?, decision: RefreshDecision, store: ServiceStore,
                           index: Int, document: JSONDocument) {
-        mismatches.compare(observed, index: index, document: document, name: \.rawValue) { field in
+        compare(observed, index: index, prefix: "", store: store, document: document, isItems: { $0 == .items }) { field in
             switch field {
             case .outcome: .string(decision.outcome.rawValue)
             case .taskCompleted: decision.taskCompleted.map(FieldValue.bool) ?? .null
@@ -171,15 +171,12 @@ private struct RefreshEvaluation {
             case .items: nil
             }
         }
-        if let items = observed?.entries.first(where: { $0.field == .items }) {
-            compareItems(items.value, store: store, index: index, prefix: "", document: document)
-        }
     }
 
     mutating func compareFinal(_ observed: ObservedFields<FinalField>?, with store: ServiceStore,
                                document: JSONDocument) {
         let commits = summary.commits
-        mismatches.compare(observed, index: nil, prefix: "final.", document: document, name: \.rawValue) { field in
+        compare(observed, index: nil, prefix: "final.", store: store, document: document, isItems: { $0 == .items }) { field in
             switch field {
             case .cursor: store.cursor.map(FieldValue.string) ?? .null
             case .lastSuccessAt: store.lastSuccessAt.map(FieldValue.number) ?? .null
@@ -187,17 +184,29 @@ private struct RefreshEvaluation {
             case .items: nil
             }
         }
-        if let items = observed?.entries.first(where: { $0.field == .items }) {
-            compareItems(items.value, store: store, index: nil, prefix: "final.", document: document)
-        }
     }
 
-    mutating func compareItems(_ observed: JSONValue, store: ServiceStore, index: Int?, prefix: String,
-                               document: JSONDocument) {
-        guard let items = ObservedItems(observed, store: store, index: index, field: prefix + "items",
-                                        document: document) else { return }
-        mismatches.append(items.mismatch)
-        _ = budget.spend(items.expectedBytes)
+    /// Compares field by field in the order `observed` names them; `items` as a
+    /// set (`ObservedItems`), every other field through the shared comparison,
+    /// which also records that an observation was carried (`{}` included).
+    mutating func compare<Field: RawRepresentable<String>>(_ observed: ObservedFields<Field>?, index: Int?, prefix: String,
+                                                           store: ServiceStore, document: JSONDocument,
+                                                           isItems: (Field) -> Bool, canonical: (Field) -> FieldValue?) {
+        guard let observed else { return }
+        var start = 0
+        for (position, entry) in observed.entries.enumerated() where isItems(entry.field) {
+            mismatches.compare(ObservedFields(entries: Array(observed.entries[start..<position])), index: index,
+                               prefix: prefix, document: document, name: \.rawValue, canonical: canonical)
+            if let items = ObservedItems(entry.value, store: store, index: index, field: prefix + "items",
+                                         document: document) {
+                mismatches.append(items.mismatch)
+                // Checked together with the step's stores, right after.
+                _ = budget.spend(items.expectedBytes)
+            }
+            start = position + 1
+        }
+        mismatches.compare(ObservedFields(entries: Array(observed.entries[start...])), index: index, prefix: prefix,
+                           document: document, name: \.rawValue, canonical: canonical)
     }
 
     func writeStep(_ record: RunRecord, index: Int, to writer: inout JSONWriter, document: JSONDocument) {
