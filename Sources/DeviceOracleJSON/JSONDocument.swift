@@ -270,13 +270,30 @@ extension JSONDocument {
                 isEqual($0, to: $1, in: otherDocument)
             }
         case .object:
-            guard count(value) == otherDocument.count(other) else { return false }
-            return members(value).allSatisfy { member in
-                otherDocument.members(other).contains { candidate in
-                    withUTF8(member.key) { a in otherDocument.withUTF8(candidate.key) { b in a.elementsEqual(b) } }
-                        && isEqual(member.value, to: candidate.value, in: otherDocument)
+            let memberCount = count(value)
+            guard memberCount == otherDocument.count(other) else { return false }
+            // Keys are unique within an object (duplicates are rejected), so a key
+            // index finds each counterpart; a scan would make large objects quadratic.
+            guard memberCount > Self.linearScanMembers else {
+                return members(value).allSatisfy { member in
+                    otherDocument.members(other).contains { candidate in
+                        withUTF8(member.key) { a in otherDocument.withUTF8(candidate.key) { b in a.elementsEqual(b) } }
+                            && isEqual(member.value, to: candidate.value, in: otherDocument)
+                    }
                 }
+            }
+            var otherValues: [[UInt8]: JSONValue] = [:]
+            otherValues.reserveCapacity(memberCount)
+            for candidate in otherDocument.members(other) {
+                otherValues[otherDocument.withUTF8(candidate.key) { Array($0) }] = candidate.value
+            }
+            return members(value).allSatisfy { member in
+                guard let counterpart = otherValues[withUTF8(member.key) { Array($0) }] else { return false }
+                return isEqual(member.value, to: counterpart, in: otherDocument)
             }
         }
     }
+
+    /// Up to this many members, comparing objects by scanning beats building an index.
+    static let linearScanMembers = 16
 }

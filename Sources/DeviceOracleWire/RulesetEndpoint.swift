@@ -89,7 +89,7 @@ public enum Rulesets {
     public static let all: [RulesetEndpoint] = [
         PlaybackEndpoint.endpoint,
         HapticsEndpoint.endpoint,
-        // refresh/1 (issue 4)
+        RefreshEndpoint.endpoint,
         // audio-session/1 (issue 5)
     ]
 

@@ -6,9 +6,7 @@ final class RequestValidationTests: XCTestCase {
     private let playback = PlaybackEndpoint.endpoint
 
     private func problems(_ body: String, file: StaticString = #filePath, line: UInt = #line) -> [String] {
-        guard let rejection = rejection(playback, body, file: file, line: line) else { return [] }
-        XCTAssertEqual(rejection.kind, .invalidRequest, file: file, line: line)
-        return rejection.problems.map { "\($0.pointer): \($0.detail)" }
+        DeviceOracleWireTests.problems(playback, body, file: file, line: line)
     }
 
     // MARK: 400

@@ -52,3 +52,10 @@ func rejection(_ endpoint: RulesetEndpoint, _ body: String, file: StaticString =
         return rejection
     }
 }
+
+/// The `422` problems of a body as "pointer: detail" lines.
+func problems(_ endpoint: RulesetEndpoint, _ body: String, file: StaticString = #filePath, line: UInt = #line) -> [String] {
+    guard let rejection = rejection(endpoint, body, file: file, line: line) else { return [] }
+    XCTAssertEqual(rejection.kind, .invalidRequest, file: file, line: line)
+    return rejection.problems.map { "\($0.pointer): \($0.detail)" }
+}

@@ -172,6 +172,54 @@ final class RulesetEndpointTests: XCTestCase {
         }
     }
 
+    // MARK: POST /refresh/run
+
+    /// A built app's Info.plist as Xcode writes it (binary), base64 as `base64` prints
+    /// it: both task identifiers permitted, `UIBackgroundModes` = ["fetch"] only.
+    private let refreshConfigBody = #"{"config":{"tasks":[{"identifier":"com.example.app.refresh","kind":"appRefresh"},{"identifier":"com.example.app.cleanup","kind":"processing"}],"infoPlist":"YnBsaXN0MDDYAQIDBAUGBwgJCgsMDQ4RFF8QEkNGQnVuZGxlSWRlbnRpZmllcl8QGkNGQnVuZGxl\nU2hvcnRWZXJzaW9uU3RyaW5nXxAPQ0ZCdW5kbGVWZXJzaW9uXxASTFNSZXF1aXJlc0lQaG9uZU9T\nXxAQTWluaW11bU9TVmVyc2lvbl5VSURldmljZUZhbWlseV8QI0JHVGFza1NjaGVkdWxlclBlcm1p\ndHRlZElkZW50aWZpZXJzXxARVUlCYWNrZ3JvdW5kTW9kZXNfEA9jb20uZXhhbXBsZS5hcHBTMi4z\nUjQxCVQxNy4wog8QEAEQAqISE18QF2NvbS5leGFtcGxlLmFwcC5yZWZyZXNoXxAXY29tLmV4YW1w\nbGUuYXBwLmNsZWFudXChFVVmZXRjaAAIABkALgBLAF0AcgCFAJQAugDOAOAA5ADnAOgA7QDwAPIA\n9AD3AREBKwEtAAAAAAAAAgEAAAAAAAAAFgAAAAAAAAAAAAAAAAAAATM=\n"}}"#
+
+    private let expiryMidWriteBody = #"{"runs":[{"at":0,"pages":[{"items":[{"id":"42","title":"a"}],"nextCursor":"c1"}]},{"at":900,"pages":[{"items":[{"id":"42","title":"b"}],"nextCursor":"c2"}],"fault":{"kind":"expire","stage":"write","page":0},"observed":{"outcome":"expired","items":["42"],"cursor":"c1"}}]}"#
+
+    func testRefreshFailsABuiltInfoPlistWithoutTheBackgroundModeInTheHeader() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/refresh/run", refreshConfigBody, port: port))
+
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.header("Oracle-Verdict"), "fail")
+        let checks = (try json(response.body)["configCheck"] as? [String: Any])?["checks"] as? [[String: Any]]
+        XCTAssertEqual(checks?.filter { $0["pass"] as? Bool == false }.compactMap { $0["detail"] as? String },
+                       ["UIBackgroundModes has no 'processing', which processing tasks need"])
+    }
+
+    func testRefreshRunWithoutAtIs422AtItsPointer() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/refresh/run", #"{"runs":[{"pages":[]}]}"#, port: port))
+
+        XCTAssertEqual(response.status, 422)
+        XCTAssertEqual(response.header("Content-Type"), "application/problem+json")
+        let errors = try json(response.body)["errors"] as? [[String: String]]
+        XCTAssertEqual(errors ?? [], [["pointer": "/runs/0/at", "detail": "required number is missing"]])
+    }
+
+    func testCheckRefreshPrintsTheServersBytesAndExitsByVerdict() throws {
+        let (_, port) = try startServer()
+        let served = try XCTUnwrap(post("/refresh/run", expiryMidWriteBody, port: port))
+        let file = NSTemporaryDirectory() + "check-refresh-\(UUID().uuidString).json"
+        try refreshConfigBody.write(toFile: file, atomically: true, encoding: .utf8)
+
+        let passing = try check(["refresh", "-"], stdin: expiryMidWriteBody)
+        let failing = try check(["refresh/1", file])
+        let invalid = try check(["refresh"], stdin: #"{"runs":[{"at":0,"pages":[{}],"fault":{"kind":"expired","stage":"write","page":0}}]}"#)
+
+        XCTAssertEqual(passing.waitForExit(), 0)
+        XCTAssertEqual(passing.stdoutBytes, served.body)
+        XCTAssertEqual(failing.waitForExit(), 1)
+        XCTAssertEqual(invalid.waitForExit(), 2)
+        XCTAssertTrue(invalid.stderrText.contains(#""pointer":"/runs/0/fault/kind""#), invalid.stderrText)
+    }
+
     // MARK: device-oracle check
 
     private func check(_ arguments: [String], stdin: String? = nil) throws -> ServerProcess {

@@ -48,7 +48,10 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     case duplicateTapBlocked
     case unexpectedCompletion
     case hapticError
-    // refresh (issue 4)
+    // refresh
+    case ranBeforeEarliestBegin
+    case duplicateIdInPage
+    case duplicateIdInStore
     // audio-session (issue 5)
 
     var severity: Diagnostic.Severity {
@@ -59,7 +62,7 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
         case .outOfOrder, .unknownNotification, .unknownInterruptionType, .missingInterruptionOptions,
              .unknownRouteChangeReason: .warning
         case .unexpectedCompletion: .warning
-        // refresh warning codes (issue 4)
+        case .ranBeforeEarliestBegin, .duplicateIdInPage, .duplicateIdInStore: .warning
         // audio-session warning codes (issue 5)
         }
     }
@@ -86,6 +89,12 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
             "A save completed while no save was in flight; the state is unchanged and no haptic plays."
         case .hapticError:
             "The haptic engine failed: it is stopped and started again before the next play; the save result stays as it was."
+        case .ranBeforeEarliestBegin:
+            "This run started before the earliest begin time the app had requested; BGTaskScheduler never starts a task that early."
+        case .duplicateIdInPage:
+            "A page holds the same id more than once; the later item replaced the earlier at the earlier one's position."
+        case .duplicateIdInStore:
+            "The starting store holds the same id more than once; the later item replaced the earlier at the earlier one's position."
         }
     }
 }

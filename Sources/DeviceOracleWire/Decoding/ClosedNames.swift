@@ -1,4 +1,5 @@
 import DeviceOracleJSON
+import DeviceOracleRules
 
 /// A closed set of names a request may use — event types, observed fields,
 /// `initial` fields, categories — in documented order. Unknown names are
@@ -69,8 +70,10 @@ enum DidYouMean {
     /// deletions, substitutions, transpositions); the first in order on a tie.
     static func closest(to name: String, among candidates: [String]) -> String? {
         var best: (candidate: String, distance: Int)?
+        let scalars = Array(name.unicodeScalars)
         for candidate in candidates {
-            let distance = editDistance(Array(name.unicodeScalars), Array(candidate.unicodeScalars))
+            let distance = EditDistance.optimalStringAlignment(scalars, Array(candidate.unicodeScalars),
+                                                               limit: maximumDistance)
             if distance <= maximumDistance, distance < (best?.distance ?? .max) {
                 best = (candidate, distance)
             }
@@ -79,25 +82,8 @@ enum DidYouMean {
     }
 
     /// Optimal string alignment distance (Damerau–Levenshtein without repeated edits
-    /// of one substring).
+    /// of one substring); the rules module owns the implementation.
     static func editDistance<T: Equatable>(_ a: [T], _ b: [T]) -> Int {
-        if a.isEmpty { return b.count }
-        if b.isEmpty { return a.count }
-        // Three rolling rows: two back for transpositions.
-        var previousPrevious = [Int](repeating: 0, count: b.count + 1)
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    current[j] = min(current[j], previousPrevious[j - 2] + 1)
-                }
-            }
-            (previousPrevious, previous, current) = (previous, current, previousPrevious)
-        }
-        return previous[b.count]
+        EditDistance.optimalStringAlignment(a, b)
     }
 }

@@ -19,15 +19,20 @@ extension RequestDecoder {
     /// Reads an event object's shared members and hands every member named in
     /// `own` (non-null) to `found`; other members are ignored, since device logs
     /// carry more than the rules read. `session` is read only where the ruleset
-    /// has sessions.
+    /// has sessions; `atRequired` where the ruleset's clock is not optional
+    /// (refresh runs).
     mutating func envelope<Member>(of event: JSONValue, own: ClosedNames<Member>, sessions: Bool = false,
+                                   atRequired: Bool = false,
                                    _ found: (inout RequestDecoder, Member, JSONValue) -> Void) -> EventEnvelope {
         var envelope = EventEnvelope()
+        var atGiven = false
         for member in document.members(event) {
             if let name = envelopeMembers.match(member.key, in: document) {
                 switch name {
                 case .id: envelope.id = value(member.value, of: .string)
-                case .at: envelope.at = number(member.value)
+                case .at:
+                    atGiven = present(member.value) != nil
+                    envelope.at = number(member.value)
                 case .session where sessions: envelope.session = value(member.value, of: .string)
                 case .session: break
                 case .observed: envelope.observed = value(member.value, of: .object)
@@ -36,6 +41,7 @@ extension RequestDecoder {
                 found(&self, name, value)
             }
         }
+        if atRequired, !atGiven { reportMissing("at", in: event, "required number is missing") }
         return envelope
     }
 

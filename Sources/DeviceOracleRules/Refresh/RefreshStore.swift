@@ -1,0 +1,61 @@
+/// One record of the app's local store. `id` is the stable business key the
+/// upsert matches on; `content` is everything else, opaque to the rules (the
+/// service keeps the item as it came in the request, an app's test its own model).
+public struct RefreshItem<Content> {
+    public var id: String
+    public var content: Content
+
+    public init(id: String, content: Content) {
+        self.id = id
+        self.content = content
+    }
+}
+
+extension RefreshItem: Equatable where Content: Equatable {}
+extension RefreshItem: Sendable where Content: Sendable {}
+
+/// The local store the refresh job writes: the items, the server cursor to resume
+/// from, and when a refresh last succeeded (`at` of that run, in seconds).
+public struct RefreshStore<Content> {
+    /// In insertion order; an upsert replaces in place, so no `id` appears twice.
+    public private(set) var items: [RefreshItem<Content>] = []
+    public var cursor: String?
+    public var lastSuccessAt: Double?
+    /// Where each id sits in `items`; ids compare literally.
+    private var positions: [LiteralKey: Int] = [:]
+
+    /// A store holding `items` upserted in order: a repeated id replaces the
+    /// earlier item at the earlier one's position.
+    public init(items: [RefreshItem<Content>] = [], cursor: String? = nil, lastSuccessAt: Double? = nil) {
+        self.cursor = cursor
+        self.lastSuccessAt = lastSuccessAt
+        for item in items { upsert(item) }
+    }
+
+    /// Replaces the item with the same id in place, or appends a new one.
+    /// Returns whether an item was replaced.
+    @discardableResult
+    public mutating func upsert(_ item: RefreshItem<Content>) -> Bool {
+        let key = LiteralKey(item.id)
+        if let position = positions[key] {
+            items[position] = item
+            return true
+        }
+        positions[key] = items.count
+        items.append(item)
+        return false
+    }
+
+    /// The item with this id, if the store holds one.
+    public func item(withID id: String) -> RefreshItem<Content>? {
+        positions[LiteralKey(id)].map { items[$0] }
+    }
+}
+
+extension RefreshStore: Equatable where Content: Equatable {
+    public static func == (a: RefreshStore, b: RefreshStore) -> Bool {
+        a.items == b.items && a.cursor == b.cursor && a.lastSuccessAt == b.lastSuccessAt
+    }
+}
+
+extension RefreshStore: Sendable where Content: Sendable {}

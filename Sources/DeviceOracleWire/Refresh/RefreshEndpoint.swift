@@ -1,0 +1,268 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// `POST /refresh/run` (refresh.md): checks the static configuration, runs the
+/// refresh job over the runs the system delivered, and writes every step.
+///
+/// Answer members, in this order: `ruleset`, `configCheck` (when `config` was
+/// given), `final`, `steps`, `summary`, `verdict`, `mismatches`, `diagnostics`.
+/// A step: `index`, `id` (when the run had one), `at`, `outcome`,
+/// `taskCompleted`, `pagesCommitted`, `commits`, `tempFilesLeft`, `before`,
+/// `after`, `actions`, `nextEarliestBeginAt`.
+enum RefreshEndpoint {
+    static let endpoint = RulesetEndpoint(
+        name: "refresh/1", path: "/refresh/run",
+        summary: "Background app refresh: the built Info.plist's task registration, and the sync job's outcome under success, error, expiry, crash and repetition.",
+        run: answer)
+
+    static func answer(_ body: [UInt8]) -> Result<RulesetAnswer, RequestRejection> {
+        RequestBody.answer(body, served: ["refresh/1"]) { decoder, root in
+            var run = RefreshEvaluation()
+            return run.answer(root, decoder: &decoder)
+        }
+    }
+}
+
+private enum TopMember: String, CaseIterable, Sendable {
+    case config, store, schedule, runs, observedFinal
+}
+
+private enum RunField: String, CaseIterable, Sendable {
+    case outcome, taskCompleted, pagesCommitted, commits, tempFilesLeft, cursor, lastSuccessAt, nextEarliestBeginAt,
+         items
+}
+
+private enum FinalField: String, CaseIterable, Sendable {
+    case items, cursor, lastSuccessAt, commits
+}
+
+private let topMembers = ClosedNames<TopMember>("member")
+private let observedFields = ClosedNames<RunField>("observed field")
+private let observedFinalFields = ClosedNames<FinalField>("observedFinal field")
+
+/// One run as decoded and applied; the steps are written from these once the
+/// final store is known (the answer lists `final` before `steps`).
+private struct RunRecord {
+    var id: JSONValue?
+    var at: Double
+    var decision: RefreshDecision
+    /// Indices into the rendered stores: a run that committed nothing shares its
+    /// `after` with its `before`.
+    var before: Int
+    var after: Int
+}
+
+private struct RefreshEvaluation {
+    var records: [RunRecord] = []
+    /// Each distinct store the steps show, rendered once.
+    var storeTexts: [[UInt8]] = []
+    var summary = RefreshSummary()
+    var mismatches = MismatchList()
+    var diagnostics: [Diagnostic] = []
+    var budget = AnswerBudget(limit: AnswerBudget.refreshBytes)
+
+    mutating func answer(_ root: JSONValue, decoder: inout RequestDecoder) -> RulesetAnswer? {
+        let document = decoder.document
+        var configMember: JSONValue?, storeMember: JSONValue?, scheduleMember: JSONValue?
+        var runsMember: JSONValue?, observedFinalMember: JSONValue?
+        for member in document.members(root) {
+            switch topMembers.match(member.key, in: document) {
+            case .config?: configMember = member.value
+            case .store?: storeMember = member.value
+            case .schedule?: scheduleMember = member.value
+            case .runs?: runsMember = member.value
+            case .observedFinal?: observedFinalMember = member.value
+            case nil: break
+            }
+        }
+        let config = decoder.value(configMember, of: .object).flatMap { decoder.refreshConfig($0) }
+        var store = ServiceStore()
+        if let object = decoder.value(storeMember, of: .object) {
+            let given = decoder.refreshStore(object)
+            store = given.store
+            if !given.repeatedIDs.isEmpty {
+                diagnostics.append(Diagnostic(index: nil, .duplicateIdInStore,
+                                              message: "The starting store holds \(Self.ids(given.repeatedIDs)) more than once; the later item replaced the earlier at the earlier one's position."))
+            }
+        }
+        let schedule = decoder.value(scheduleMember, of: .object).map { decoder.refreshSchedule($0) } ?? RefreshSchedule()
+        let observedFinal = decoder.observed(observedFinalMember, names: observedFinalFields)
+        let runs = decoder.value(runsMember, of: .array)
+        if decoder.present(configMember) == nil, decoder.present(runsMember) == nil {
+            decoder.reportMissing("runs", in: root, "a request needs 'runs', 'config' or both")
+        }
+
+        var machine = RefreshMachine(state: RefreshState(store: store), schedule: schedule)
+        storeTexts.append(store.json(capacity: 64))
+        _ = budget.spend(storeTexts[0].count)
+        if let runs { run(runs, on: &machine, decoder: &decoder) }
+        guard !decoder.hasProblems else { return nil }
+
+        let final = machine.state.store
+        compareFinal(observedFinal, with: final, document: document)
+        guard !decoder.hasProblems else { return nil }
+
+        let checks = config?.checks()
+        let envelope = AnswerEnvelope(ruleset: "refresh/1",
+                                      verdict: Verdict(mismatches: mismatches,
+                                                       staticCheckPassed: checks.map { $0.allSatisfy(\.passed) }),
+                                      mismatches: mismatches.entries, diagnostics: diagnostics)
+        let finalText = storeTexts[records.last?.after ?? 0]
+        return envelope.write(document: document, capacity: 1024 + budget.spent + records.count * 256) { writer in
+            if let checks {
+                writer.key("configCheck")
+                writer.configCheck(checks)
+            }
+            writer.key("final")
+            writer.raw(finalText)
+            writer.key("steps")
+            writer.beginArray()
+            for (index, record) in records.enumerated() { writeStep(record, index: index, to: &writer, document: document) }
+            writer.endArray()
+            writer.key("summary")
+            writeSummary(to: &writer)
+        }
+    }
+
+    mutating func run(_ runs: JSONValue, on machine: inout RefreshMachine<StoredItem>, decoder: inout RequestDecoder) {
+        let document = decoder.document
+        records.reserveCapacity(document.count(runs))
+        var arrival = ArrivalOrder()
+        for (index, object) in decoder.objects(in: runs) {
+            let (envelope, decoded) = decoder.refreshRun(object)
+            let observed = decoder.observed(envelope.observed, names: observedFields)
+            // Keep validating after a problem, but stop running: the answer is a 422.
+            guard let run = decoded, !decoder.hasProblems else { continue }
+
+            if arrival.isOutOfOrder(run.at) { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
+            // The last rendered store is always the machine's current one.
+            let before = storeTexts.count - 1
+            let decision = machine.apply(run)
+            summary.count(decision)
+            for diagnostic in decision.diagnostics { diagnostics.append(Self.diagnostic(diagnostic, index: index, at: run.at)) }
+            // A run that committed nothing left the store as it was.
+            if decision.commits > 0 {
+                storeTexts.append(machine.state.store.json(capacity: storeTexts[before].count + 64))
+            }
+            let after = storeTexts.count - 1
+            records.append(RunRecord(id: envelope.id, at: run.at, decision: decision, before: before, after: after))
+
+            compare(observed, decision: decision, store: machine.state.store, index: index, document: document)
+            guard budget.spend(storeTexts[before].count + storeTexts[after].count) else {
+                decoder.report("the answer would exceed \(budget.limitDescription): every step repeats the store before and after its run; send fewer runs or a smaller store per request",
+                               at: object)
+                return
+            }
+        }
+    }
+
+    mutating func compare(_ observed: ObservedFields<RunField>?, decision: RefreshDecision, store: ServiceStore,
+                          index: Int, document: JSONDocument) {
+        compare(observed, index: index, prefix: "", store: store, document: document, isItems: { $0 == .items }) { field in
+            switch field {
+            case .outcome: .string(decision.outcome.rawValue)
+            case .taskCompleted: decision.taskCompleted.map(FieldValue.bool) ?? .null
+            case .pagesCommitted: .number(Double(decision.pagesCommitted))
+            case .commits: .number(Double(decision.commits))
+            case .tempFilesLeft: .number(Double(decision.tempFilesLeft))
+            case .cursor: store.cursor.map(FieldValue.string) ?? .null
+            case .lastSuccessAt: store.lastSuccessAt.map(FieldValue.number) ?? .null
+            case .nextEarliestBeginAt: decision.nextEarliestBeginAt.map(FieldValue.number) ?? .null
+            case .items: nil
+            }
+        }
+    }
+
+    mutating func compareFinal(_ observed: ObservedFields<FinalField>?, with store: ServiceStore,
+                               document: JSONDocument) {
+        let commits = summary.commits
+        compare(observed, index: nil, prefix: "final.", store: store, document: document, isItems: { $0 == .items }) { field in
+            switch field {
+            case .cursor: store.cursor.map(FieldValue.string) ?? .null
+            case .lastSuccessAt: store.lastSuccessAt.map(FieldValue.number) ?? .null
+            case .commits: .number(Double(commits))
+            case .items: nil
+            }
+        }
+    }
+
+    /// Compares field by field in the order `observed` names them; `items` as a
+    /// set (`ObservedItems`), every other field through the shared comparison,
+    /// which also records that an observation was carried (`{}` included).
+    mutating func compare<Field: RawRepresentable<String>>(_ observed: ObservedFields<Field>?, index: Int?, prefix: String,
+                                                           store: ServiceStore, document: JSONDocument,
+                                                           isItems: (Field) -> Bool, canonical: (Field) -> FieldValue?) {
+        guard let observed else { return }
+        var start = 0
+        for (position, entry) in observed.entries.enumerated() where isItems(entry.field) {
+            mismatches.compare(ObservedFields(entries: Array(observed.entries[start..<position])), index: index,
+                               prefix: prefix, document: document, name: \.rawValue, canonical: canonical)
+            if let items = ObservedItems(entry.value, store: store, index: index, field: prefix + "items",
+                                         document: document) {
+                mismatches.append(items.mismatch)
+                // Checked together with the step's stores, right after.
+                _ = budget.spend(items.expectedBytes)
+            }
+            start = position + 1
+        }
+        mismatches.compare(ObservedFields(entries: Array(observed.entries[start...])), index: index, prefix: prefix,
+                           document: document, name: \.rawValue, canonical: canonical)
+    }
+
+    func writeStep(_ record: RunRecord, index: Int, to writer: inout JSONWriter, document: JSONDocument) {
+        let decision = record.decision
+        writer.beginObject()
+        writer.stepHead(index: index, id: record.id, document: document)
+        writer.key("at")
+        writer.number(record.at)
+        writer.key("outcome")
+        writer.string(escaping: decision.outcome.rawValue)
+        writer.key("taskCompleted")
+        if let completed = decision.taskCompleted { writer.bool(completed) } else { writer.null() }
+        writer.key("pagesCommitted")
+        writer.integer(decision.pagesCommitted)
+        writer.key("commits")
+        writer.integer(decision.commits)
+        writer.key("tempFilesLeft")
+        writer.integer(decision.tempFilesLeft)
+        writer.key("before")
+        writer.raw(storeTexts[record.before])
+        writer.key("after")
+        writer.raw(storeTexts[record.after])
+        writer.key("actions")
+        writer.beginArray()
+        for action in decision.actions { writer.string(escaping: action.rawValue) }
+        writer.endArray()
+        writer.key("nextEarliestBeginAt")
+        if let next = decision.nextEarliestBeginAt { writer.number(next) } else { writer.null() }
+        writer.endObject()
+    }
+
+    func writeSummary(to writer: inout JSONWriter) {
+        let counts: [(StaticString, Int)] = [("runs", summary.runs), ("commits", summary.commits),
+                                             ("succeeded", summary.succeeded), ("failed", summary.failed),
+                                             ("expired", summary.expired), ("crashed", summary.crashed)]
+        writer.beginObject()
+        for (name, count) in counts {
+            writer.key(name)
+            writer.integer(count)
+        }
+        writer.endObject()
+    }
+
+    static func diagnostic(_ diagnostic: RefreshDiagnostic, index: Int, at: Double) -> Diagnostic {
+        switch diagnostic {
+        case .ranBeforeEarliestBegin(let earliestBeginAt):
+            Diagnostic(index: index, .ranBeforeEarliestBegin,
+                       message: "This run started at \(canonicalText(at)), before the earliest begin time \(canonicalText(earliestBeginAt)) the app had requested; BGTaskScheduler never starts a task that early.")
+        case .duplicateIdInPage(let page, let ids):
+            Diagnostic(index: index, .duplicateIdInPage,
+                       message: "Page \(page) holds \(Self.ids(ids)) more than once; the later item replaced the earlier at the earlier one's position.")
+        }
+    }
+
+    /// "the id '42'", "the ids '42', '43'".
+    static func ids(_ ids: [String]) -> String {
+        (ids.count == 1 ? "the id " : "the ids ") + ids.map { "'\($0)'" }.joined(separator: ", ")
+    }
+}
