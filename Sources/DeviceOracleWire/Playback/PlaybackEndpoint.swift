@@ -187,57 +187,47 @@ private struct PlaybackRun {
     /// (`notification`); exactly one of the two.
     func decodeEvent(_ object: JSONValue, into record: inout StepRecord, translationDiagnostic: inout DiagnosticCode?,
                      decoder: inout RequestDecoder) -> EventEnvelope {
-        var type: JSONValue?, notification: JSONValue?, userInfo: JSONValue?
+        var form = EventFormMembers()
         var shouldResume: JSONValue?, reason: JSONValue?
         let envelope = decoder.envelope(of: object, own: eventMembers, sessions: true) { _, member, value in
             switch member {
-            case .type: type = value
-            case .notification: notification = value
-            case .userInfo: userInfo = value
+            case .type: form.type = value
+            case .notification: form.notification = value
+            case .userInfo: form.userInfo = value
             case .shouldResume: shouldResume = value
             case .reason: reason = value
             }
         }
-        let document = decoder.document
-        switch (type, notification) {
-        case (let type?, nil):
-            switch decoder.name(type, in: eventTypes) {
-            case .interruptionBegan?: record.event = .interruptionBegan
-            case .interruptionEnded?:
+        switch decoder.eventForm(form, of: object, types: eventTypes, mediaServices: false) {
+        case .canonical(let type)?:
+            switch type {
+            case .interruptionBegan: record.event = .interruptionBegan
+            case .interruptionEnded:
                 if let flag = decoder.required(shouldResume, of: .bool, member: "shouldResume", in: object) {
-                    record.event = .interruptionEnded(shouldResume: document.bool(flag) ?? false)
+                    record.event = .interruptionEnded(shouldResume: decoder.document.bool(flag) ?? false)
                 }
-            case .userPaused?: record.event = .userPaused
-            case .outputDisconnected?: record.event = .outputDisconnected
-            case .userPlayed?: record.event = .userPlayed
-            case .routeChanged?:
+            case .userPaused: record.event = .userPaused
+            case .outputDisconnected: record.event = .outputDisconnected
+            case .userPlayed: record.event = .userPlayed
+            case .routeChanged:
                 if let given = decoder.routeChangeReason(reason, in: object) {
                     record.event = .routeChanged(reason: given.reason)
                     record.reason = given
                 }
-            case nil: break
             }
-        case (nil, let notification?):
-            guard let name = decoder.value(notification, of: .string) else { break }
-            let info = decoder.value(userInfo, of: .object)
-            if decoder.present(userInfo) != nil, info == nil { break }
-            var missingOptions = false
-            let translated = AudioSessionNotification.translate(name, userInfo: info, in: document,
-                                                                mediaServices: false, missingOptions: &missingOptions)
-            if missingOptions { translationDiagnostic = .missingInterruptionOptions }
+        case .notification(let translated, let diagnostic)?:
+            translationDiagnostic = diagnostic
             switch translated {
             case .interruptionBegan: record.event = .interruptionBegan
             case .interruptionEnded(let resume): record.event = .interruptionEnded(shouldResume: resume)
             case .routeChanged(let given):
                 record.event = .routeChanged(reason: given.reason)
                 record.reason = given
-            case .untranslated(let code): translationDiagnostic = code
+            case .untranslated: break
             case .mediaServicesLost, .mediaServicesReset: preconditionFailure("not translated for playback")
             }
-        case (_?, _?):
-            decoder.report("an event has either 'type' or 'notification', not both", at: object)
-        case (nil, nil):
-            decoder.reportMissing("type", in: object, "an event needs 'type' (canonical form) or 'notification' (raw form)")
+        case nil:
+            break
         }
         return envelope
     }
