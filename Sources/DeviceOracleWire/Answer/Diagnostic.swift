@@ -50,17 +50,23 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     case hapticError
     // refresh (issue 4)
     // audio-session (issue 5)
+    case launchedTwice
+    case exclusiveCategory
+    case playWhileBackground
+    case soundSuppressed
 
     var severity: Diagnostic.Severity {
         switch self {
         case .endWithoutBegin, .routeChangeIgnored: .info
         case .duplicateTapBlocked, .hapticError: .info
         // audio-session info codes (issue 5)
+        case .soundSuppressed: .info
         case .outOfOrder, .unknownNotification, .unknownInterruptionType, .missingInterruptionOptions,
              .unknownRouteChangeReason: .warning
         case .unexpectedCompletion: .warning
         // refresh warning codes (issue 4)
         // audio-session warning codes (issue 5)
+        case .launchedTwice, .exclusiveCategory, .playWhileBackground: .warning
         }
     }
 
@@ -86,6 +92,14 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
             "A save completed while no save was in flight; the state is unchanged and no haptic plays."
         case .hapticError:
             "The haptic engine failed: it is stopped and started again before the next play; the save result stays as it was."
+        case .launchedTwice:
+            "A launch while the app already observes the session: its observers would be added twice; the rules applied the launch again."
+        case .exclusiveCategory:
+            "This category takes audio exclusively and silences other apps' music; a game's sound effects rarely need more than 'ambient'."
+        case .playWhileBackground:
+            "A sound was requested while the app is not in the foreground: the game loop should not run in the background."
+        case .soundSuppressed:
+            "The session is not active, so no sound is attempted; the game stays silent rather than fail."
         }
     }
 }
