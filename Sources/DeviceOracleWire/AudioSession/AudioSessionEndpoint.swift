@@ -105,31 +105,22 @@ private struct AudioSessionRun {
 
         var machine = AudioSessionMachine(state: initial, category: category)
         records.reserveCapacity(document.count(events))
-        var arrival = ArrivalOrder()
-        for (index, object) in decoder.objects(in: events) {
-            var record = StepRecord()
-            var translationDiagnostic: DiagnosticCode?
-            let envelope = decodeEvent(object, into: &record, translationDiagnostic: &translationDiagnostic,
-                                       decoder: &decoder)
-            let observed = decoder.observed(envelope.observed, names: observedFields)
-            // Keep validating after a problem, but stop running: the answer is a 422.
-            guard !decoder.hasProblems else { continue }
-
-            if arrival.isOutOfOrder(envelope.at) { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
-            if let code = translationDiagnostic { diagnostics.append(Diagnostic(index: index, code)) }
-            record.id = envelope.id
+        decoder.forEachEvent(in: events, observedNames: observedFields, read: Self.readEvent) { logged in
+            logged.appendLeadingDiagnostics(to: &diagnostics)
+            var record = logged.decoded
+            record.id = logged.envelope.id
             record.before = machine.state
             if let event = record.event {
                 record.decision = machine.apply(event)
                 for diagnostic in record.decision.diagnostics {
-                    diagnostics.append(Diagnostic(index: index, DiagnosticCode(diagnostic)))
+                    diagnostics.append(Diagnostic(index: logged.index, DiagnosticCode(diagnostic)))
                 }
             }
             record.after = machine.state
             records.append(record)
 
             let after = record.after, decision = record.decision
-            mismatches.compare(observed, index: index, document: document, name: \.name) { field in
+            mismatches.compare(logged.observed, index: logged.index, document: document, name: \.name) { field in
                 switch field {
                 case .state(let field): .bool(after[field])
                 case .actions: .array(decision.actions.map { .string($0.rawValue) })
@@ -192,8 +183,9 @@ private struct AudioSessionRun {
 
     /// Reads one event in canonical form (`type`) or raw notification form
     /// (`notification`, media-services names included); exactly one of the two.
-    func decodeEvent(_ object: JSONValue, into record: inout StepRecord, translationDiagnostic: inout DiagnosticCode?,
-                     decoder: inout RequestDecoder) -> EventEnvelope {
+    static func readEvent(_ decoder: inout RequestDecoder, _ object: JSONValue) -> ReadEvent<StepRecord> {
+        var record = StepRecord()
+        var translationDiagnostic: DiagnosticCode?
         var form = EventFormMembers()
         var shouldResume: JSONValue?, reason: JSONValue?, name: JSONValue?
         let envelope = decoder.envelope(of: object, own: eventMembers) { _, member, value in
@@ -246,7 +238,7 @@ private struct AudioSessionRun {
         case nil:
             break
         }
-        return envelope
+        return ReadEvent(envelope: envelope, decoded: record, translationDiagnostic: translationDiagnostic)
     }
 }
 

@@ -96,34 +96,25 @@ private struct PlaybackRun {
         guard let events = decoder.required(eventsMember, of: .array, member: "events", in: root) else { return nil }
 
         records.reserveCapacity(document.count(events))
-        var arrival = ArrivalOrder()
-        for (index, object) in decoder.objects(in: events) {
-            var record = StepRecord()
-            var translationDiagnostic: DiagnosticCode?
-            let envelope = decodeEvent(object, into: &record, translationDiagnostic: &translationDiagnostic,
-                                       decoder: &decoder)
-            let observed = decoder.observed(envelope.observed, names: observedFields)
-            // Keep validating after a problem, but stop running: the answer is a 422.
-            guard !decoder.hasProblems else { continue }
-
-            if arrival.isOutOfOrder(envelope.at) { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
-            if let code = translationDiagnostic { diagnostics.append(Diagnostic(index: index, code)) }
-            let session = sessionIndex(envelope.session, initial: initial, document: document)
-            record.id = envelope.id
-            record.sessionName = envelope.session
+        decoder.forEachEvent(in: events, observedNames: observedFields, read: Self.readEvent) { logged in
+            logged.appendLeadingDiagnostics(to: &diagnostics)
+            var record = logged.decoded
+            let session = sessionIndex(logged.envelope.session, initial: initial, document: document)
+            record.id = logged.envelope.id
+            record.sessionName = logged.envelope.session
             record.before = sessions[session].machine.state
             if let event = record.event {
                 let decision = sessions[session].machine.apply(event)
                 record.action = decision.action
                 if let diagnostic = decision.diagnostic {
-                    diagnostics.append(Diagnostic(index: index, DiagnosticCode(diagnostic)))
+                    diagnostics.append(Diagnostic(index: logged.index, DiagnosticCode(diagnostic)))
                 }
             }
             record.after = sessions[session].machine.state
             records.append(record)
 
             let after = record.after, action = record.action
-            mismatches.compare(observed, index: index, document: document, name: \.rawValue) { field in
+            mismatches.compare(logged.observed, index: logged.index, document: document, name: \.rawValue) { field in
                 switch field {
                 case .isPlaying: .bool(after.isPlaying)
                 case .resumeAfterInterruption: .bool(after.resumeAfterInterruption)
@@ -185,8 +176,9 @@ private struct PlaybackRun {
 
     /// Reads one event in canonical form (`type`) or raw notification form
     /// (`notification`); exactly one of the two.
-    func decodeEvent(_ object: JSONValue, into record: inout StepRecord, translationDiagnostic: inout DiagnosticCode?,
-                     decoder: inout RequestDecoder) -> EventEnvelope {
+    static func readEvent(_ decoder: inout RequestDecoder, _ object: JSONValue) -> ReadEvent<StepRecord> {
+        var record = StepRecord()
+        var translationDiagnostic: DiagnosticCode?
         var form = EventFormMembers()
         var shouldResume: JSONValue?, reason: JSONValue?
         let envelope = decoder.envelope(of: object, own: eventMembers, sessions: true) { _, member, value in
@@ -229,7 +221,7 @@ private struct PlaybackRun {
         case nil:
             break
         }
-        return envelope
+        return ReadEvent(envelope: envelope, decoded: record, translationDiagnostic: translationDiagnostic)
     }
 
     /// The session an event belongs to, created from `initial` on first sight.
