@@ -156,6 +156,14 @@ final class AudioSessionEndpointTests: XCTestCase {
         XCTAssertEqual(result["/steps/0"], #"{"index":0,"event":{"type":"playSound","name":"boss \"roar\"/2"},"before":\#(playing),"after":\#(playing),"actions":["playNewPlayer"],"soundPlayed":true}"#)
     }
 
+    func testAnyStringNamesASoundTheEmptyOneIncluded() throws {
+        let result = try answer(audioSession, #"{\#(playingInitial),"events":[{"type":"playSound","name":""},{"type":"playSound","name":"ゲーム\u0001"}]}"#)
+
+        XCTAssertEqual(result["/steps/0/event"], #"{"type":"playSound","name":""}"#)
+        XCTAssertEqual(result["/steps/1/event"], #"{"type":"playSound","name":"ゲーム\u0001"}"#)
+        XCTAssertEqual(result["/steps/1/soundPlayed"], "true")
+    }
+
     func testSoundWhileInactiveIsSuppressedWithInfo() throws {
         let result = try answer(audioSession, #"{"initial":{"foreground":true},"events":[{"type":"playSound","name":"coin"}]}"#)
 
