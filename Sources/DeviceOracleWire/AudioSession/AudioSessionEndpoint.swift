@@ -136,7 +136,7 @@ private struct AudioSessionRun {
         }
         let envelope = AnswerEnvelope(ruleset: "audio-session/1", verdict: Verdict(mismatches: mismatches),
                                       mismatches: mismatches.entries, diagnostics: diagnostics)
-        return envelope.write(document: document, capacity: 512 + records.count * 340) { writer in
+        return envelope.write(document: document, capacity: 512 + records.count * 400) { writer in
             writer.key("category")
             writer.raw(category.json)
             writer.key("final")
