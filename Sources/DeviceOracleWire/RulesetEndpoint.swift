@@ -90,7 +90,7 @@ public enum Rulesets {
         PlaybackEndpoint.endpoint,
         HapticsEndpoint.endpoint,
         RefreshEndpoint.endpoint,
-        // audio-session/1 (issue 5)
+        AudioSessionEndpoint.endpoint,
     ]
 
     /// The endpoint named `playback` or `playback/1`.

@@ -220,6 +220,56 @@ final class RulesetEndpointTests: XCTestCase {
         XCTAssertTrue(invalid.stderrText.contains(#""pointer":"/runs/0/fault/kind""#), invalid.stderrText)
     }
 
+    // MARK: POST /audio-session/run
+
+    /// A phone call during play: the sound is suppressed during the call and comes back after it.
+    private let phoneCallBody = #"{"events":[{"type":"launched"},{"type":"playSound","name":"coin","observed":{"soundPlayed":true}},{"notification":"AVAudioSessionInterruptionNotification","userInfo":{"AVAudioSessionInterruptionTypeKey":1}},{"type":"playSound","name":"coin","observed":{"actions":[],"soundPlayed":false}},{"notification":"AVAudioSessionInterruptionNotification","userInfo":{"AVAudioSessionInterruptionTypeKey":0,"AVAudioSessionInterruptionOptionKey":0}},{"type":"playSound","name":"coin","observed":{"actions":["playNewPlayer"],"soundPlayed":true}}],"observedFinal":{"active":true,"interrupted":false}}"#
+
+    func testAudioSessionAnswersAPhoneCallWithThePassHeader() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/audio-session/run", phoneCallBody, port: port))
+
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.header("Content-Type"), "application/json")
+        XCTAssertEqual(response.header("Oracle-Verdict"), "pass")
+        let answer = try json(response.body)
+        XCTAssertEqual(answer["ruleset"] as? String, "audio-session/1")
+        XCTAssertEqual(answer["category"] as? String, "ambient")
+        let steps = try XCTUnwrap(answer["steps"] as? [[String: Any]])
+        XCTAssertEqual(steps.map { $0["actions"] as? [String] }, [
+            ["setCategory", "addObservers", "activate"], ["playNewPlayer"], [], [], ["activate"], ["playNewPlayer"],
+        ])
+        XCTAssertEqual(steps[4]["resumeHint"] as? Bool, false)
+    }
+
+    func testAudioSessionRejectsASoundWithoutANameAtItsPointer() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/audio-session/run", #"{"category":"ambiant","events":[{"type":"playSound"}]}"#, port: port))
+
+        XCTAssertEqual(response.status, 422)
+        XCTAssertEqual(response.header("Content-Type"), "application/problem+json")
+        XCTAssertNil(response.header("Oracle-Verdict"))
+        let errors = try XCTUnwrap(json(response.body)["errors"] as? [[String: String]])
+        XCTAssertEqual(errors, [
+            ["pointer": "/category", "detail": "unknown category 'ambiant'; did you mean 'ambient'?"],
+            ["pointer": "/events/0/name", "detail": "required string is missing"],
+        ])
+    }
+
+    func testRulesetsListsAudioSession() throws {
+        let (_, port) = try startServer()
+
+        let list = try XCTUnwrap(RawExchange.send("GET /rulesets HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", port: port))
+
+        let rulesets = try XCTUnwrap(json(list.body)["rulesets"] as? [[String: String]])
+        XCTAssertEqual(rulesets.first { $0["name"] == "audio-session/1" }, [
+            "name": "audio-session/1", "path": "/audio-session/run",
+            "summary": "A game's shared audio session over the app lifecycle: activation, interruptions, route changes, media-services reset.",
+        ])
+    }
+
     // MARK: device-oracle check
 
     private func check(_ arguments: [String], stdin: String? = nil) throws -> ServerProcess {
@@ -283,5 +333,25 @@ final class RulesetEndpointTests: XCTestCase {
         XCTAssertTrue(unknown.stderrText.contains("unknown ruleset 'playbak'"))
         XCTAssertEqual(missing.waitForExit(), 2)
         XCTAssertTrue(missing.stderrText.contains("cannot read /nonexistent/log.json"))
+    }
+
+    func testCheckAudioSessionPrintsTheSameBytesAsTheServer() throws {
+        let (_, port) = try startServer()
+        let served = try XCTUnwrap(post("/audio-session/run", phoneCallBody, port: port))
+
+        let process = try check(["audio-session", "-"], stdin: phoneCallBody)
+
+        XCTAssertEqual(process.waitForExit(), 0)
+        XCTAssertEqual(process.stdoutBytes, served.body)
+    }
+
+    func testCheckAudioSessionExitsWith1WhenTheDeviceWentSilentAfterACall() throws {
+        let body = #"{"initial":{"foreground":true,"interrupted":true,"categorySet":true,"observing":true},"events":[{"type":"interruptionEnded","shouldResume":false,"observed":{"actions":[]}}]}"#
+
+        let process = try check(["audio-session/1", "-"], stdin: body)
+
+        XCTAssertEqual(process.waitForExit(), 1)
+        XCTAssertTrue(process.stdoutText.contains(#""mismatches":[{"index":0,"field":"actions","expected":["activate"],"observed":[]}]"#),
+                      process.stdoutText)
     }
 }

@@ -52,18 +52,18 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     case ranBeforeEarliestBegin
     case duplicateIdInPage
     case duplicateIdInStore
-    // audio-session (issue 5)
+    // audio-session
+    case launchedTwice
+    case exclusiveCategory
+    case playWhileBackground
+    case soundSuppressed
 
     var severity: Diagnostic.Severity {
         switch self {
-        case .endWithoutBegin, .routeChangeIgnored: .info
-        case .duplicateTapBlocked, .hapticError: .info
-        // audio-session info codes (issue 5)
+        case .endWithoutBegin, .routeChangeIgnored, .duplicateTapBlocked, .hapticError, .soundSuppressed: .info
         case .outOfOrder, .unknownNotification, .unknownInterruptionType, .missingInterruptionOptions,
-             .unknownRouteChangeReason: .warning
-        case .unexpectedCompletion: .warning
-        case .ranBeforeEarliestBegin, .duplicateIdInPage, .duplicateIdInStore: .warning
-        // audio-session warning codes (issue 5)
+             .unknownRouteChangeReason, .unexpectedCompletion, .ranBeforeEarliestBegin, .duplicateIdInPage,
+             .duplicateIdInStore, .launchedTwice, .exclusiveCategory, .playWhileBackground: .warning
         }
     }
 
@@ -95,6 +95,14 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
             "A page holds the same id more than once; the later item replaced the earlier at the earlier one's position."
         case .duplicateIdInStore:
             "The starting store holds the same id more than once; the later item replaced the earlier at the earlier one's position."
+        case .launchedTwice:
+            "A launch while the app already observes the session: its observers would be added twice; the rules applied the launch again."
+        case .exclusiveCategory:
+            "This category takes audio exclusively and silences other apps' music; a game's sound effects rarely need more than 'ambient'."
+        case .playWhileBackground:
+            "A sound was requested while the app is not in the foreground: the game loop should not run in the background."
+        case .soundSuppressed:
+            "The session is not active, so no sound is attempted; the game stays silent rather than fail."
         }
     }
 }

@@ -97,35 +97,19 @@ private struct HapticsRun {
         var machine = HapticsMachine(phase: phase, supportsHaptics: supportsHaptics)
         if let events {
             records.reserveCapacity(document.count(events))
-            var arrival = ArrivalOrder()
-            for (index, object) in decoder.objects(in: events) {
-                var type: JSONValue?
-                let envelope = decoder.envelope(of: object, own: eventMembers) { _, member, value in
-                    switch member {
-                    case .type: type = value
-                    }
-                }
-                let event: HapticsEvent?
-                if let type {
-                    event = decoder.name(type, in: eventTypes)
-                } else {
-                    event = nil
-                    decoder.reportMissing("type", in: object, "required string is missing")
-                }
-                let observed = decoder.observed(envelope.observed, names: observedFields)
-                // Keep validating after a problem, but stop running: the answer is a 422.
-                guard !decoder.hasProblems, let event else { continue }
-
-                if arrival.isOutOfOrder(envelope.at) { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
+            decoder.forEachEvent(in: events, observedNames: observedFields, read: Self.readEvent) { logged in
+                // A missing or unknown type is reported, so nothing is run.
+                guard let event = logged.decoded else { return }
+                logged.appendLeadingDiagnostics(to: &diagnostics)
                 let before = machine.state
                 let decision = machine.apply(event)
                 if let diagnostic = decision.diagnostic {
-                    diagnostics.append(Diagnostic(index: index, DiagnosticCode(diagnostic)))
+                    diagnostics.append(Diagnostic(index: logged.index, DiagnosticCode(diagnostic)))
                 }
-                let record = StepRecord(id: envelope.id, event: event, before: before, after: machine.state,
+                let record = StepRecord(id: logged.envelope.id, event: event, before: before, after: machine.state,
                                         decision: decision)
                 records.append(record)
-                compare(observed, with: record, index: index, timing: timing, document: document)
+                compare(logged.observed, with: record, index: logged.index, timing: timing, document: document)
             }
         }
         guard !decoder.hasProblems else { return nil }
@@ -169,6 +153,24 @@ private struct HapticsRun {
             writer.integer(summary.hapticRequests)
             writer.endObject()
         }
+    }
+
+    /// Reads one event: its `type` (required) and the shared members.
+    static func readEvent(_ decoder: inout RequestDecoder, _ object: JSONValue) -> ReadEvent<HapticsEvent?> {
+        var type: JSONValue?
+        let envelope = decoder.envelope(of: object, own: eventMembers) { _, member, value in
+            switch member {
+            case .type: type = value
+            }
+        }
+        let event: HapticsEvent?
+        if let type {
+            event = decoder.name(type, in: eventTypes)
+        } else {
+            event = nil
+            decoder.reportMissing("type", in: object, "required string is missing")
+        }
+        return ReadEvent(envelope: envelope, decoded: event)
     }
 
     /// The named fields in the order `observed` names them, then `timing`: on a

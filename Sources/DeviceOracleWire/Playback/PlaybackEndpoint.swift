@@ -96,34 +96,25 @@ private struct PlaybackRun {
         guard let events = decoder.required(eventsMember, of: .array, member: "events", in: root) else { return nil }
 
         records.reserveCapacity(document.count(events))
-        var arrival = ArrivalOrder()
-        for (index, object) in decoder.objects(in: events) {
-            var record = StepRecord()
-            var translationDiagnostic: DiagnosticCode?
-            let envelope = decodeEvent(object, into: &record, translationDiagnostic: &translationDiagnostic,
-                                       decoder: &decoder)
-            let observed = decoder.observed(envelope.observed, names: observedFields)
-            // Keep validating after a problem, but stop running: the answer is a 422.
-            guard !decoder.hasProblems else { continue }
-
-            if arrival.isOutOfOrder(envelope.at) { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
-            if let code = translationDiagnostic { diagnostics.append(Diagnostic(index: index, code)) }
-            let session = sessionIndex(envelope.session, initial: initial, document: document)
-            record.id = envelope.id
-            record.sessionName = envelope.session
+        decoder.forEachEvent(in: events, observedNames: observedFields, read: Self.readEvent) { logged in
+            logged.appendLeadingDiagnostics(to: &diagnostics)
+            var record = logged.decoded
+            let session = sessionIndex(logged.envelope.session, initial: initial, document: document)
+            record.id = logged.envelope.id
+            record.sessionName = logged.envelope.session
             record.before = sessions[session].machine.state
             if let event = record.event {
                 let decision = sessions[session].machine.apply(event)
                 record.action = decision.action
                 if let diagnostic = decision.diagnostic {
-                    diagnostics.append(Diagnostic(index: index, DiagnosticCode(diagnostic)))
+                    diagnostics.append(Diagnostic(index: logged.index, DiagnosticCode(diagnostic)))
                 }
             }
             record.after = sessions[session].machine.state
             records.append(record)
 
             let after = record.after, action = record.action
-            mismatches.compare(observed, index: index, document: document, name: \.rawValue) { field in
+            mismatches.compare(logged.observed, index: logged.index, document: document, name: \.rawValue) { field in
                 switch field {
                 case .isPlaying: .bool(after.isPlaying)
                 case .resumeAfterInterruption: .bool(after.resumeAfterInterruption)
@@ -185,61 +176,52 @@ private struct PlaybackRun {
 
     /// Reads one event in canonical form (`type`) or raw notification form
     /// (`notification`); exactly one of the two.
-    func decodeEvent(_ object: JSONValue, into record: inout StepRecord, translationDiagnostic: inout DiagnosticCode?,
-                     decoder: inout RequestDecoder) -> EventEnvelope {
-        var type: JSONValue?, notification: JSONValue?, userInfo: JSONValue?
+    static func readEvent(_ decoder: inout RequestDecoder, _ object: JSONValue) -> ReadEvent<StepRecord> {
+        var record = StepRecord()
+        var translationDiagnostic: DiagnosticCode?
+        var form = EventFormMembers()
         var shouldResume: JSONValue?, reason: JSONValue?
         let envelope = decoder.envelope(of: object, own: eventMembers, sessions: true) { _, member, value in
             switch member {
-            case .type: type = value
-            case .notification: notification = value
-            case .userInfo: userInfo = value
+            case .type: form.type = value
+            case .notification: form.notification = value
+            case .userInfo: form.userInfo = value
             case .shouldResume: shouldResume = value
             case .reason: reason = value
             }
         }
-        let document = decoder.document
-        switch (type, notification) {
-        case (let type?, nil):
-            switch decoder.name(type, in: eventTypes) {
-            case .interruptionBegan?: record.event = .interruptionBegan
-            case .interruptionEnded?:
+        switch decoder.eventForm(form, of: object, types: eventTypes, mediaServices: false) {
+        case .canonical(let type)?:
+            switch type {
+            case .interruptionBegan: record.event = .interruptionBegan
+            case .interruptionEnded:
                 if let flag = decoder.required(shouldResume, of: .bool, member: "shouldResume", in: object) {
-                    record.event = .interruptionEnded(shouldResume: document.bool(flag) ?? false)
+                    record.event = .interruptionEnded(shouldResume: decoder.document.bool(flag) ?? false)
                 }
-            case .userPaused?: record.event = .userPaused
-            case .outputDisconnected?: record.event = .outputDisconnected
-            case .userPlayed?: record.event = .userPlayed
-            case .routeChanged?:
+            case .userPaused: record.event = .userPaused
+            case .outputDisconnected: record.event = .outputDisconnected
+            case .userPlayed: record.event = .userPlayed
+            case .routeChanged:
                 if let given = decoder.routeChangeReason(reason, in: object) {
                     record.event = .routeChanged(reason: given.reason)
                     record.reason = given
                 }
-            case nil: break
             }
-        case (nil, let notification?):
-            guard let name = decoder.value(notification, of: .string) else { break }
-            let info = decoder.value(userInfo, of: .object)
-            if decoder.present(userInfo) != nil, info == nil { break }
-            var missingOptions = false
-            let translated = AudioSessionNotification.translate(name, userInfo: info, in: document,
-                                                                mediaServices: false, missingOptions: &missingOptions)
-            if missingOptions { translationDiagnostic = .missingInterruptionOptions }
+        case .notification(let translated, let diagnostic)?:
+            translationDiagnostic = diagnostic
             switch translated {
             case .interruptionBegan: record.event = .interruptionBegan
             case .interruptionEnded(let resume): record.event = .interruptionEnded(shouldResume: resume)
             case .routeChanged(let given):
                 record.event = .routeChanged(reason: given.reason)
                 record.reason = given
-            case .untranslated(let code): translationDiagnostic = code
+            case .untranslated: break
             case .mediaServicesLost, .mediaServicesReset: preconditionFailure("not translated for playback")
             }
-        case (_?, _?):
-            decoder.report("an event has either 'type' or 'notification', not both", at: object)
-        case (nil, nil):
-            decoder.reportMissing("type", in: object, "an event needs 'type' (canonical form) or 'notification' (raw form)")
+        case nil:
+            break
         }
-        return envelope
+        return ReadEvent(envelope: envelope, decoded: record, translationDiagnostic: translationDiagnostic)
     }
 
     /// The session an event belongs to, created from `initial` on first sight.

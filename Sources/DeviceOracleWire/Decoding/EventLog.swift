@@ -1,0 +1,50 @@
+import DeviceOracleJSON
+
+/// What a ruleset's event reader found in one event object.
+struct ReadEvent<Decoded> {
+    var envelope: EventEnvelope
+    /// The ruleset's own reading of the event.
+    var decoded: Decoded
+    /// What a raw notification's translation had to say, if anything.
+    var translationDiagnostic: DiagnosticCode? = nil
+}
+
+/// One event of a log, read and valid, as the ruleset runs it.
+struct LoggedEvent<Decoded, Field: Sendable> {
+    /// The event's position in `events`: its step's index.
+    let index: Int
+    let envelope: EventEnvelope
+    let decoded: Decoded
+    let observed: ObservedFields<Field>?
+    /// Whether its `at` is earlier than the previous event's.
+    let outOfOrder: Bool
+    let translationDiagnostic: DiagnosticCode?
+
+    /// The diagnostics every step starts with, before the rules' own: `outOfOrder`,
+    /// then the translation's.
+    func appendLeadingDiagnostics(to diagnostics: inout [Diagnostic]) {
+        if outOfOrder { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
+        if let translationDiagnostic { diagnostics.append(Diagnostic(index: index, translationDiagnostic)) }
+    }
+}
+
+extension RequestDecoder {
+    /// Walks an event log in array order, as every ruleset does: each element must be
+    /// an object; `read` decodes its members and its `observed` is checked against
+    /// `observedNames`. `run` gets each event while the request has no problems so
+    /// far; after the first one the log is still validated to the end, so the `422`
+    /// lists everything, but nothing more is run.
+    mutating func forEachEvent<Decoded, Field: Sendable>(in events: JSONValue, observedNames: ClosedNames<Field>,
+                                               read: (inout RequestDecoder, JSONValue) -> ReadEvent<Decoded>,
+                                               run: (LoggedEvent<Decoded, Field>) -> Void) {
+        var arrival = ArrivalOrder()
+        for (index, object) in objects(in: events) {
+            let event = read(&self, object)
+            let observed = self.observed(event.envelope.observed, names: observedNames)
+            guard !hasProblems else { continue }
+            run(LoggedEvent(index: index, envelope: event.envelope, decoded: event.decoded, observed: observed,
+                            outOfOrder: arrival.isOutOfOrder(event.envelope.at),
+                            translationDiagnostic: event.translationDiagnostic))
+        }
+    }
+}
