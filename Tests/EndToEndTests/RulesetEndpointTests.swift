@@ -4,10 +4,20 @@ import XCTest
 /// The ruleset endpoints and `check` through the real binary, as a harness uses them.
 final class RulesetEndpointTests: XCTestCase {
     private var servers: [ServerProcess] = []
+    private var temporaryFiles: [String] = []
 
     override func tearDown() {
         servers = []
+        for file in temporaryFiles { try? FileManager.default.removeItem(atPath: file) }
         super.tearDown()
+    }
+
+    /// A file holding `text`, removed when the test ends.
+    private func temporaryFile(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "device-oracle-check-\(UUID().uuidString).json"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        temporaryFiles.append(path)
+        return path
     }
 
     private func startServer() throws -> (ServerProcess, Int) {
@@ -172,6 +182,54 @@ final class RulesetEndpointTests: XCTestCase {
         }
     }
 
+    // MARK: POST /haptics/contract
+
+    /// A failed save during which the device played a haptic anyway.
+    private let failedSaveBody = #"{"events":[{"type":"saveTapped"},{"type":"saveFailed","observed":{"visible":"error","haptic":"play"}}],"observedFinal":{"hapticRequests":1}}"#
+
+    func testHapticsFailsAFailedSaveThatPlayedAHaptic() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/haptics/contract", failedSaveBody, port: port))
+
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.header("Oracle-Verdict"), "fail")
+        let mismatches = try json(response.body)["mismatches"] as? [[String: Any]]
+        XCTAssertEqual(mismatches?.compactMap { $0["field"] as? String }, ["haptic", "final.hapticRequests"])
+    }
+
+    func testHapticsPatternWithTwoEventsFailsCountAndTheVerdict() throws {
+        let (_, port) = try startServer()
+        let transient = #"{"eventType":"hapticTransient","relativeTime":0,"parameters":{"hapticIntensity":0.65,"hapticSharpness":0.35}}"#
+
+        let response = try XCTUnwrap(post("/haptics/contract", #"{"pattern":[\#(transient),\#(transient)]}"#, port: port))
+
+        XCTAssertEqual(response.header("Oracle-Verdict"), "fail")
+        let patternCheck = try XCTUnwrap(json(response.body)["patternCheck"] as? [String: Any])
+        let violations = patternCheck["violations"] as? [[String: Any]]
+        XCTAssertEqual(violations?.first?["rule"] as? String, "count")
+        XCTAssertEqual(violations?.first?["pointer"] as? String, "/pattern")
+    }
+
+    func testHapticsWithNeitherPatternNorEventsIs422() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/haptics/contract", "{}", port: port))
+
+        XCTAssertEqual(response.status, 422)
+        XCTAssertEqual(response.header("Content-Type"), "application/problem+json")
+    }
+
+    func testCheckHapticsPrintsTheServersBytesAndExitsByVerdict() throws {
+        let (_, port) = try startServer()
+        let served = try XCTUnwrap(post("/haptics/contract", failedSaveBody, port: port))
+
+        let process = try check(["haptics", "-"], stdin: failedSaveBody)
+
+        XCTAssertEqual(process.waitForExit(), 1)
+        XCTAssertEqual(process.stdoutBytes, served.body)
+    }
+
     // MARK: POST /refresh/run
 
     /// A built app's Info.plist as Xcode writes it (binary), base64 as `base64` prints
@@ -206,8 +264,7 @@ final class RulesetEndpointTests: XCTestCase {
     func testCheckRefreshPrintsTheServersBytesAndExitsByVerdict() throws {
         let (_, port) = try startServer()
         let served = try XCTUnwrap(post("/refresh/run", expiryMidWriteBody, port: port))
-        let file = NSTemporaryDirectory() + "check-refresh-\(UUID().uuidString).json"
-        try refreshConfigBody.write(toFile: file, atomically: true, encoding: .utf8)
+        let file = try temporaryFile(refreshConfigBody)
 
         let passing = try check(["refresh", "-"], stdin: expiryMidWriteBody)
         let failing = try check(["refresh/1", file])
@@ -275,8 +332,7 @@ final class RulesetEndpointTests: XCTestCase {
     private func check(_ arguments: [String], stdin: String? = nil) throws -> ServerProcess {
         var input = "/dev/null"
         if let stdin {
-            input = NSTemporaryDirectory() + "check-stdin-\(UUID().uuidString).json"
-            try stdin.write(toFile: input, atomically: true, encoding: .utf8)
+            input = try temporaryFile(stdin)
         }
         let process = try ServerProcess(["check"] + arguments, stdin: input)
         servers.append(process)
@@ -294,8 +350,7 @@ final class RulesetEndpointTests: XCTestCase {
     }
 
     func testCheckReadsAFileAndTakesTheVersionedName() throws {
-        let file = NSTemporaryDirectory() + "check-\(UUID().uuidString).json"
-        try benchmarkBody.write(toFile: file, atomically: true, encoding: .utf8)
+        let file = try temporaryFile(benchmarkBody)
 
         let process = try check(["playback/1", file])
 
