@@ -5,23 +5,29 @@
 public struct JSONDocument: Sendable {
     /// Immutable once parsed; one reference, so passing a document or iterating it
     /// retains one object rather than each array.
-    @usableFromInline final class Storage: Sendable {
+    @usableFromInline final class Storage: @unchecked Sendable {
+        // @unchecked: immutable after init; `nodes` is owned here and freed in deinit.
         @usableFromInline let input: [UInt8]
-        @usableFromInline let nodes: [JSONNode]
+        /// The tape, written once by the parser (a plain buffer: reading a node is a load).
+        @usableFromInline let nodes: UnsafeMutablePointer<JSONNode>
+        @usableFromInline let nodeCount: Int
         @usableFromInline let decoded: [UInt8]
         @usableFromInline let duplicateKeys: [JSONValue]
 
-        init(input: [UInt8], nodes: [JSONNode], decoded: [UInt8], duplicateKeys: [JSONValue]) {
+        init(input: [UInt8], nodes: consuming JSONNodeBuffer, decoded: [UInt8], duplicateKeys: [JSONValue]) {
             self.input = input
-            self.nodes = nodes
+            nodeCount = nodes.count
+            self.nodes = nodes.release()
             self.decoded = decoded
             self.duplicateKeys = duplicateKeys
         }
+
+        deinit { nodes.deallocate() }
     }
 
     @usableFromInline let storage: Storage
 
-    init(input: [UInt8], nodes: [JSONNode], decoded: [UInt8], duplicateKeys: [JSONValue]) {
+    init(input: [UInt8], nodes: consuming JSONNodeBuffer, decoded: [UInt8], duplicateKeys: [JSONValue]) {
         storage = Storage(input: input, nodes: nodes, decoded: decoded, duplicateKeys: duplicateKeys)
     }
 
@@ -30,7 +36,7 @@ public struct JSONDocument: Sendable {
     /// Key nodes that repeat an earlier key of the same object, in document order
     /// (RFC 8259 leaves duplicates undefined; we reject them at their pointer).
     public var duplicateKeys: [JSONValue] { storage.duplicateKeys }
-    @usableFromInline var nodes: [JSONNode] { _read { yield storage.nodes } }
+    @usableFromInline var nodes: UnsafeMutablePointer<JSONNode> { storage.nodes }
     /// Strings that held escapes, decoded.
     @usableFromInline var decoded: [UInt8] { _read { yield storage.decoded } }
 
@@ -38,7 +44,7 @@ public struct JSONDocument: Sendable {
     public var root: JSONValue { JSONValue(index: 0) }
 
     /// Number of nodes on the tape (values and object keys).
-    public var nodeCount: Int { nodes.count }
+    public var nodeCount: Int { storage.nodeCount }
 }
 
 /// A handle to one value (or object key) of a `JSONDocument`. Its `index` is the
@@ -127,12 +133,20 @@ extension JSONDocument {
 
     /// Calls `body` with the decoded UTF-8 bytes of a string (or object key) node.
     @inlinable public func withUTF8<R>(_ value: JSONValue, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        let node = nodes[value.index]
+        let node = storage.nodes[value.index]
         let start = Int(node.payload), count = Int(node.count)
-        precondition(node.tag == .string || node.tag == .escapedString, "not a string node")
-        let storage = node.tag == .string ? input : decoded
-        return try storage.withUnsafeBufferPointer { all in
-            try body(UnsafeBufferPointer(rebasing: all[start..<start + count]))
+        // Branch rather than pick an array first: a picked array is a retained copy.
+        switch node.tag {
+        case .string:
+            return try storage.input.withUnsafeBufferPointer { all in
+                try body(UnsafeBufferPointer(start: all.baseAddress! + start, count: count))
+            }
+        case .escapedString:
+            return try storage.decoded.withUnsafeBufferPointer { all in
+                try body(UnsafeBufferPointer(start: all.baseAddress! + start, count: count))
+            }
+        default:
+            preconditionFailure("not a string node")
         }
     }
 
@@ -296,4 +310,45 @@ extension JSONDocument {
 
     /// Up to this many members, comparing objects by scanning beats building an index.
     static let linearScanMembers = 16
+}
+
+/// The parser's growing tape: appends are a capacity check and a store. The
+/// document takes the memory over when parsing succeeds.
+struct JSONNodeBuffer: ~Copyable {
+    private var base: UnsafeMutablePointer<JSONNode>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    @inline(__always) mutating func append(_ node: JSONNode) {
+        if count == capacity { grow() }
+        (base + count).initialize(to: node)
+        count += 1
+    }
+
+    subscript(index: Int) -> JSONNode {
+        @inline(__always) get { base[index] }
+        @inline(__always) set { base[index] = newValue }
+    }
+
+    private mutating func grow() {
+        let newBase = UnsafeMutablePointer<JSONNode>.allocate(capacity: capacity * 2)
+        newBase.moveInitialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity *= 2
+    }
+
+    /// Hands the memory to its new owner, who deallocates it.
+    consuming func release() -> UnsafeMutablePointer<JSONNode> {
+        let released = base
+        discard self
+        return released
+    }
 }

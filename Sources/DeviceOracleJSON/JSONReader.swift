@@ -47,7 +47,7 @@ public enum JSONReader {
     }
 }
 
-private struct Parser {
+private struct Parser: ~Copyable {
     struct Failure: Error {
         let offset: Int
         let reason: String
@@ -55,7 +55,7 @@ private struct Parser {
     }
 
     let maxDepth: Int
-    var nodes: [JSONNode] = []
+    var nodes = JSONNodeBuffer(capacity: 0)
     var decoded: [UInt8] = []
     var duplicateKeys: [JSONValue] = []
     var depth = 0
@@ -68,7 +68,7 @@ private struct Parser {
     mutating func parseDocument(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
         source = bytes
         // A rough guess that avoids most regrowth: one node per 6 input bytes.
-        nodes.reserveCapacity(min(bytes.count / 6 + 4, 1 << 22))
+        nodes = JSONNodeBuffer(capacity: min(bytes.count / 6 + 4, 1 << 22))
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
         skipWhitespace(bytes)
         guard position < bytes.count else {
@@ -83,12 +83,18 @@ private struct Parser {
 
     @inline(__always)
     mutating func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) {
-        while position < bytes.count {
-            switch bytes[position] {
-            case 0x20, 0x0A, 0x0D, 0x09: position += 1
-            default: return
+        // Compact JSON has none; check once before looping on a local copy.
+        guard position < bytes.count, bytes[position] <= 0x20 else { return }
+        var index = position
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x0A, 0x0D, 0x09: index += 1
+            default:
+                position = index
+                return
             }
         }
+        position = index
     }
 
     mutating func parseValue(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
@@ -107,9 +113,13 @@ private struct Parser {
 
     mutating func literal(_ bytes: UnsafeBufferPointer<UInt8>, _ word: StaticString, _ tag: JSONNode.Tag) throws(Failure) {
         let count = word.utf8CodeUnitCount
-        let expected = UnsafeBufferPointer(start: word.utf8Start, count: count)
-        guard position + count <= bytes.count,
-              UnsafeBufferPointer(rebasing: bytes[position..<position + count]).elementsEqual(expected) else {
+        var matches = position + count <= bytes.count
+        var offset = 0
+        while matches, offset < count {
+            matches = bytes[position + offset] == word.utf8Start[offset]
+            offset += 1
+        }
+        guard matches else {
             throw Failure(offset: position, reason: "invalid literal; expected '\(word)'")
         }
         position += count
@@ -259,19 +269,15 @@ private struct Parser {
 
     mutating func parseString(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
         let open = position
-        position += 1
-        let start = position
+        let start = position + 1
         // Fast scan: plain ASCII without escapes points straight into the input.
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                nodes.append(JSONNode(tag: .string, count: UInt32(position - start), payload: UInt64(start)))
-                position += 1
-                return
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
-            position += 1
+        let index = Self.plainASCIIPrefixEnd(bytes, from: start)
+        if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            nodes.append(JSONNode(tag: .string, count: UInt32(index - start), payload: UInt64(start)))
+            position = index + 1
+            return
         }
+        position = index
         guard position < bytes.count else { throw Failure(offset: open, reason: "unterminated string") }
         var hasEscapes = false
         let decodedStart = decoded.count
@@ -303,6 +309,31 @@ private struct Parser {
                 position += 1
             }
         }
+    }
+
+    /// Where the run of plain string bytes starting at `from` ends: the first quote,
+    /// backslash, control byte or non-ASCII byte (or the end). Eight bytes at a time
+    /// (SWAR): long ids and names cost little more than short ones.
+    @inline(__always)
+    static func plainASCIIPrefixEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress else { return start }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var index = start
+        while index + 8 <= bytes.count {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+            // A byte is flagged when it is zero in `quote`/`backslash`, below 0x20, or
+            // has its high bit set; the lowest flagged byte is exact.
+            let flagged = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) | word) & highs
+            if flagged != 0 { return index + flagged.trailingZeroBitCount / 8 }
+            index += 8
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return index }
+            index += 1
+        }
+        return index
     }
 
     mutating func parseEscape(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {

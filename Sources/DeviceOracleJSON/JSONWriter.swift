@@ -89,11 +89,18 @@ public struct JSONWriter: ~Copyable {
 
     /// A member name we own: written as is, so it must need no escaping.
     @inlinable public mutating func key(_ name: StaticString) {
-        separate()
-        append(UInt8(ascii: "\""))
-        append(name)
-        append(UInt8(ascii: "\""))
-        append(UInt8(ascii: ":"))
+        // One capacity check for `,"name":` — keys are most of what an answer writes.
+        let length = name.utf8CodeUnitCount
+        reserve(length + 4)
+        if needsComma {
+            base[count] = UInt8(ascii: ",")
+            count += 1
+        }
+        base[count] = UInt8(ascii: "\"")
+        (base + count + 1).update(from: name.utf8Start, count: length)
+        base[count + 1 + length] = UInt8(ascii: "\"")
+        base[count + 2 + length] = UInt8(ascii: ":")
+        count += length + 3
         needsComma = false
     }
 
@@ -106,10 +113,16 @@ public struct JSONWriter: ~Copyable {
 
     /// A string we own that needs no escaping (an enum case name, a code).
     @inlinable public mutating func string(_ text: StaticString) {
-        separate()
-        append(UInt8(ascii: "\""))
-        append(text)
-        append(UInt8(ascii: "\""))
+        let length = text.utf8CodeUnitCount
+        reserve(length + 3)
+        if needsComma {
+            base[count] = UInt8(ascii: ",")
+            count += 1
+        }
+        base[count] = UInt8(ascii: "\"")
+        (base + count + 1).update(from: text.utf8Start, count: length)
+        base[count + 1 + length] = UInt8(ascii: "\"")
+        count += length + 2
         needsComma = true
     }
 
@@ -190,10 +203,28 @@ public struct JSONWriter: ~Copyable {
         needsComma = true
     }
 
+    /// Members written before (`"a":1,"b":2`), placed like one member: after a comma
+    /// when something precedes them in the object.
+    public mutating func members(_ json: UnsafeBufferPointer<UInt8>) {
+        reserve(json.count + 1)
+        if needsComma {
+            base[count] = UInt8(ascii: ",")
+            count += 1
+        }
+        append(json)
+        needsComma = true
+    }
+
     /// A complete JSON value known at compile time (a fixed fragment of an answer).
     @inlinable public mutating func raw(_ json: StaticString) {
-        separate()
-        append(json)
+        let length = json.utf8CodeUnitCount
+        reserve(length + 1)
+        if needsComma {
+            base[count] = UInt8(ascii: ",")
+            count += 1
+        }
+        (base + count).update(from: json.utf8Start, count: length)
+        count += length
         needsComma = true
     }
 

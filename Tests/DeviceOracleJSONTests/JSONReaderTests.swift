@@ -105,4 +105,22 @@ final class JSONReaderTests: XCTestCase {
         let document = try parse(#"{"ab": 1, "a\u0062": 2}"#)
         XCTAssertEqual(document.duplicateKeys.count, 1)
     }
+
+    /// The string scan reads eight bytes at a time: a quote, backslash, control or
+    /// non-ASCII byte must be found at every offset of every word.
+    func testEveryByteClassIsFoundAtEveryOffsetOfTheWordScan() throws {
+        let specials: [(insert: String, decoded: String)] = [("\\\"", "\""), ("\\n", "\n"), ("é", "é"), ("\\u0041", "A")]
+        for length in 0..<20 {
+            for position in 0...length {
+                let prefix = String(repeating: "a", count: position), suffix = String(repeating: "b", count: length - position)
+                for special in specials {
+                    let document = try parse("\"" + prefix + special.insert + suffix + "\"")
+                    XCTAssertEqual(document.string(document.root), prefix + special.decoded + suffix, "\(length) \(position)")
+                }
+                XCTAssertNotNil(syntaxError("\"" + prefix + "\u{01}" + suffix + "\""), "control at \(position) of \(length)")
+                let plain = try parse("\"" + prefix + suffix + "\"")
+                XCTAssertEqual(plain.string(plain.root), prefix + suffix)
+            }
+        }
+    }
 }

@@ -172,4 +172,10 @@ final class RequestValidationTests: XCTestCase {
         XCTAssertEqual(DidYouMean.editDistance(Array("userPlayde"), Array("userPlayed")), 1)
         XCTAssertNil(DidYouMean.closest(to: "abcdef", among: ["uvwxyz"]))
     }
+
+    func testNamesThatShareALengthModulo256AndAPrefixAreNotConfused() {
+        let longType = "userPlayed" + String(repeating: "x", count: 256)
+
+        XCTAssertEqual(problems(#"{"events":[{"type":"\#(longType)"}]}"#).first?.hasPrefix("/events/0/type: unknown event type"), true)
+    }
 }

@@ -10,38 +10,58 @@ final class ClosedNames<Name: Sendable>: Sendable {
     /// The spellings, in documented order.
     let spellings: [String]
     private let names: [Name]
-    /// Every spelling's UTF-8 back to back, and where each one ends: matching
-    /// touches one buffer, without per-name reference counting.
+    /// Every spelling's UTF-8 back to back, where each one starts, and its
+    /// `signature`: most names are told apart by one integer compare.
     private let utf8: [UInt8]
-    private let ends: [Int]
+    private let starts: [Int]
+    private let signatures: [UInt64]
 
     init(_ kind: String, _ entries: [(String, Name)]) {
         self.kind = kind
         spellings = entries.map(\.0)
         names = entries.map(\.1)
         utf8 = entries.flatMap { Array($0.0.utf8) }
-        var end = 0
-        ends = entries.map { entry in
-            end += entry.0.utf8.count
-            return end
+        var start = 0
+        starts = entries.map { entry in
+            defer { start += entry.0.utf8.count }
+            return start
         }
+        signatures = entries.map { entry in
+            Array(entry.0.utf8).withUnsafeBufferPointer { Self.signature(of: $0) }
+        }
+    }
+
+    /// The length's low byte and the first seven bytes in one integer; for names of
+    /// up to 7 bytes equal signatures mean equal names.
+    @inline(__always)
+    private static func signature(of bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let length = UInt64(truncatingIfNeeded: bytes.count)
+        if let base = bytes.baseAddress, bytes.count >= 8 {
+            return UnsafeRawPointer(base).loadUnaligned(as: UInt64.self) << 8 | length & 0xFF
+        }
+        var signature = length
+        for index in 0..<bytes.count { signature |= UInt64(bytes[index]) << (8 * (index + 1)) }
+        return signature
     }
 
     /// The name a string node spells, without allocating.
     func match(_ value: JSONValue, in document: JSONDocument) -> Name? {
         document.withUTF8(value) { bytes in
-            utf8.withUnsafeBufferPointer { all -> Name? in
-                var start = 0
-                for position in 0..<ends.count {
-                    let end = ends[position]
-                    defer { start = end }
-                    guard end - start == bytes.count else { continue }
-                    var index = 0
+            let signature = Self.signature(of: bytes)
+            for position in 0..<signatures.count where signatures[position] == signature {
+                if bytes.count <= 7 { return names[position] }
+                // The signature keeps only the length's low byte: check it whole.
+                let start = starts[position]
+                let end = position + 1 < starts.count ? starts[position + 1] : utf8.count
+                guard end - start == bytes.count else { continue }
+                let same = utf8.withUnsafeBufferPointer { all in
+                    var index = 7
                     while index < bytes.count, all[start + index] == bytes[index] { index += 1 }
-                    if index == bytes.count { return names[position] }
+                    return index == bytes.count
                 }
-                return nil
+                if same { return names[position] }
             }
+            return nil
         }
     }
 

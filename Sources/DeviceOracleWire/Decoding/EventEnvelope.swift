@@ -27,7 +27,10 @@ extension RequestDecoder {
         var envelope = EventEnvelope()
         var atGiven = false
         for member in document.members(event) {
-            if let name = envelopeMembers.match(member.key, in: document) {
+            // The ruleset's own names first: every event has a `type` or `notification`.
+            if let name = own.match(member.key, in: document) {
+                if let value = present(member.value) { found(&self, name, value) }
+            } else if let name = envelopeMembers.match(member.key, in: document) {
                 switch name {
                 case .id: envelope.id = value(member.value, of: .string)
                 case .at:
@@ -37,8 +40,6 @@ extension RequestDecoder {
                 case .session: break
                 case .observed: envelope.observed = value(member.value, of: .object)
                 }
-            } else if let name = own.match(member.key, in: document), let value = present(member.value) {
-                found(&self, name, value)
             }
         }
         if atRequired, !atGiven { reportMissing("at", in: event, "required number is missing") }

@@ -66,6 +66,8 @@ private struct Session {
 
 private struct PlaybackRun {
     var sessions: [Session] = []
+    /// Where the "default" session is in `sessions`, once it exists.
+    var defaultIndex: Int?
     var anySessionNamed = false
     var records: [StepRecord] = []
     var mismatches = MismatchList()
@@ -124,7 +126,7 @@ private struct PlaybackRun {
         }
         guard !decoder.hasProblems else { return nil }
 
-        let final = sessions.first { $0.name == defaultSession }?.machine.state ?? initial
+        let final = defaultIndex.map { sessions[$0].machine.state } ?? initial
         mismatches.compare(observedFinal, index: nil, prefix: "final.", document: document, name: \.rawValue) { field in
             switch field {
             case .isPlaying: .bool(final.isPlaying)
@@ -159,19 +161,31 @@ private struct PlaybackRun {
             writer.key("session")
             writer.value(name, of: document)
         }
+        if let event = record.event, StepTail.write(event, before: record.before, to: &writer) {
+            writer.endObject()
+            return
+        }
+        Self.writeTail(event: record.event, reason: record.reason, before: record.before, after: record.after,
+                       action: record.action, to: &writer, document: document)
+        writer.endObject()
+    }
+
+    /// `"event":…,"before":…,"after":…,"action":…` — everything of a step after its head.
+    static func writeTail(event: PlaybackEvent?, reason: GivenRouteChangeReason?, before: PlaybackState,
+                          after: PlaybackState, action: PlayerAction, to writer: inout JSONWriter, document: JSONDocument?) {
         writer.key("event")
-        switch record.event {
+        switch event {
         case nil: writer.null()
-        case .routeChanged?: record.reason?.writeEvent(to: &writer, document: document)
+        case .routeChanged?:
+            if let reason, let document { reason.writeEvent(to: &writer, document: document) }
         case let event?: writer.raw(event.json)
         }
         writer.key("before")
-        writer.raw(record.before.json)
+        writer.raw(before.json)
         writer.key("after")
-        writer.raw(record.after.json)
+        writer.raw(after.json)
         writer.key("action")
-        writer.raw(record.action.json)
-        writer.endObject()
+        writer.raw(action.json)
     }
 
     /// Reads one event in canonical form (`type`) or raw notification form
@@ -226,20 +240,71 @@ private struct PlaybackRun {
 
     /// The session an event belongs to, created from `initial` on first sight.
     mutating func sessionIndex(_ name: JSONValue?, initial: PlaybackState, document: JSONDocument) -> Int {
+        // Most logs name no session: remember where "default" is.
+        if name == nil, let defaultIndex { return defaultIndex }
         if name != nil { anySessionNamed = true }
-        let found: Int? = if let name {
-            document.withUTF8(name) { bytes in sessions.firstIndex { $0.name.elementsEqual(bytes) } }
-        } else {
-            sessions.firstIndex { $0.name == defaultSession }
-        }
-        if let found { return found }
         let bytes = name.map { document.withUTF8($0) { Array($0) } } ?? defaultSession
-        sessions.append(Session(name: bytes, machine: PlaybackMachine(state: initial)))
-        return sessions.count - 1
+        let index = sessions.firstIndex { $0.name == bytes } ?? {
+            sessions.append(Session(name: bytes, machine: PlaybackMachine(state: initial)))
+            return sessions.count - 1
+        }()
+        if bytes == defaultSession { defaultIndex = index }
+        return index
     }
 }
 
 private let defaultSession = Array("default".utf8)
+
+/// The rest of a step after its head is a function of the event and the state
+/// before it (the rules decide the rest), so a long log writes it by copying one of
+/// these, made once by running the rules. `routeChanged` echoes its reason as given
+/// and is written member by member.
+private enum StepTail {
+    /// The events with a fixed canonical form, in table order.
+    private static let events: [PlaybackEvent] = [
+        .interruptionBegan, .interruptionEnded(shouldResume: false), .interruptionEnded(shouldResume: true),
+        .userPaused, .outputDisconnected, .userPlayed,
+    ]
+    private static func slot(_ event: PlaybackEvent) -> Int? {
+        switch event {
+        case .interruptionBegan: 0
+        case .interruptionEnded(let shouldResume): shouldResume ? 2 : 1
+        case .userPaused: 3
+        case .outputDisconnected: 4
+        case .userPlayed: 5
+        case .routeChanged: nil
+        }
+    }
+    private static func slot(_ state: PlaybackState) -> Int {
+        (state.isPlaying ? 2 : 0) + (state.resumeAfterInterruption ? 1 : 0)
+    }
+    /// Every tail back to back, and where each one ends.
+    private static let table: (bytes: [UInt8], ends: [Int]) = {
+        var bytes: [UInt8] = [], ends: [Int] = []
+        for event in events {
+            for slot in 0..<4 {
+                let before = PlaybackState(isPlaying: slot >= 2, resumeAfterInterruption: slot % 2 == 1)
+                var machine = PlaybackMachine(state: before)
+                let action = machine.apply(event).action
+                var writer = JSONWriter(capacity: 256)
+                PlaybackRun.writeTail(event: event, reason: nil, before: before, after: machine.state, action: action,
+                                      to: &writer, document: nil)
+                bytes += writer.finish()
+                ends.append(bytes.count)
+            }
+        }
+        return (bytes, ends)
+    }()
+
+    /// Writes the tail of a step when the event has a fixed form; false otherwise.
+    static func write(_ event: PlaybackEvent, before: PlaybackState, to writer: inout JSONWriter) -> Bool {
+        guard let eventSlot = slot(event) else { return false }
+        let entry = eventSlot * 4 + slot(before)
+        let start = entry == 0 ? 0 : table.ends[entry - 1]
+        table.bytes.withUnsafeBufferPointer { writer.members(UnsafeBufferPointer(rebasing: $0[start..<table.ends[entry]])) }
+        return true
+    }
+}
 
 extension DiagnosticCode {
     init(_ diagnostic: PlaybackDiagnostic) {
