@@ -26,6 +26,13 @@ public struct JSONWriter: ~Copyable {
     /// The text, once writing is done.
     public consuming func finish() -> [UInt8] { bytes }
 
+    /// Appends what was written so far to `buffer` and empties this writer, which
+    /// goes on where it stopped (an answer written in pieces).
+    public mutating func move(into buffer: inout [UInt8]) {
+        buffer.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
+        count = 0
+    }
+
     @inlinable mutating func reserve(_ extra: Int) {
         if count + extra > capacity { grow(to: count + extra) }
     }

@@ -3,15 +3,22 @@ public enum Verdict: String, Sendable {
     case pass, fail, unchecked
 }
 
-/// A `200` answer of a ruleset endpoint: the JSON body and its verdict.
+/// A `200` answer of a ruleset endpoint: its verdict and its JSON text, written
+/// whole (`json`) or in pieces as it is sent (`pieces()`); the bytes are the same.
 public struct RulesetAnswer: Sendable {
     public let verdict: Verdict
-    public let json: [UInt8]
+    let text: AnswerText
 
-    public init(verdict: Verdict, json: [UInt8]) {
+    init(verdict: Verdict, text: AnswerText) {
         self.verdict = verdict
-        self.json = json
+        self.text = text
     }
+
+    /// The whole answer.
+    public var json: [UInt8] { text.bytes }
+
+    /// The answer in pieces, for sending a long one without holding it whole.
+    public func pieces() -> AnswerPieces { AnswerPieces(text) }
 }
 
 /// Why a request body was refused: malformed JSON (`400`) or a body that breaks

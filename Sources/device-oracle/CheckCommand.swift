@@ -23,7 +23,15 @@ enum CheckCommand {
         }
         switch endpoint.answer(body) {
         case .success(let answer):
-            writeAll(answer.json, to: STDOUT_FILENO)
+            // In pieces: a long log's answer is never held whole.
+            let pieces = answer.pieces()
+            var buffer: [UInt8] = []
+            var more = true
+            while more {
+                more = pieces.next(into: &buffer, minimum: 1 << 16)
+                writeAll(buffer, to: STDOUT_FILENO)
+                buffer.removeAll(keepingCapacity: true)
+            }
             return answer.verdict == .fail ? 1 : 0
         case .failure(let rejection):
             writeAll(problem(for: rejection).json + [UInt8(ascii: "\n")], to: STDERR_FILENO)

@@ -14,20 +14,44 @@ extension Verdict {
     }
 }
 
+/// What a ruleset writes of its answer: its members before `steps` (`final`, …),
+/// each step, and its members after (`summary`). Pure: the answer can be written
+/// whole, or piece by piece while it is sent, and the bytes are the same.
+protocol SteppedAnswer: Sendable {
+    var stepCount: Int { get }
+    func writeHead(to writer: inout JSONWriter)
+    func writeStep(_ index: Int, to writer: inout JSONWriter)
+    func writeTail(to writer: inout JSONWriter)
+}
+
+extension SteppedAnswer {
+    func writeTail(to writer: inout JSONWriter) {}
+}
+
 /// The members every ruleset answer shares, around the ruleset's own:
-/// `{"ruleset", …ruleset members…, "verdict", "mismatches", "diagnostics"}`.
-struct AnswerEnvelope {
+/// `{"ruleset", …head…, "steps", …tail…, "verdict", "mismatches", "diagnostics"}`.
+struct AnswerEnvelope: Sendable {
     let ruleset: StaticString
     let verdict: Verdict
     let mismatches: [Mismatch]
     let diagnostics: [Diagnostic]
 
-    func write(document: JSONDocument, capacity: Int, members: (inout JSONWriter) -> Void) -> RulesetAnswer {
-        var writer = JSONWriter(capacity: capacity)
+    func answer(_ stepped: some SteppedAnswer, document: JSONDocument) -> RulesetAnswer {
+        RulesetAnswer(verdict: verdict, text: AnswerText(envelope: self, stepped: stepped, document: document))
+    }
+
+    func writeHead(_ stepped: some SteppedAnswer, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("ruleset")
         writer.string(ruleset)
-        members(&writer)
+        stepped.writeHead(to: &writer)
+        writer.key("steps")
+        writer.beginArray()
+    }
+
+    func writeTail(_ stepped: some SteppedAnswer, document: JSONDocument, to writer: inout JSONWriter) {
+        writer.endArray()
+        stepped.writeTail(to: &writer)
         writer.key("verdict")
         writer.string(escaping: verdict.rawValue)
         writer.key("mismatches")
@@ -41,7 +65,59 @@ struct AnswerEnvelope {
         for diagnostic in diagnostics where diagnostic.index == nil { diagnostic.write(to: &writer) }
         writer.endArray()
         writer.endObject()
-        return RulesetAnswer(verdict: verdict, json: writer.finish())
+    }
+}
+
+/// An answer's JSON text, not yet written: whole on demand (`bytes`), or in
+/// pieces (`pieces()`) so a long log's answer never sits in memory whole.
+struct AnswerText: Sendable {
+    let envelope: AnswerEnvelope
+    let stepped: any SteppedAnswer
+    let document: JSONDocument
+
+    var bytes: [UInt8] {
+        var writer = JSONWriter(capacity: 1024 + stepped.stepCount * 160)
+        envelope.writeHead(stepped, to: &writer)
+        for index in 0..<stepped.stepCount { stepped.writeStep(index, to: &writer) }
+        envelope.writeTail(stepped, document: document, to: &writer)
+        return writer.finish()
+    }
+}
+
+/// Hands out an answer's text in pieces of a chosen size, in order.
+public final class AnswerPieces: @unchecked Sendable {
+    // @unchecked: used by one owner at a time (whoever sends the answer).
+    private let text: AnswerText
+    private var writer = JSONWriter(capacity: 1 << 16)
+    private enum Phase { case head, steps(next: Int), done }
+    private var phase = Phase.head
+
+    init(_ text: AnswerText) {
+        self.text = text
+    }
+
+    /// Appends the next piece — at least `minimum` bytes unless the answer ends
+    /// first — to `buffer`. Returns false once the whole answer has been appended.
+    public func next(into buffer: inout [UInt8], minimum: Int) -> Bool {
+        while writer.byteCount < minimum {
+            switch phase {
+            case .head:
+                text.envelope.writeHead(text.stepped, to: &writer)
+                phase = .steps(next: 0)
+            case .steps(let next) where next < text.stepped.stepCount:
+                text.stepped.writeStep(next, to: &writer)
+                phase = .steps(next: next + 1)
+            case .steps:
+                text.envelope.writeTail(text.stepped, document: text.document, to: &writer)
+                phase = .done
+            case .done:
+                writer.move(into: &buffer)
+                return false
+            }
+        }
+        writer.move(into: &buffer)
+        if case .done = phase { return false }
+        return true
     }
 }
 

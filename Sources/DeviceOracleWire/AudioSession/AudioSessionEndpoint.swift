@@ -63,7 +63,7 @@ private let eventMembers = ClosedNames<EventMember>("event member")
 
 /// One event as decoded and applied; the steps are written from these once the
 /// final state is known (the answer lists `final` before `steps`).
-private struct StepRecord {
+private struct StepRecord: Sendable {
     var id: JSONValue?
     /// What reached the machine: `nil` when a raw notification translated to nothing.
     var event: AudioSessionEvent?
@@ -72,6 +72,57 @@ private struct StepRecord {
     var before = AudioSessionState()
     var after = AudioSessionState()
     var decision = AudioSessionDecision()
+}
+
+/// What audio-session writes of its answer: `category`, `final`, the steps.
+private struct AudioSessionAnswer: SteppedAnswer {
+    let document: JSONDocument
+    let category: AudioSessionCategory
+    let final: AudioSessionState
+    let records: [StepRecord]
+
+    var stepCount: Int { records.count }
+
+    func writeHead(to writer: inout JSONWriter) {
+        writer.key("category")
+        writer.raw(category.json)
+        writer.key("final")
+        writer.raw(final.json)
+    }
+
+    func writeStep(_ index: Int, to writer: inout JSONWriter) {
+        let record = records[index]
+        writer.beginObject()
+        writer.stepHead(index: index, id: record.id, document: document)
+        writer.key("event")
+        switch record.event {
+        case nil: writer.null()
+        case .routeChanged?: record.reason?.writeEvent(to: &writer, document: document)
+        case .playSound(let name)?:
+            writer.beginObject()
+            writer.key("type")
+            writer.string("playSound")
+            writer.key("name")
+            writer.string(escaping: name)
+            writer.endObject()
+        case let event?: writer.raw(event.json)
+        }
+        writer.key("before")
+        writer.raw(record.before.json)
+        writer.key("after")
+        writer.raw(record.after.json)
+        writer.key("actions")
+        writer.beginArray()
+        for action in record.decision.actions { writer.raw(action.json) }
+        writer.endArray()
+        writer.key("soundPlayed")
+        writer.bool(record.decision.soundPlayed)
+        if let hint = record.decision.resumeHint {
+            writer.key("resumeHint")
+            writer.raw(hint.json)
+        }
+        writer.endObject()
+    }
 }
 
 private struct AudioSessionRun {
@@ -136,50 +187,10 @@ private struct AudioSessionRun {
         }
         let envelope = AnswerEnvelope(ruleset: "audio-session/1", verdict: Verdict(mismatches: mismatches),
                                       mismatches: mismatches.entries, diagnostics: diagnostics)
-        return envelope.write(document: document, capacity: 512 + records.count * 400) { writer in
-            writer.key("category")
-            writer.raw(category.json)
-            writer.key("final")
-            writer.raw(final.json)
-            writer.key("steps")
-            writer.beginArray()
-            for (index, record) in records.enumerated() { writeStep(record, index: index, to: &writer, document: document) }
-            writer.endArray()
-        }
+        return envelope.answer(AudioSessionAnswer(document: document, category: category, final: final, records: records),
+                               document: document)
     }
 
-    func writeStep(_ record: StepRecord, index: Int, to writer: inout JSONWriter, document: JSONDocument) {
-        writer.beginObject()
-        writer.stepHead(index: index, id: record.id, document: document)
-        writer.key("event")
-        switch record.event {
-        case nil: writer.null()
-        case .routeChanged?: record.reason?.writeEvent(to: &writer, document: document)
-        case .playSound(let name)?:
-            writer.beginObject()
-            writer.key("type")
-            writer.string("playSound")
-            writer.key("name")
-            writer.string(escaping: name)
-            writer.endObject()
-        case let event?: writer.raw(event.json)
-        }
-        writer.key("before")
-        writer.raw(record.before.json)
-        writer.key("after")
-        writer.raw(record.after.json)
-        writer.key("actions")
-        writer.beginArray()
-        for action in record.decision.actions { writer.raw(action.json) }
-        writer.endArray()
-        writer.key("soundPlayed")
-        writer.bool(record.decision.soundPlayed)
-        if let hint = record.decision.resumeHint {
-            writer.key("resumeHint")
-            writer.raw(hint.json)
-        }
-        writer.endObject()
-    }
 
     /// Reads one event in canonical form (`type`) or raw notification form
     /// (`notification`, media-services names included); exactly one of the two.

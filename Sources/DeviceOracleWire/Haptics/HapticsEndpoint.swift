@@ -52,12 +52,68 @@ private let eventMembers = ClosedNames<EventMember>("event member")
 
 /// One event as applied; the steps are written from these once the final state
 /// is known (the answer lists `final` before `steps`).
-private struct StepRecord {
+private struct StepRecord: Sendable {
     var id: JSONValue?
     var event: HapticsEvent
     var before: HapticsState
     var after: HapticsState
     var decision: HapticsDecision
+}
+
+/// What haptics writes of its answer: `canonicalPattern`, `patternCheck` when a
+/// pattern was given, `final`, the steps, then `summary`.
+private struct HapticsAnswer: SteppedAnswer {
+    let document: JSONDocument
+    let patternCheck: HapticsPatternCheck?
+    let final: HapticsState
+    let summary: HapticsSummary
+    let records: [StepRecord]
+
+    var stepCount: Int { records.count }
+
+    func writeHead(to writer: inout JSONWriter) {
+        writer.key("canonicalPattern")
+        HapticsPatternCheck.writeCanonicalPattern(to: &writer)
+        if let patternCheck {
+            writer.key("patternCheck")
+            patternCheck.write(to: &writer, document: document)
+        }
+        writer.key("final")
+        final.write(to: &writer)
+    }
+
+    func writeStep(_ index: Int, to writer: inout JSONWriter) {
+        let record = records[index]
+        writer.beginObject()
+        writer.stepHead(index: index, id: record.id, document: document)
+        writer.key("event")
+        writer.raw(record.event.json)
+        writer.key("before")
+        record.before.write(to: &writer)
+        writer.key("after")
+        record.after.write(to: &writer)
+        writer.key("visible")
+        writer.raw(record.decision.visible.json)
+        writer.key("haptic")
+        writer.raw(record.decision.haptic.json)
+        writer.key("actions")
+        writer.beginArray()
+        for action in record.decision.actions { writer.raw(action.json) }
+        writer.endArray()
+        writer.endObject()
+    }
+
+    func writeTail(to writer: inout JSONWriter) {
+        writer.key("summary")
+        writer.beginObject()
+        writer.key("saves")
+        writer.integer(summary.saves)
+        writer.key("failures")
+        writer.integer(summary.failures)
+        writer.key("hapticRequests")
+        writer.integer(summary.hapticRequests)
+        writer.endObject()
+    }
 }
 
 private struct HapticsRun {
@@ -130,29 +186,9 @@ private struct HapticsRun {
         let envelope = AnswerEnvelope(ruleset: "haptics/1",
                                       verdict: Verdict(mismatches: mismatches, staticCheckPassed: patternCheck?.passed),
                                       mismatches: mismatches.entries, diagnostics: diagnostics)
-        return envelope.write(document: document, capacity: 768 + records.count * 240) { writer in
-            writer.key("canonicalPattern")
-            HapticsPatternCheck.writeCanonicalPattern(to: &writer)
-            if let patternCheck {
-                writer.key("patternCheck")
-                patternCheck.write(to: &writer, document: document)
-            }
-            writer.key("final")
-            final.write(to: &writer)
-            writer.key("steps")
-            writer.beginArray()
-            for (index, record) in records.enumerated() { writeStep(record, index: index, to: &writer, document: document) }
-            writer.endArray()
-            writer.key("summary")
-            writer.beginObject()
-            writer.key("saves")
-            writer.integer(summary.saves)
-            writer.key("failures")
-            writer.integer(summary.failures)
-            writer.key("hapticRequests")
-            writer.integer(summary.hapticRequests)
-            writer.endObject()
-        }
+        let answer = HapticsAnswer(document: document, patternCheck: patternCheck, final: final, summary: summary,
+                                   records: records)
+        return envelope.answer(answer, document: document)
     }
 
     /// Reads one event: its `type` (required) and the shared members.
@@ -207,25 +243,6 @@ private struct HapticsRun {
         }
     }
 
-    func writeStep(_ record: StepRecord, index: Int, to writer: inout JSONWriter, document: JSONDocument) {
-        writer.beginObject()
-        writer.stepHead(index: index, id: record.id, document: document)
-        writer.key("event")
-        writer.raw(record.event.json)
-        writer.key("before")
-        record.before.write(to: &writer)
-        writer.key("after")
-        record.after.write(to: &writer)
-        writer.key("visible")
-        writer.raw(record.decision.visible.json)
-        writer.key("haptic")
-        writer.raw(record.decision.haptic.json)
-        writer.key("actions")
-        writer.beginArray()
-        for action in record.decision.actions { writer.raw(action.json) }
-        writer.endArray()
-        writer.endObject()
-    }
 }
 
 private extension RequestDecoder {

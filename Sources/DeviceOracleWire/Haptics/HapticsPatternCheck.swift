@@ -18,7 +18,7 @@ private enum PatternEventMember: String, CaseIterable, Sendable {
 private let patternEventMembers = ClosedNames<PatternEventMember>("pattern event member")
 
 /// One event of `pattern`, as request values: absent (or `null`) members are `nil`.
-struct GivenPatternEvent {
+struct GivenPatternEvent: Sendable {
     let object: JSONValue
     var eventType: JSONValue?
     var relativeTime: JSONValue?
@@ -68,7 +68,7 @@ struct GivenPatternEvent {
 }
 
 /// `patternCheck`: the verdict of the pattern contract and every violation.
-struct HapticsPatternCheck {
+struct HapticsPatternCheck: Sendable {
     struct Violation {
         let rule: HapticPatternRule
         let pointer: String

@@ -46,7 +46,7 @@ private let eventMembers = ClosedNames<EventMember>("event member")
 
 /// One event as decoded and applied; the steps are written from these once the
 /// final state is known (the answer lists `final` before `steps`).
-private struct StepRecord {
+private struct StepRecord: Sendable {
     var id: JSONValue?
     /// The session the event named, if it named one.
     var sessionName: JSONValue?
@@ -57,6 +57,48 @@ private struct StepRecord {
     var before = PlaybackState()
     var after = PlaybackState()
     var action = PlayerAction.none
+}
+
+/// What playback writes of its answer: `final`, `sessions` when any event named
+/// one, and the steps.
+private struct PlaybackAnswer: SteppedAnswer {
+    let document: JSONDocument
+    let final: PlaybackState
+    let sessions: [(name: [UInt8], state: PlaybackState)]?
+    let records: [StepRecord]
+
+    var stepCount: Int { records.count }
+
+    func writeHead(to writer: inout JSONWriter) {
+        writer.key("final")
+        writer.raw(final.json)
+        if let sessions {
+            writer.key("sessions")
+            writer.beginObject()
+            for session in sessions {
+                writer.key(escaping: String(decoding: session.name, as: UTF8.self))
+                writer.raw(session.state.json)
+            }
+            writer.endObject()
+        }
+    }
+
+    func writeStep(_ index: Int, to writer: inout JSONWriter) {
+        let record = records[index]
+        writer.beginObject()
+        writer.stepHead(index: index, id: record.id, document: document)
+        if let name = record.sessionName {
+            writer.key("session")
+            writer.value(name, of: document)
+        }
+        if let event = record.event, StepTail.write(event, before: record.before, to: &writer) {
+            writer.endObject()
+            return
+        }
+        PlaybackRun.writeTail(event: record.event, reason: record.reason, before: record.before, after: record.after,
+                              action: record.action, to: &writer, document: document)
+        writer.endObject()
+    }
 }
 
 private struct Session {
@@ -135,39 +177,10 @@ private struct PlaybackRun {
         }
         let envelope = AnswerEnvelope(ruleset: "playback/1", verdict: Verdict(mismatches: mismatches),
                                       mismatches: mismatches.entries, diagnostics: diagnostics)
-        return envelope.write(document: document, capacity: 512 + records.count * 220) { writer in
-            writer.key("final")
-            writer.raw(final.json)
-            if anySessionNamed {
-                writer.key("sessions")
-                writer.beginObject()
-                for session in sessions {
-                    writer.key(escaping: String(decoding: session.name, as: UTF8.self))
-                    writer.raw(session.machine.state.json)
-                }
-                writer.endObject()
-            }
-            writer.key("steps")
-            writer.beginArray()
-            for (index, record) in records.enumerated() { writeStep(record, index: index, to: &writer, document: document) }
-            writer.endArray()
-        }
-    }
-
-    func writeStep(_ record: StepRecord, index: Int, to writer: inout JSONWriter, document: JSONDocument) {
-        writer.beginObject()
-        writer.stepHead(index: index, id: record.id, document: document)
-        if let name = record.sessionName {
-            writer.key("session")
-            writer.value(name, of: document)
-        }
-        if let event = record.event, StepTail.write(event, before: record.before, to: &writer) {
-            writer.endObject()
-            return
-        }
-        Self.writeTail(event: record.event, reason: record.reason, before: record.before, after: record.after,
-                       action: record.action, to: &writer, document: document)
-        writer.endObject()
+        let answer = PlaybackAnswer(document: document, final: final,
+                                    sessions: anySessionNamed ? sessions.map { ($0.name, $0.machine.state) } : nil,
+                                    records: records)
+        return envelope.answer(answer, document: document)
     }
 
     /// `"event":…,"before":…,"after":…,"action":…` — everything of a step after its head.

@@ -42,7 +42,7 @@ private let observedFinalFields = ClosedNames<FinalField>("observedFinal field")
 
 /// One run as decoded and applied; the steps are written from these once the
 /// final store is known (the answer lists `final` before `steps`).
-private struct RunRecord {
+private struct RunRecord: Sendable {
     var id: JSONValue?
     var at: Double
     var decision: RefreshDecision
@@ -50,6 +50,72 @@ private struct RunRecord {
     /// `after` with its `before`.
     var before: Int
     var after: Int
+}
+
+/// What refresh writes of its answer: `configCheck` when a config was given,
+/// `final`, the run steps, then `summary`.
+private struct RefreshAnswer: SteppedAnswer {
+    let document: JSONDocument
+    let checks: [ConfigCheck]?
+    let records: [RunRecord]
+    /// Each distinct store the steps show, rendered once.
+    let storeTexts: [[UInt8]]
+    let summary: RefreshSummary
+
+    var stepCount: Int { records.count }
+
+    func writeHead(to writer: inout JSONWriter) {
+        if let checks {
+            writer.key("configCheck")
+            writer.configCheck(checks)
+        }
+        writer.key("final")
+        writer.raw(storeTexts[records.last?.after ?? 0])
+    }
+
+    func writeStep(_ index: Int, to writer: inout JSONWriter) {
+        let record = records[index]
+        let decision = record.decision
+        writer.beginObject()
+        writer.stepHead(index: index, id: record.id, document: document)
+        writer.key("at")
+        writer.number(record.at)
+        writer.key("outcome")
+        writer.string(escaping: decision.outcome.rawValue)
+        writer.key("taskCompleted")
+        if let completed = decision.taskCompleted { writer.bool(completed) } else { writer.null() }
+        writer.key("pagesCommitted")
+        writer.integer(decision.pagesCommitted)
+        writer.key("commits")
+        writer.integer(decision.commits)
+        writer.key("tempFilesLeft")
+        writer.integer(decision.tempFilesLeft)
+        writer.key("before")
+        writer.raw(storeTexts[record.before])
+        writer.key("after")
+        writer.raw(storeTexts[record.after])
+        writer.key("actions")
+        writer.beginArray()
+        for action in decision.actions { writer.string(escaping: action.rawValue) }
+        writer.endArray()
+        writer.key("nextEarliestBeginAt")
+        if let next = decision.nextEarliestBeginAt { writer.number(next) } else { writer.null() }
+        writer.endObject()
+    }
+
+    func writeTail(to writer: inout JSONWriter) {
+        writer.key("summary")
+        let counts: [(StaticString, Int)] = [("runs", summary.runs), ("commits", summary.commits),
+                                             ("succeeded", summary.succeeded), ("failed", summary.failed),
+                                             ("expired", summary.expired), ("crashed", summary.crashed)]
+        writer.beginObject()
+        for (name, count) in counts {
+            writer.key(name)
+            writer.integer(count)
+        }
+        writer.endObject()
+    }
+
 }
 
 private struct RefreshEvaluation {
@@ -107,21 +173,9 @@ private struct RefreshEvaluation {
                                       verdict: Verdict(mismatches: mismatches,
                                                        staticCheckPassed: checks.map { $0.allSatisfy(\.passed) }),
                                       mismatches: mismatches.entries, diagnostics: diagnostics)
-        let finalText = storeTexts[records.last?.after ?? 0]
-        return envelope.write(document: document, capacity: 1024 + budget.spent + records.count * 256) { writer in
-            if let checks {
-                writer.key("configCheck")
-                writer.configCheck(checks)
-            }
-            writer.key("final")
-            writer.raw(finalText)
-            writer.key("steps")
-            writer.beginArray()
-            for (index, record) in records.enumerated() { writeStep(record, index: index, to: &writer, document: document) }
-            writer.endArray()
-            writer.key("summary")
-            writeSummary(to: &writer)
-        }
+        let answer = RefreshAnswer(document: document, checks: checks, records: records, storeTexts: storeTexts,
+                                   summary: summary)
+        return envelope.answer(answer, document: document)
     }
 
     mutating func run(_ runs: JSONValue, on machine: inout RefreshMachine<StoredItem>, decoder: inout RequestDecoder) {
@@ -207,47 +261,6 @@ private struct RefreshEvaluation {
         }
         mismatches.compare(ObservedFields(entries: Array(observed.entries[start...])), index: index, prefix: prefix,
                            document: document, name: \.rawValue, canonical: canonical)
-    }
-
-    func writeStep(_ record: RunRecord, index: Int, to writer: inout JSONWriter, document: JSONDocument) {
-        let decision = record.decision
-        writer.beginObject()
-        writer.stepHead(index: index, id: record.id, document: document)
-        writer.key("at")
-        writer.number(record.at)
-        writer.key("outcome")
-        writer.string(escaping: decision.outcome.rawValue)
-        writer.key("taskCompleted")
-        if let completed = decision.taskCompleted { writer.bool(completed) } else { writer.null() }
-        writer.key("pagesCommitted")
-        writer.integer(decision.pagesCommitted)
-        writer.key("commits")
-        writer.integer(decision.commits)
-        writer.key("tempFilesLeft")
-        writer.integer(decision.tempFilesLeft)
-        writer.key("before")
-        writer.raw(storeTexts[record.before])
-        writer.key("after")
-        writer.raw(storeTexts[record.after])
-        writer.key("actions")
-        writer.beginArray()
-        for action in decision.actions { writer.string(escaping: action.rawValue) }
-        writer.endArray()
-        writer.key("nextEarliestBeginAt")
-        if let next = decision.nextEarliestBeginAt { writer.number(next) } else { writer.null() }
-        writer.endObject()
-    }
-
-    func writeSummary(to writer: inout JSONWriter) {
-        let counts: [(StaticString, Int)] = [("runs", summary.runs), ("commits", summary.commits),
-                                             ("succeeded", summary.succeeded), ("failed", summary.failed),
-                                             ("expired", summary.expired), ("crashed", summary.crashed)]
-        writer.beginObject()
-        for (name, count) in counts {
-            writer.key(name)
-            writer.integer(count)
-        }
-        writer.endObject()
     }
 
     static func diagnostic(_ diagnostic: RefreshDiagnostic, index: Int, at: Double) -> Diagnostic {
