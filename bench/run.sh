@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# DeviceOracle beside the shared peer benchmarks (../shared/bench: Go net/http, Python,
+# nginx's fixed 200 as the protocol limit), built as the container ships it (release,
+# static Swift runtime). Prints markdown and writes bench/RESULTS.md.
+#
+# Usage: bench/run.sh            full run (about 15 minutes; needs root once for setup.sh)
+#        bench/run.sh --smoke    a few seconds: the rules benchmark only (what .ci/run runs)
+# Env:   SHARED_BENCH (default ../shared/bench beside the clone), WORK (default
+#        /tmp/device-oracle-peer-bench, a writable copy of it), SECS (wrk seconds, default 10).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+
+if [[ ${1:-} == --smoke ]]; then
+  "$here/rules/run.sh" 3
+  exit 0
+fi
+
+shared=${SHARED_BENCH:-$repo/../shared/bench}
+work=${WORK:-/tmp/device-oracle-peer-bench}
+secs=${SECS:-10}
+[[ -d $shared ]] || { echo "no shared harness at $shared" >&2; exit 2; }
+
+echo "== build (release, static Swift runtime)" >&2
+(cd "$repo" && swift build -c release --static-swift-stdlib --product device-oracle >&2)
+binary=$(cd "$repo" && swift build -c release --static-swift-stdlib --show-bin-path)/device-oracle
+
+if [[ ! -x $work/.venv/bin/python ]]; then
+  rm -rf "$work" && cp -r "$shared" "$work"
+  "$work/setup.sh" >&2
+fi
+bodies=$work/oracle-bodies
+python3 "$here/bodies/generate.py" "$bodies" >&2
+
+results=$(mktemp -d)
+oracle="oracle=$binary serve --port 8091 --log-level warn"
+echo "== playback against the peers, server on CPU 0" >&2
+(cd "$work" && SECS=$secs SERVER_CPUS=0 ./compare.sh --only 'nginx-w1|^go$|oracle' --extra "$oracle" >"$results/pinned.md")
+echo "== playback against the peers, unpinned" >&2
+(cd "$work" && SECS=$secs ./compare.sh --only 'nginx-w1|^go$|oracle' --extra "$oracle" >"$results/unpinned.md")
+echo "== the default access log's cost (server on CPU 0)" >&2
+(cd "$work" && SECS=$secs SERVER_CPUS=0 ./compare.sh --only 'oracle' \
+  --extra "oracle=$binary serve --port 8091 --log-level info" >"$results/access-log.md")
+
+echo "== every ruleset: small body (wrk, c=64) and large body (curl), server on CPU 0" >&2
+rulesets=$results/rulesets.md
+{
+  echo "| ruleset | small body req/s c=64 (p50 / p99 ms) | large body | large s/req | large MB/s | peak RSS MiB |"
+  echo "|---|---|---|---|---|---|"
+} >"$rulesets"
+for entry in playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run; do
+  name=${entry%%:*} path=${entry#*:}
+  log=$(mktemp)
+  taskset -c 0 "$binary" --host 127.0.0.1 --port 8092 --log-level warn >"$log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 100); do grep -q listening "$log" && break; sleep 0.05; done
+  small=$(cd "$work" && CONNS=64 BODY=$bodies/$name-small.json ./http-bench.sh "http://127.0.0.1:8092$path" "$secs" | tail -1)
+  large=$(cd "$work" && BODY=$bodies/$name-large.json ./large-bench.sh "http://127.0.0.1:8092$path" 10)
+  rss=$(awk '/^VmHWM/ {print int($2 / 1024)}' "/proc/$pid/status")
+  kill -TERM "$pid"; wait "$pid" || true; rm -f "$log"
+  read -r _ rps p50 p99 _ <<<"$small"
+  seconds=$(grep -oE 'median_s=[0-9.]+' <<<"$large" | cut -d= -f2)
+  mbs=$(grep -oE 'req_MB/s=[0-9.]+' <<<"$large" | cut -d= -f2)
+  size=$(stat -c %s "$bodies/$name-large.json")
+  echo "| $name | $rps ($p50 / $p99) | $((size / 1000)) kB | $seconds | $mbs | $rss |" >>"$rulesets"
+done
+
+echo "== the rules in process" >&2
+rules=$("$here/rules/run.sh" 2>/dev/null)
+
+{
+  echo "# Benchmark results"
+  echo
+  echo "Run by \`bench/run.sh\` on $(date -u +%Y-%m-%d) on $(nproc) cores ($(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)),"
+  echo "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo); a shared machine, so every comparison is a ratio within one run."
+  echo "DeviceOracle: release build with the static Swift runtime (as the container ships it), \`--log-level warn\` like the peers (which log nothing per request) unless said otherwise."
+  echo
+  echo "## playback/1 against the peers, server pinned to CPU 0 (wrk on CPU 1)"
+  echo
+  tail -n +1 "$results/pinned.md"
+  echo
+  echo "## playback/1 against the peers, unpinned"
+  echo
+  tail -n +1 "$results/unpinned.md"
+  echo
+  echo "## The default access log (\`--log-level info\`), server pinned to CPU 0"
+  echo
+  tail -n 1 "$results/access-log.md"
+  echo
+  echo "## Every ruleset, server pinned to CPU 0"
+  echo
+  cat "$rulesets"
+  echo
+  echo "## The rules in process (\`bench/rules/run.sh\`)"
+  echo
+  echo "$rules"
+} | tee "$here/RESULTS.md"
+rm -rf "$results"
