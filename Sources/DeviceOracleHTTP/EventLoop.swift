@@ -65,6 +65,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     private var timers = [TimerList](repeating: TimerList(), count: TimerKind.allCases.count)
     private let timeoutNanoseconds: [Int64]
     private var acceptPausedUntil: Int64?
+    /// Access lines are built only when the logger wants them.
+    let logsAccess: Bool
 
     /// Monotonic nanoseconds, read once per loop iteration.
     private(set) var now: Int64 = csyscalls_monotonic_ns()
@@ -87,6 +89,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     init(context: ServerContext, listenFD: Int32) throws(HTTPServerError) {
         self.context = context
         self.listenFD = listenFD
+        logsAccess = context.logger.logsAccess
         let configuration = context.configuration
         let seconds = [configuration.headerTimeout, configuration.bodyTimeout, configuration.sendTimeout,
                        configuration.idleTimeout, 1.0]
@@ -191,7 +194,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         _ = csyscalls_shutdown_write(fd)
         Glibc.close(fd)
         context.openConnections.subtract(1, ordering: .relaxed)
-        logAccess(method: nil, path: nil, status: 503, bytes: response.body.count, startedAt: now, fields: [], userAgent: nil)
+        if logsAccess {
+            logAccess(method: nil, path: nil, status: 503, bytes: response.body.count, startedAt: now, fields: [], userAgent: nil)
+        }
     }
 
     private func register(_ fd: Int32) {
@@ -245,10 +250,11 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     /// Runs a handler on a global queue; its response comes back on this loop.
-    func offload(_ connection: HTTPConnection, route: Route, request: HTTPRequest) {
+    func offload(_ connection: HTTPConnection, routeIndex: Int, request: HTTPRequest) {
         let fd = connection.fd, generation = connection.generation
+        let handler = context.router.routes[routeIndex].handler
         DispatchQueue.global().async {
-            let response = route.handler(request)
+            let response = handler(request)
             self.execute {
                 let index = Int(fd)
                 guard index < self.connections.count, let connection = self.connections[index],
@@ -258,9 +264,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         }
     }
 
+    /// Callers check `logsAccess` first, so no line's `String`s are made for nothing.
     func logAccess(method: String?, path: String?, status: Int, bytes: Int, startedAt: Int64,
                    fields: [(String, String)], userAgent: String?) {
-        guard context.logger.logsAccess else { return }
         let id = context.nextRequestID()
         AccessLine.append(to: &accessLog, timestampPrefix: timestampPrefix, milliseconds: wallMilliseconds % 1000,
                           id: id, method: method, path: path, status: status, bytes: bytes,

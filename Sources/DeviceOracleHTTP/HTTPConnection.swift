@@ -24,8 +24,8 @@ final class HTTPConnection {
     /// The request between its head and its answer.
     private struct Exchange {
         var head: RequestHead
-        /// The route that answers, or the answer already decided from the head.
-        var route: Route?
+        /// The route that answers (its index in the router), or the answer already decided from the head.
+        var routeIndex: Int?
         var response: HTTPResponse?
         var keepsBody: Bool
         var body: [UInt8] = []
@@ -193,21 +193,26 @@ final class HTTPConnection {
 
     private func receivedHead(_ head: RequestHead) {
         let hasBody = head.framing != .none
-        var route: Route?
+        var routeIndex: Int?
         var response: HTTPResponse?
         var keepsBody = false
-        switch loop.context.router.decide(method: head.method, path: head.path, contentType: head.contentType) {
+        let router = loop.context.router
+        let choice = head.withPathBytes { path in
+            guard let contentType = head.contentTypeRange else { return router.choose(method: head.method, path: path, contentType: nil) }
+            return head.headers.withBytes(contentType) { router.choose(method: head.method, path: path, contentType: $0) }
+        }
+        switch choice {
         case .respond(let decided):
             response = decided
-        case .handle(let decidedRoute, let keeps):
+        case .handle(let index, let keeps):
             if head.hasUnsupportedExpectation {
                 response = ProblemDetails(status: 417, detail: "only the expectation 100-continue is supported").response
             } else {
-                route = decidedRoute
+                routeIndex = index
                 keepsBody = keeps
             }
         }
-        exchange = Exchange(head: head, route: route, response: response, keepsBody: keepsBody, startedAt: headStartedAt)
+        exchange = Exchange(head: head, routeIndex: routeIndex, response: response, keepsBody: keepsBody, startedAt: headStartedAt)
         if let response, response.status >= 400, hasBody, head.expectsContinue || head.hasUnsupportedExpectation {
             // Refused early: the client holds its body back, so answer now and close
             // rather than read a body nobody wants (http.md "Protocol edge cases").
@@ -228,18 +233,16 @@ final class HTTPConnection {
             finish(response)
             return
         }
-        guard let route = exchange.route else { return }
+        guard let routeIndex = exchange.routeIndex else { return }
         let head = exchange.head
-        let query: String
-        if case .path(_, let q) = head.target { query = q } else { query = "" }
-        let request = HTTPRequest(method: head.method, path: head.path, query: query, version: head.version,
+        let request = HTTPRequest(method: head.method, path: head.path, query: head.query, version: head.version,
                                   headers: head.headers, body: exchange.body)
         self.exchange?.body = []
         if request.body.count > loop.context.configuration.offloadBodyBytes {
             phase = .awaitingHandler
-            loop.offload(self, route: route, request: request)
+            loop.offload(self, routeIndex: routeIndex, request: request)
         } else {
-            finish(route.handler(request))
+            finish(loop.context.router.routes[routeIndex].handler(request))
         }
     }
 
@@ -252,9 +255,11 @@ final class HTTPConnection {
         let field: ResponseSerializer.ConnectionField = !keepAlive ? .close : head.version == .http1_0 ? .keepAlive : .none
         let isHead = head.method == .HEAD
         appendOutput { ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: isHead, connection: field) }
-        loop.logAccess(method: head.method.rawValue, path: head.path, status: response.status,
-                       bytes: isHead ? 0 : response.body.count, startedAt: exchange.startedAt,
-                       fields: response.logFields, userAgent: head.userAgent)
+        if loop.logsAccess {
+            loop.logAccess(method: head.method.rawValue, path: head.path, status: response.status,
+                           bytes: isHead ? 0 : response.body.count, startedAt: exchange.startedAt,
+                           fields: response.logFields, userAgent: head.userAgent)
+        }
         servedRequests += 1
         loop.disarm(self)  // the idle clock starts again after every answer
         if !keepAlive { phase = .closingAfterWrite(linger: true) }
@@ -268,9 +273,12 @@ final class HTTPConnection {
         }
         let startedAt = exchange?.startedAt ?? headStartedAt
         exchange = nil
-        appendOutput { ResponseSerializer.append(error.response, to: &$0, date: loop.dateField, omitBody: false, connection: .close) }
-        loop.logAccess(method: summary.method, path: summary.path, status: error.status, bytes: error.response.body.count,
-                       startedAt: startedAt, fields: [], userAgent: summary.userAgent)
+        let response = error.response
+        appendOutput { ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: .close) }
+        if loop.logsAccess {
+            loop.logAccess(method: summary.method, path: summary.path, status: error.status, bytes: response.body.count,
+                           startedAt: startedAt, fields: [], userAgent: summary.userAgent)
+        }
         phase = .closingAfterWrite(linger: true)
     }
 

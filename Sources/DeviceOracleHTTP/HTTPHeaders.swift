@@ -7,10 +7,7 @@
 public struct HTTPHeaders: Sendable, Sequence {
     public typealias Element = (name: String, value: String)
 
-    private struct Field: Sendable {
-        var name: Range<Int>
-        var value: Range<Int>
-    }
+    private typealias Field = RawRequestHead.Field
 
     private var storage: [UInt8]
     private var fields: [Field]
@@ -21,10 +18,10 @@ public struct HTTPHeaders: Sendable, Sequence {
         for (name, value) in elements { add(name: name, value: value) }
     }
 
-    /// Fields that point into the bytes of a request head.
+    /// Fields that point into the bytes of a request head (both arrays are kept as they are).
     init(head: [UInt8], fields: [RawRequestHead.Field]) {
         storage = head
-        self.fields = fields.map { Field(name: $0.name, value: $0.value) }
+        self.fields = fields
     }
 
     public var count: Int { fields.count }
@@ -69,8 +66,13 @@ public struct HTTPHeaders: Sendable, Sequence {
         storage.withUnsafeBytes { asciiCaseInsensitiveEqual(UnsafeRawBufferPointer(rebasing: $0[field.name]), name) }
     }
 
-    private func string(_ range: Range<Int>) -> String {
+    /// Bytes of the head these fields came from, as text (for the head's path, query and values).
+    func string(_ range: Range<Int>) -> String {
         storage.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+    }
+
+    func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 }
 

@@ -7,6 +7,10 @@ public enum BodyFraming: Sendable, Equatable {
 
 /// A request head whose meaning has been checked: everything the server decides
 /// before reading a body (routing, 100-continue, keep-alive) comes from here.
+///
+/// Path, query, Content-Type and User-Agent stay byte ranges of the head (held by
+/// `headers`) until someone asks for them as `String`s: most requests need only the
+/// path as text, and only once.
 struct RequestHead {
     enum Target: Equatable {
         /// origin-form or absolute-form, reduced to path and query.
@@ -15,8 +19,17 @@ struct RequestHead {
         case asterisk
     }
 
+    /// Where the target's path and query are in the head's bytes.
+    enum TargetRanges {
+        /// An origin-form target, or the path and query of an absolute-form one.
+        case path(Range<Int>, query: Range<Int>)
+        /// An absolute-form target with an empty path: the path is `/`.
+        case root
+        case asterisk
+    }
+
     var method: HTTPMethod
-    var target: Target
+    var targetRanges: TargetRanges
     var version: HTTPVersion
     var headers: HTTPHeaders
     var framing: BodyFraming
@@ -25,15 +38,44 @@ struct RequestHead {
     var expectsContinue: Bool
     /// An `Expect` member other than `100-continue` (`417`).
     var hasUnsupportedExpectation: Bool
-    var contentType: String?
-    var userAgent: String?
+    var contentTypeRange: Range<Int>?
+    var userAgentRange: Range<Int>?
+
+    var target: Target {
+        switch targetRanges {
+        case .path(let path, let query): .path(headers.string(path), query: headers.string(query))
+        case .root: .path("/", query: "")
+        case .asterisk: .asterisk
+        }
+    }
 
     var path: String {
-        switch target {
-        case .path(let path, _): path
+        switch targetRanges {
+        case .path(let path, _): headers.string(path)
+        case .root: "/"
         case .asterisk: "*"
         }
     }
+
+    var query: String {
+        if case .path(_, let query) = targetRanges { return headers.string(query) }
+        return ""
+    }
+
+    var contentType: String? { contentTypeRange.map(headers.string) }
+    var userAgent: String? { userAgentRange.map(headers.string) }
+
+    /// Calls `body` with the path's bytes (as `path` spells them), without making a `String`.
+    func withPathBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        switch targetRanges {
+        case .path(let path, _): headers.withBytes(path, body)
+        case .root: body(UnsafeRawBufferPointer(start: Self.root.utf8Start, count: 1))
+        case .asterisk: body(UnsafeRawBufferPointer(start: Self.asterisk.utf8Start, count: 1))
+        }
+    }
+
+    private static let root: StaticString = "/"
+    private static let asterisk: StaticString = "*"
 }
 
 /// What the access line can say about a refused head.
@@ -73,10 +115,21 @@ enum RequestHeadValidator {
         }
 
         mutating func run() -> Result<RequestHead, HeadFailure> {
-            var summary = HeadSummary()
-            summary.method = string(raw.method)
+            // What the access line of a refused head says: the method, then the
+            // User-Agent and the path once they are known. Made into `String`s only on failure.
+            var userAgentRange: Range<Int>?
+            var summaryPath: RequestHead.TargetRanges?
             func fail(_ status: Int, _ detail: String) -> Result<RequestHead, HeadFailure> {
-                .failure(HeadFailure(error: HTTPError(status: status, detail: detail), summary: summary))
+                var summary = HeadSummary()
+                summary.method = string(raw.method)
+                summary.userAgent = userAgentRange.map(string)
+                switch summaryPath {
+                case .path(let path, _)?: summary.path = string(path)
+                case .root?: summary.path = "/"
+                case .asterisk?: summary.path = "*"
+                case nil: break
+                }
+                return .failure(HeadFailure(error: HTTPError(status: status, detail: detail), summary: summary))
             }
 
             // The version's syntax is part of the request line: HTTP-version = "HTTP/" DIGIT "." DIGIT.
@@ -91,13 +144,14 @@ enum RequestHeadValidator {
             // Fields the server interprets. Singletons are never merged: a second one is an error.
             var hostRange: Range<Int>?
             var hostCount = 0
-            var contentLengthRanges: [Range<Int>] = []
-            var transferEncodingRanges: [Range<Int>] = []
+            var contentLengthRange: Range<Int>?
+            var contentLengthCount = 0
+            var transferEncodingRange: Range<Int>?
+            var transferEncodingCount = 0
             var contentTypeRange: Range<Int>?
             var contentTypeCount = 0
             var close = false, keepAliveToken = false
             var expectsContinue = false, unsupportedExpectation = false
-            var userAgentRange: Range<Int>?
             for field in raw.fields {
                 let name = slice(field.name)
                 switch name.count {
@@ -119,14 +173,15 @@ enum RequestHeadValidator {
                     contentTypeCount += 1
                     contentTypeRange = field.value
                 case 14 where asciiCaseInsensitiveEqual(name, "content-length"):
-                    contentLengthRanges.append(field.value)
+                    contentLengthCount += 1
+                    contentLengthRange = contentLengthRange ?? field.value
                 case 17 where asciiCaseInsensitiveEqual(name, "transfer-encoding"):
-                    transferEncodingRanges.append(field.value)
+                    transferEncodingCount += 1
+                    transferEncodingRange = transferEncodingRange ?? field.value
                 default:
                     break
                 }
             }
-            summary.userAgent = userAgentRange.map(string)  // only logged: cheap enough, and bounded by the head limit
 
             // Host (RFC 9112 §3.2): exactly one on HTTP/1.1, a valid uri-host [":" port].
             if hostCount > 1 { return fail(400, "more than one Host field") }
@@ -137,7 +192,7 @@ enum RequestHeadValidator {
             if contentTypeCount > 1 { return fail(400, "more than one Content-Type field") }
 
             // The target (RFC 9112 §3.2): origin-form, absolute-form naming this Host, or `*`.
-            let target: RequestHead.Target
+            let target: RequestHead.TargetRanges
             let targetBytes = slice(raw.target)
             let methodBytes = slice(raw.method)
             if targetBytes.count == 1 && targetBytes[0] == UInt8(ascii: "*") {
@@ -151,7 +206,7 @@ enum RequestHeadValidator {
                     return fail(400, "the absolute-form target names another host than the Host field")
                 }
                 if pathStart == raw.target.upperBound {
-                    target = .path("/", query: "")
+                    target = .root
                 } else if let form = originForm(pathStart..<raw.target.upperBound) {
                     target = form
                 } else {
@@ -160,7 +215,7 @@ enum RequestHeadValidator {
             } else {
                 return fail(400, "the request target is not origin-form, absolute-form or *")
             }
-            if case .path(let path, _) = target { summary.path = path } else { summary.path = "*" }
+            summaryPath = target
 
             guard let method = HTTPMethod(token: methodBytes) else {
                 return fail(501, "the method \(string(raw.method)) is not implemented")
@@ -172,16 +227,16 @@ enum RequestHeadValidator {
 
             // Framing (RFC 9112 §6): chunked alone, or one plain decimal length, never both.
             var framing = BodyFraming.none
-            if !transferEncodingRanges.isEmpty {
+            if let transferEncodingRange {
                 if version == .http1_0 { return fail(400, "Transfer-Encoding is not allowed in an HTTP/1.0 request") }
-                if !contentLengthRanges.isEmpty { return fail(400, "both Content-Length and Transfer-Encoding (request smuggling)") }
-                guard transferEncodingRanges.count == 1, asciiCaseInsensitiveEqual(slice(transferEncodingRanges[0]), "chunked") else {
+                if contentLengthRange != nil { return fail(400, "both Content-Length and Transfer-Encoding (request smuggling)") }
+                guard transferEncodingCount == 1, asciiCaseInsensitiveEqual(slice(transferEncodingRange), "chunked") else {
                     return fail(400, "Transfer-Encoding other than a single chunked is not accepted")
                 }
                 framing = .chunked
-            } else if !contentLengthRanges.isEmpty {
-                if contentLengthRanges.count > 1 { return fail(400, "more than one Content-Length field") }
-                guard let length = plainDecimal(slice(contentLengthRanges[0])) else {
+            } else if let contentLengthRange {
+                if contentLengthCount > 1 { return fail(400, "more than one Content-Length field") }
+                guard let length = plainDecimal(slice(contentLengthRange)) else {
                     return fail(400, "Content-Length is not a plain decimal number that fits in 63 bits")
                 }
                 if length > maxBodyBytes {
@@ -192,15 +247,15 @@ enum RequestHeadValidator {
 
             let keepAlive = version == .http1_1 ? !close : (keepAliveToken && !close)
             return .success(RequestHead(
-                method: method, target: target, version: version, headers: HTTPHeaders(head: raw.bytes, fields: raw.fields), framing: framing,
-                keepAlive: keepAlive, expectsContinue: expectsContinue && version == .http1_1,
-                hasUnsupportedExpectation: unsupportedExpectation, contentType: contentTypeRange.map(string),
-                userAgent: summary.userAgent))
+                method: method, targetRanges: target, version: version, headers: HTTPHeaders(head: raw.bytes, fields: raw.fields),
+                framing: framing, keepAlive: keepAlive, expectsContinue: expectsContinue && version == .http1_1,
+                hasUnsupportedExpectation: unsupportedExpectation, contentTypeRange: contentTypeRange,
+                userAgentRange: userAgentRange))
         }
 
         /// origin-form = absolute-path [ "?" query ], with valid percent-encoding and no
         /// percent-encoded control bytes in the path (a `%00` or `%0d%0a` there is an attack).
-        func originForm(_ range: Range<Int>) -> RequestHead.Target? {
+        func originForm(_ range: Range<Int>) -> RequestHead.TargetRanges? {
             var queryStart: Int?
             var i = range.lowerBound
             while i < range.upperBound {
@@ -217,9 +272,8 @@ enum RequestHeadValidator {
                 }
                 i += 1
             }
-            guard let queryStart else { return .path(string(range), query: "") }
-            let query = queryStart + 1 == range.upperBound ? "" : string((queryStart + 1)..<range.upperBound)
-            return .path(string(range.lowerBound..<queryStart), query: query)
+            guard let queryStart else { return .path(range, query: range.upperBound..<range.upperBound) }
+            return .path(range.lowerBound..<queryStart, query: (queryStart + 1)..<range.upperBound)
         }
 
         /// `http://authority/...` or `https://...`: the authority's range and where the path starts.

@@ -16,7 +16,7 @@ public struct HeadLimits: Sendable, Equatable {
 /// A syntactically valid request head, before its meaning is checked. Byte ranges
 /// point into `bytes`, which holds the head from its first byte.
 struct RawRequestHead {
-    struct Field {
+    struct Field: Sendable {
         var name: Range<Int>
         var value: Range<Int>
     }
