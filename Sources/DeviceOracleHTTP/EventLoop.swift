@@ -79,7 +79,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     private var accessLogLines = 0
     /// Answers of the connection being processed, built here and sent in one write;
     /// a connection keeps only what the socket did not take.
-    var scratchOutput: [UInt8] = []
+    var scratch = OutputQueue()
 
     private(set) var draining = false
     /// True when draining had to close connections with a request still in flight.
@@ -98,7 +98,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         epollFD = csyscalls_epoll_create()
         wakeFD = csyscalls_eventfd()
         readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
-        scratchOutput.reserveCapacity(Self.readBufferSize)
+        scratch.reserveCapacity(Self.readBufferSize)
         guard epollFD >= 0, wakeFD >= 0 else {
             throw HTTPServerError(message: "cannot create an epoll instance or eventfd", code: errno)
         }
@@ -188,9 +188,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     private func refuseOverloaded(_ fd: Int32) {
         var response = ProblemDetails(status: 503, detail: "the server has \(context.configuration.maxConnections) open connections; retry later").response
         response.headers.append(("Retry-After", "1"))
-        var bytes: [UInt8] = []
-        ResponseSerializer.append(response, to: &bytes, date: dateField, omitBody: false, connection: .close)
-        _ = bytes.withUnsafeBytes { csyscalls_send(fd, $0.baseAddress, $0.count) }
+        var answer = OutputQueue()
+        ResponseSerializer.append(response, to: &answer, date: dateField, omitBody: false, connection: .close)
+        var progress = false
+        _ = answer.send(to: fd, progress: &progress)
         _ = csyscalls_shutdown_write(fd)
         Glibc.close(fd)
         context.openConnections.subtract(1, ordering: .relaxed)

@@ -7,7 +7,7 @@ import Glibc
 ///
 /// Memory per idle connection is this object and the decoder's small state: input is
 /// parsed straight from the loop's read buffer, answers are built in the loop's scratch
-/// buffer, and only what could not be processed or sent yet is kept here.
+/// queue, and only what could not be processed or sent yet is kept here.
 final class HTTPConnection {
     private enum Phase {
         /// Reading requests (or pausing while answers are blocked on the socket).
@@ -51,9 +51,8 @@ final class HTTPConnection {
     private var exchange: Exchange?
     /// Input received but not processed yet (processing is suspended).
     private var pending: [UInt8] = []
-    /// Output that the socket has not taken yet.
-    private var output: [UInt8] = []
-    private var outputOffset = 0
+    /// Answers the socket has not taken yet.
+    private var output = OutputQueue()
     private var servedRequests = 0
     private var headStartedAt: Int64 = 0
     private var peerClosedInput = false
@@ -68,7 +67,7 @@ final class HTTPConnection {
                                  maxBodyBytes: loop.context.configuration.maxBodyBytes)
     }
 
-    private var hasPendingOutput: Bool { outputOffset < output.count || !loop.scratchOutput.isEmpty }
+    private var hasPendingOutput: Bool { !output.isEmpty || !loop.scratch.isEmpty }
 
     /// A request whose head has arrived and whose answer is not fully sent (http.md:
     /// such requests complete at shutdown).
@@ -154,8 +153,8 @@ final class HTTPConnection {
     func closeNow() {
         if case .closed = phase { return }
         phase = .closed
-        loop.scratchOutput.removeAll(keepingCapacity: true)  // only ever holds the current connection's answers
-        output = []
+        loop.scratch.removeAll()  // only ever holds the current connection's answers
+        output = OutputQueue()
         pending = []
         loop.close(self)
     }
@@ -165,7 +164,7 @@ final class HTTPConnection {
     private func process(_ input: UnsafeRawBufferPointer) {
         var index = 0
         while case .reading = phase {
-            if output.count - outputOffset + loop.scratchOutput.count >= Self.outputHighWater { break }
+            if output.count + loop.scratch.count >= Self.outputHighWater { break }
             guard let event = decoder.next(input, index: &index) else { break }
             switch event {
             case .head(let head):
@@ -220,7 +219,7 @@ final class HTTPConnection {
             return
         }
         if head.expectsContinue && hasBody {
-            appendOutput { $0 += ResponseSerializer.continueResponse }
+            appendOutput { $0.append(ResponseSerializer.continueResponse) }
         }
         if keepsBody, case .length(let length) = head.framing {
             exchange?.body.reserveCapacity(length)
@@ -282,59 +281,35 @@ final class HTTPConnection {
         phase = .closingAfterWrite(linger: true)
     }
 
-    /// Answers go into the loop's scratch buffer unless this connection already has
+    /// Answers go into the loop's scratch queue unless this connection already has
     /// unsent output, which they must queue behind.
-    private func appendOutput(_ write: (inout [UInt8]) -> Void) {
-        if outputOffset < output.count { write(&output) } else { write(&loop.scratchOutput) }
+    private func appendOutput(_ write: (inout OutputQueue) -> Void) {
+        if output.isEmpty { write(&loop.scratch) } else { write(&output) }
     }
 
     // MARK: Output, interest and timers
 
     /// Sends queued output; returns false if the connection was closed.
     private func flush() -> Bool {
-        if outputOffset >= output.count && !loop.scratchOutput.isEmpty {
-            let sent = send(loop.scratchOutput, from: 0)
-            guard sent >= 0 else { return false }
-            if sent < loop.scratchOutput.count {
-                output = Array(loop.scratchOutput[sent...])
-                outputOffset = 0
+        if output.isEmpty {
+            guard !loop.scratch.isEmpty else { return true }
+            guard loop.scratch.send(to: fd, progress: &sendProgress) else {
+                closeNow()
+                return false
             }
-            loop.scratchOutput.removeAll(keepingCapacity: true)
+            if loop.scratch.isEmpty {
+                loop.scratch.removeAll()
+            } else {
+                output = loop.scratch.takeUnsent()
+            }
             return true
         }
-        guard outputOffset < output.count else { return true }
-        let sent = send(output, from: outputOffset)
-        guard sent >= 0 else { return false }
-        outputOffset += sent
-        if outputOffset == output.count {
-            output = []
-            outputOffset = 0
-        }
-        return true
-    }
-
-    /// Bytes sent from `bytes[start...]`, or -1 after closing on an error.
-    private func send(_ bytes: [UInt8], from start: Int) -> Int {
-        var offset = start
-        bytes.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let sent = csyscalls_send(fd, raw.baseAddress! + offset, raw.count - offset)
-                if sent > 0 {
-                    offset += sent
-                    sendProgress = true
-                } else if sent == -Int(EINTR) {
-                    continue
-                } else {
-                    if sent != -Int(EAGAIN) { offset = -1 }
-                    return
-                }
-            }
-        }
-        if offset < 0 {
+        guard output.send(to: fd, progress: &sendProgress) else {
             closeNow()
-            return -1
+            return false
         }
-        return offset - start
+        if output.isEmpty { output = OutputQueue() }
+        return true
     }
 
     private func afterProcessing() {

@@ -1,6 +1,7 @@
 import DeviceOracleJSON
 
-/// Writes a response head and body into one buffer, so it leaves in one `send`.
+/// Writes a response head and body to an output queue, so it leaves in one `send`
+/// (a large body follows its head by reference, in the same `sendmsg`).
 enum ResponseSerializer {
     enum ConnectionField {
         /// HTTP/1.1 keep-alive: nothing to say.
@@ -10,63 +11,49 @@ enum ResponseSerializer {
         case keepAlive
     }
 
-    static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+    static let continueResponse: StaticString = "HTTP/1.1 100 Continue\r\n\r\n"
 
     /// Appends the response; `omitBody` for HEAD (same headers, no body).
-    static func append(_ response: HTTPResponse, to out: inout [UInt8], date: [UInt8], omitBody: Bool,
+    static func append(_ response: HTTPResponse, to out: inout OutputQueue, date: [UInt8], omitBody: Bool,
                        connection: ConnectionField) {
         let status = response.status
         out.reserveCapacity(out.count + 160 + response.body.count)
-        out += "HTTP/1.1 ".utf8
-        appendDecimal(status, to: &out)
-        out.append(0x20)
-        out += HTTPStatusText.reason(status).utf8
-        out += "\r\n".utf8
-        out += date
+        if let statusLine = HTTPStatusText.statusLine(status) {
+            out.append(statusLine)
+        } else {
+            out.append("HTTP/1.1 ")
+            out.appendDecimal(status)
+            out.append(0x20)
+            out.append(HTTPStatusText.reason(status))
+            out.append("\r\n")
+        }
+        out.append(date)
         // RFC 9110 §8.6: no Content-Length on 1xx and 204 (nor a body on 304).
         let mayHaveBody = status >= 200 && status != 204 && status != 304
         if mayHaveBody {
             if let contentType = response.contentType {
-                out += "Content-Type: ".utf8
-                out += contentType.utf8
-                out += "\r\n".utf8
+                out.append("Content-Type: ")
+                out.append(utf8: contentType)
+                out.append("\r\n")
             }
-            out += "Content-Length: ".utf8
-            appendDecimal(response.body.count, to: &out)
-            out += "\r\n".utf8
+            out.append("Content-Length: ")
+            out.appendDecimal(response.body.count)
+            out.append("\r\n")
         }
         for (name, value) in response.headers {
-            out += name.utf8
-            out += ": ".utf8
-            out += value.utf8
-            out += "\r\n".utf8
+            out.append(utf8: name)
+            out.append(": ")
+            out.append(utf8: value)
+            out.append("\r\n")
         }
         switch connection {
         case .none: break
-        case .close: out += "Connection: close\r\n".utf8
-        case .keepAlive: out += "Connection: keep-alive\r\n".utf8
+        case .close: out.append("Connection: close\r\n")
+        case .keepAlive: out.append("Connection: keep-alive\r\n")
         }
-        out += "\r\n".utf8
+        out.append("\r\n")
         if mayHaveBody && !omitBody {
-            out += response.body
-        }
-    }
-
-    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value < 10 {
-            out.append(UInt8(48 + max(value, 0)))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { scratch in
-            while rest > 0 {
-                count += 1
-                scratch[24 - count] = UInt8(48 + rest % 10)
-                rest /= 10
-            }
-            out.append(contentsOf: scratch[(24 - count)...])
+            out.append(body: response.body)
         }
     }
 }
