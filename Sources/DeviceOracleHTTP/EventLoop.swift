@@ -42,6 +42,8 @@ final class ServerContext: Sendable {
 final class EpollEventLoop: EventLoop, @unchecked Sendable {
     // @unchecked: every member but `tasks` and `wakeFD` is touched only on the loop's
     // own thread; `tasks` is behind a Mutex and the eventfd is safe to write from anywhere.
+    // For the same reason every stored `var` is `@exclusivity(unchecked)`: one thread,
+    // one call at a time, so the runtime's access tracking would only cost time.
 
     static let readBufferSize = 64 * 1024
     private static let listenerToken: UInt64 = UInt64.max
@@ -51,7 +53,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let listenFD: Int32
-    private var listening = true
+    @exclusivity(unchecked) private var listening = true
     /// Signalled once this loop has stopped watching the listener (the server then closes it).
     let stoppedAccepting = DispatchSemaphore(value: 0)
     private let tasks = Mutex<[@Sendable () -> Void]>([])
@@ -59,32 +61,32 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     /// The bytes of the last read; borrowed by connections while they parse.
     let readBuffer: UnsafeMutableRawBufferPointer
-    private var connections: [HTTPConnection?] = []
-    private var liveCount = 0
-    private var nextGeneration: UInt32 = 1
-    private var timers = [TimerList](repeating: TimerList(), count: TimerKind.allCases.count)
+    @exclusivity(unchecked) private var connections: [HTTPConnection?] = []
+    @exclusivity(unchecked) private var liveCount = 0
+    @exclusivity(unchecked) private var nextGeneration: UInt32 = 1
+    @exclusivity(unchecked) private var timers = [TimerList](repeating: TimerList(), count: TimerKind.allCases.count)
     private let timeoutNanoseconds: [Int64]
-    private var acceptPausedUntil: Int64?
+    @exclusivity(unchecked) private var acceptPausedUntil: Int64?
     /// Access lines are built only when the logger wants them.
     let logsAccess: Bool
 
     /// Monotonic nanoseconds, read once per loop iteration.
-    private(set) var now: Int64 = csyscalls_monotonic_ns()
-    private var wallSecond = -1
+    @exclusivity(unchecked) private(set) var now: Int64 = csyscalls_monotonic_ns()
+    @exclusivity(unchecked) private var wallSecond = -1
     /// `Date: ...\r\n`, rebuilt once a second.
-    private(set) var dateField: [UInt8] = []
-    private var timestampPrefix: [UInt8] = []
-    private var wallMilliseconds = 0
-    private(set) var accessLog: [UInt8] = []
-    private var accessLogLines = 0
+    @exclusivity(unchecked) private(set) var dateField: [UInt8] = []
+    @exclusivity(unchecked) private var timestampPrefix: [UInt8] = []
+    @exclusivity(unchecked) private var wallMilliseconds = 0
+    @exclusivity(unchecked) private(set) var accessLog: [UInt8] = []
+    @exclusivity(unchecked) private var accessLogLines = 0
     /// Answers of the connection being processed, built here and sent in one write;
     /// a connection keeps only what the socket did not take.
-    var scratch = OutputQueue()
+    @exclusivity(unchecked) var scratch = OutputQueue()
 
-    private(set) var draining = false
+    @exclusivity(unchecked) private(set) var draining = false
     /// True when draining had to close connections with a request still in flight.
-    private(set) var cutRequests = false
-    private var running = true
+    @exclusivity(unchecked) private(set) var cutRequests = false
+    @exclusivity(unchecked) private var running = true
 
     init(context: ServerContext, listenFD: Int32) throws(HTTPServerError) {
         self.context = context

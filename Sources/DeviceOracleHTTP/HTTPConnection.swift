@@ -8,6 +8,9 @@ import Glibc
 /// Memory per idle connection is this object and the decoder's small state: input is
 /// parsed straight from the loop's read buffer, answers are built in the loop's scratch
 /// queue, and only what could not be processed or sent yet is kept here.
+///
+/// Every stored `var` is `@exclusivity(unchecked)`: only the loop's thread touches a
+/// connection, one call at a time, so the runtime's access tracking would only cost time.
 final class HTTPConnection {
     private enum Phase {
         /// Reading requests (or pausing while answers are blocked on the socket).
@@ -40,24 +43,25 @@ final class HTTPConnection {
     let generation: UInt32
     // unowned(unsafe): a loop outlives its connections; it closes them all before it stops.
     unowned(unsafe) let loop: EpollEventLoop
-    var interest: UInt32 = 0
-    var timerKind: TimerKind?
-    var deadline: Int64 = 0
-    var timerPrevious: HTTPConnection?
-    var timerNext: HTTPConnection?
+    @exclusivity(unchecked) var interest: UInt32 = 0
+    @exclusivity(unchecked) var timerKind: TimerKind?
+    @exclusivity(unchecked) var deadline: Int64 = 0
+    // unowned(unsafe): links of the loop's timer lists (see `TimerList`).
+    @exclusivity(unchecked) unowned(unsafe) var timerPrevious: HTTPConnection?
+    @exclusivity(unchecked) unowned(unsafe) var timerNext: HTTPConnection?
 
-    private var decoder: RequestDecoder
-    private var phase = Phase.reading
-    private var exchange: Exchange?
+    @exclusivity(unchecked) private var decoder: RequestDecoder
+    @exclusivity(unchecked) private var phase = Phase.reading
+    @exclusivity(unchecked) private var exchange: Exchange?
     /// Input received but not processed yet (processing is suspended).
-    private var pending: [UInt8] = []
+    @exclusivity(unchecked) private var pending: [UInt8] = []
     /// Answers the socket has not taken yet.
-    private var output = OutputQueue()
-    private var servedRequests = 0
-    private var headStartedAt: Int64 = 0
-    private var peerClosedInput = false
-    private var bodyProgress = false
-    private var sendProgress = false
+    @exclusivity(unchecked) private var output = OutputQueue()
+    @exclusivity(unchecked) private var servedRequests = 0
+    @exclusivity(unchecked) private var headStartedAt: Int64 = 0
+    @exclusivity(unchecked) private var peerClosedInput = false
+    @exclusivity(unchecked) private var bodyProgress = false
+    @exclusivity(unchecked) private var sendProgress = false
 
     init(fd: Int32, generation: UInt32, loop: EpollEventLoop) {
         self.fd = fd
@@ -172,7 +176,7 @@ final class HTTPConnection {
             case .body(let range):
                 bodyProgress = true
                 if exchange?.keepsBody == true {
-                    exchange?.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
+                    exchange!.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
                 }
             case .end:
                 requestComplete()
@@ -222,21 +226,27 @@ final class HTTPConnection {
             appendOutput { $0.append(ResponseSerializer.continueResponse) }
         }
         if keepsBody, case .length(let length) = head.framing {
-            exchange?.body.reserveCapacity(length)
+            exchange!.body.reserveCapacity(length)
         }
     }
 
     private func requestComplete() {
-        guard let exchange else { return }
-        if let response = exchange.response {
+        // Taken out and put back, so nothing of it is copied (its fields are references).
+        guard var current = exchange.take() else { return }
+        if let response = current.response.take() {
+            exchange = current
             finish(response)
             return
         }
-        guard let routeIndex = exchange.routeIndex else { return }
-        let head = exchange.head
+        guard let routeIndex = current.routeIndex else {
+            exchange = current
+            return
+        }
+        let head = current.head
         let request = HTTPRequest(method: head.method, path: head.path, query: head.query, version: head.version,
-                                  headers: head.headers, body: exchange.body)
-        self.exchange?.body = []
+                                  headers: head.headers, body: current.body)
+        current.body = []
+        exchange = current
         if request.body.count > loop.context.configuration.offloadBodyBytes {
             phase = .awaitingHandler
             loop.offload(self, routeIndex: routeIndex, request: request)
@@ -247,8 +257,7 @@ final class HTTPConnection {
 
     /// Queues the answer to the current request and decides what the connection does next.
     private func finish(_ response: HTTPResponse, forceClose: Bool = false) {
-        guard let exchange else { return }
-        self.exchange = nil
+        guard let exchange = exchange.take() else { return }
         let head = exchange.head
         let keepAlive = head.keepAlive && !forceClose && !loop.draining && !peerClosedInput
         let field: ResponseSerializer.ConnectionField = !keepAlive ? .close : head.version == .http1_0 ? .keepAlive : .none

@@ -225,7 +225,11 @@ struct RequestHeadParser {
     private mutating func finish(_ input: UnsafeRawBufferPointer, start: Int, end: Int) -> RawRequestHead {
         var bytes: [UInt8]
         if saved.isEmpty {
-            bytes = Array(UnsafeRawBufferPointer(rebasing: input[start..<end]))
+            let count = end - start
+            bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(rebasing: input[start..<end]))
+                initialized = count
+            }
         } else {
             bytes = saved
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[start..<end]))

@@ -7,21 +7,30 @@ enum TimerKind: Int, CaseIterable {
 /// An intrusive FIFO of connections ordered by deadline: arming, re-arming and
 /// disarming are O(1), and expiry only looks at the head — no per-connection timers,
 /// no scan of idle connections.
+///
+/// The links are not counted references: the loop's connection table owns the
+/// connections, and one leaves its list (disarm) before the table lets it go, so
+/// re-arming after every answer moves a few pointers and retains nothing.
 struct TimerList {
-    private(set) var first: HTTPConnection?
-    private var last: HTTPConnection?
+    // Unmanaged rather than unowned(unsafe): Swift 6.3 at -Onone never ends a loop over
+    // an array of structs holding an unowned(unsafe) optional.
+    private var head: Unmanaged<HTTPConnection>?
+    private var tail: Unmanaged<HTTPConnection>?
+
+    var first: HTTPConnection? { head?.takeUnretainedValue() }
 
     mutating func append(_ connection: HTTPConnection) {
-        connection.timerPrevious = last
+        connection.timerPrevious = tail?.takeUnretainedValue()
         connection.timerNext = nil
-        if let last { last.timerNext = connection } else { first = connection }
-        last = connection
+        let link = Unmanaged.passUnretained(connection)
+        if let tail { tail.takeUnretainedValue().timerNext = connection } else { head = link }
+        tail = link
     }
 
     mutating func remove(_ connection: HTTPConnection) {
         let previous = connection.timerPrevious, next = connection.timerNext
-        if let previous { previous.timerNext = next } else { first = next }
-        if let next { next.timerPrevious = previous } else { last = previous }
+        if let previous { previous.timerNext = next } else { head = next.map(Unmanaged.passUnretained) }
+        if let next { next.timerPrevious = previous } else { tail = previous.map(Unmanaged.passUnretained) }
         connection.timerPrevious = nil
         connection.timerNext = nil
     }
