@@ -200,10 +200,7 @@ final class HTTPConnection {
         var response: HTTPResponse?
         var keepsBody = false
         let router = loop.context.router
-        let choice = head.withPathBytes { path in
-            guard let contentType = head.contentTypeRange else { return router.choose(method: head.method, path: path, contentType: nil) }
-            return head.headers.withBytes(contentType) { router.choose(method: head.method, path: path, contentType: $0) }
-        }
+        let choice = head.withPathAndContentType { router.choose(method: head.method, path: $0, contentType: $1) }
         switch choice {
         case .respond(let decided):
             response = decided

@@ -57,7 +57,7 @@ struct RequestDecoder {
                 state = .failed
                 return .failure(error, HeadSummary())
             case .complete(let raw):
-                switch RequestHeadValidator.validate(raw, maxBodyBytes: maxBodyBytes) {
+                switch RequestHeadValidator.validate(raw, fields: headParser.fields, maxBodyBytes: maxBodyBytes) {
                 case .failure(let failure):
                     state = .failed
                     return .failure(failure.error, failure.summary)

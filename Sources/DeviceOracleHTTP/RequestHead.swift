@@ -22,7 +22,7 @@ struct RequestHead {
     /// Where the target's path and query are in the head's bytes.
     enum TargetRanges {
         /// An origin-form target, or the path and query of an absolute-form one.
-        case path(Range<Int>, query: Range<Int>)
+        case path(HeadRange, query: HeadRange)
         /// An absolute-form target with an empty path: the path is `/`.
         case root
         case asterisk
@@ -38,12 +38,12 @@ struct RequestHead {
     var expectsContinue: Bool
     /// An `Expect` member other than `100-continue` (`417`).
     var hasUnsupportedExpectation: Bool
-    var contentTypeRange: Range<Int>?
-    var userAgentRange: Range<Int>?
+    var contentTypeRange: HeadRange?
+    var userAgentRange: HeadRange?
 
     var target: Target {
         switch targetRanges {
-        case .path(let path, let query): .path(headers.string(path), query: headers.string(query))
+        case .path(let path, let query): .path(headers.string(path.range), query: headers.string(query.range))
         case .root: .path("/", query: "")
         case .asterisk: .asterisk
         }
@@ -51,26 +51,30 @@ struct RequestHead {
 
     var path: String {
         switch targetRanges {
-        case .path(let path, _): headers.string(path)
+        case .path(let path, _): headers.string(path.range)
         case .root: "/"
         case .asterisk: "*"
         }
     }
 
     var query: String {
-        if case .path(_, let query) = targetRanges { return headers.string(query) }
+        if case .path(_, let query) = targetRanges { return headers.string(query.range) }
         return ""
     }
 
-    var contentType: String? { contentTypeRange.map(headers.string) }
-    var userAgent: String? { userAgentRange.map(headers.string) }
+    var contentType: String? { contentTypeRange.map { headers.string($0.range) } }
+    var userAgent: String? { userAgentRange.map { headers.string($0.range) } }
 
-    /// Calls `body` with the path's bytes (as `path` spells them), without making a `String`.
-    func withPathBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        switch targetRanges {
-        case .path(let path, _): headers.withBytes(path, body)
-        case .root: body(UnsafeRawBufferPointer(start: Self.root.utf8Start, count: 1))
-        case .asterisk: body(UnsafeRawBufferPointer(start: Self.asterisk.utf8Start, count: 1))
+    /// Calls `body` with the path's bytes (as `path` spells them) and the Content-Type
+    /// value's (nil without one), without making `String`s: what routing needs.
+    func withPathAndContentType<R>(_ body: (_ path: UnsafeRawBufferPointer, _ contentType: UnsafeRawBufferPointer?) -> R) -> R {
+        headers.withHeadBytes { bytes in
+            let contentType = contentTypeRange.map { UnsafeRawBufferPointer(rebasing: bytes[$0.range]) }
+            switch targetRanges {
+            case .path(let path, _): return body(UnsafeRawBufferPointer(rebasing: bytes[path.range]), contentType)
+            case .root: return body(UnsafeRawBufferPointer(start: Self.root.utf8Start, count: 1), contentType)
+            case .asterisk: return body(UnsafeRawBufferPointer(start: Self.asterisk.utf8Start, count: 1), contentType)
+            }
         }
     }
 
@@ -89,9 +93,9 @@ struct HeadSummary {
 /// decisions": malformed fields (400) → unknown method (501) → version (505) →
 /// framing (400, or 413 for a valid but too large length).
 enum RequestHeadValidator {
-    static func validate(_ raw: RawRequestHead, maxBodyBytes: Int) -> Result<RequestHead, HeadFailure> {
+    static func validate(_ raw: RawRequestHead, fields: [RawRequestHead.Field], maxBodyBytes: Int) -> Result<RequestHead, HeadFailure> {
         raw.bytes.withUnsafeBytes { bytes in
-            var checker = Checker(raw: raw, bytes: bytes, maxBodyBytes: maxBodyBytes)
+            var checker = Checker(raw: raw, fields: fields, bytes: bytes, maxBodyBytes: maxBodyBytes)
             return checker.run()
         }
     }
@@ -103,6 +107,7 @@ enum RequestHeadValidator {
 
     private struct Checker {
         let raw: RawRequestHead
+        let fields: [RawRequestHead.Field]
         let bytes: UnsafeRawBufferPointer
         let maxBodyBytes: Int
 
@@ -124,7 +129,7 @@ enum RequestHeadValidator {
                 summary.method = string(raw.method)
                 summary.userAgent = userAgentRange.map(string)
                 switch summaryPath {
-                case .path(let path, _)?: summary.path = string(path)
+                case .path(let path, _)?: summary.path = string(path.range)
                 case .root?: summary.path = "/"
                 case .asterisk?: summary.path = "*"
                 case nil: break
@@ -152,7 +157,7 @@ enum RequestHeadValidator {
             var contentTypeCount = 0
             var close = false, keepAliveToken = false
             var expectsContinue = false, unsupportedExpectation = false
-            for field in raw.fields {
+            for field in fields {
                 let name = slice(field.name)
                 switch name.count {
                 case 4 where asciiCaseInsensitiveEqual(name, "host"):
@@ -247,10 +252,10 @@ enum RequestHeadValidator {
 
             let keepAlive = version == .http1_1 ? !close : (keepAliveToken && !close)
             return .success(RequestHead(
-                method: method, targetRanges: target, version: version, headers: HTTPHeaders(head: raw.bytes, fields: raw.fields),
+                method: method, targetRanges: target, version: version, headers: HTTPHeaders(head: raw.bytes, fieldsStart: raw.fieldsStart),
                 framing: framing, keepAlive: keepAlive, expectsContinue: expectsContinue && version == .http1_1,
-                hasUnsupportedExpectation: unsupportedExpectation, contentTypeRange: contentTypeRange,
-                userAgentRange: userAgentRange))
+                hasUnsupportedExpectation: unsupportedExpectation, contentTypeRange: contentTypeRange.map(HeadRange.init),
+                userAgentRange: userAgentRange.map(HeadRange.init)))
         }
 
         /// origin-form = absolute-path [ "?" query ], with valid percent-encoding and no
@@ -272,8 +277,8 @@ enum RequestHeadValidator {
                 }
                 i += 1
             }
-            guard let queryStart else { return .path(range, query: range.upperBound..<range.upperBound) }
-            return .path(range.lowerBound..<queryStart, query: (queryStart + 1)..<range.upperBound)
+            guard let queryStart else { return .path(HeadRange(range), query: HeadRange(range.upperBound..<range.upperBound)) }
+            return .path(HeadRange(range.lowerBound..<queryStart), query: HeadRange((queryStart + 1)..<range.upperBound))
         }
 
         /// `http://authority/...` or `https://...`: the authority's range and where the path starts.
