@@ -150,3 +150,25 @@ func asciiCaseInsensitiveEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBuffer
 func asciiCaseInsensitiveEqual(_ a: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
     asciiCaseInsensitiveEqual(a, UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
 }
+
+/// `asciiCaseInsensitiveEqual` for a token (RFC 9110 §5.6.2) and a name of lowercase
+/// letters and "-", eight bytes at a time: setting bit 5 of every byte lowercases the
+/// token's letters, and no other tchar becomes a letter or "-" that way (only CR, which
+/// no token holds, becomes "-").
+@inline(__always)
+func tokenEqualsLowercase(_ token: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+    let count = name.utf8CodeUnitCount
+    guard token.count == count else { return false }
+    let expected = UnsafeRawPointer(name.utf8Start)
+    var i = 0
+    while i + 8 <= count {
+        let word = token.loadUnaligned(fromByteOffset: i, as: UInt64.self) | 0x2020_2020_2020_2020
+        guard word == expected.loadUnaligned(fromByteOffset: i, as: UInt64.self) else { return false }
+        i += 8
+    }
+    while i < count {
+        guard token[i] | 0x20 == expected.load(fromByteOffset: i, as: UInt8.self) else { return false }
+        i += 1
+    }
+    return true
+}

@@ -40,35 +40,13 @@ struct OutputQueue {
         bytes.append(contentsOf: raw)
     }
 
-    mutating func append(_ raw: [UInt8]) {
-        bytes.append(contentsOf: raw)
-    }
-
-    mutating func append(_ byte: UInt8) {
-        bytes.append(byte)
-    }
-
-    /// A `String`'s UTF-8, copied from its storage when it has contiguous storage (native strings do).
-    mutating func append(utf8 text: String) {
-        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
-        if copied == nil { bytes += text.utf8 }
-    }
-
-    mutating func appendDecimal(_ value: Int) {
-        if value >= 0 && value < 10 {
-            bytes.append(UInt8(48 + value))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var count = 0
-        var rest = max(value, 0)
-        withUnsafeMutableBytes(of: &digits) { scratch in
-            while rest > 0 {
-                count += 1
-                scratch[24 - count] = UInt8(48 + rest % 10)
-                rest /= 10
-            }
-            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[(24 - count)...]))
+    /// Appends at most `maxCount` bytes that `write` writes: many small pieces (a
+    /// response head) cost one append to the buffer instead of one each.
+    mutating func append(maxCount: Int, _ write: (inout ByteWriter) -> Void) {
+        withUnsafeTemporaryAllocation(byteCount: maxCount, alignment: 1) { space in
+            var writer = ByteWriter(space)
+            write(&writer)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: space[..<writer.count]))
         }
     }
 
@@ -176,6 +154,51 @@ struct OutputQueue {
                 }
                 return addBodies(from: 0, cursor: 0)
             }
+        }
+    }
+}
+
+/// Writes bytes into space sized beforehand (see `OutputQueue.append(maxCount:_:)`);
+/// writing past its end is a precondition failure, never a buffer overflow.
+struct ByteWriter {
+    private let space: UnsafeMutableRawBufferPointer
+    private(set) var count = 0
+
+    init(_ space: UnsafeMutableRawBufferPointer) {
+        self.space = space
+    }
+
+    mutating func append(_ raw: UnsafeRawBufferPointer) {
+        guard let source = raw.baseAddress else { return }
+        precondition(raw.count <= space.count - count, "ByteWriter: the space reserved is too small")
+        (space.baseAddress! + count).copyMemory(from: source, byteCount: raw.count)
+        count += raw.count
+    }
+
+    mutating func append(_ text: StaticString) {
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// A `String`'s UTF-8, copied from its storage when it has contiguous storage (native strings do).
+    mutating func append(utf8 text: String) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
+        if copied == nil {
+            var text = text
+            text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    mutating func appendDecimal(_ value: Int) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var length = 0
+        var rest = max(value, 0)
+        withUnsafeMutableBytes(of: &digits) { scratch in
+            repeat {
+                length += 1
+                scratch[24 - length] = UInt8(48 + rest % 10)
+                rest /= 10
+            } while rest > 0
+            append(UnsafeRawBufferPointer(rebasing: scratch[(24 - length)...]))
         }
     }
 }

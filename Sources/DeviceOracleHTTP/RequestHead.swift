@@ -157,34 +157,33 @@ enum RequestHeadValidator {
             var contentTypeCount = 0
             var close = false, keepAliveToken = false
             var expectsContinue = false, unsupportedExpectation = false
+            // An if-chain, most frequent names first: a switch on the name's length
+            // compiled to an indirect jump that mispredicted from field to field.
             for field in fields {
                 let name = slice(field.name)
-                switch name.count {
-                case 4 where asciiCaseInsensitiveEqual(name, "host"):
+                if tokenEqualsLowercase(name, "host") {
                     hostCount += 1
                     hostRange = field.value
-                case 6 where asciiCaseInsensitiveEqual(name, "expect"):
-                    forEachListMember(field.value) { member in
-                        if asciiCaseInsensitiveEqual(member, "100-continue") { expectsContinue = true } else { unsupportedExpectation = true }
-                    }
-                case 10 where asciiCaseInsensitiveEqual(name, "connection"):
+                } else if tokenEqualsLowercase(name, "content-length") {
+                    contentLengthCount += 1
+                    contentLengthRange = contentLengthRange ?? field.value
+                } else if tokenEqualsLowercase(name, "content-type") {
+                    contentTypeCount += 1
+                    contentTypeRange = field.value
+                } else if tokenEqualsLowercase(name, "user-agent") {
+                    userAgentRange = userAgentRange ?? field.value
+                } else if tokenEqualsLowercase(name, "connection") {
                     forEachListMember(field.value) { member in
                         if asciiCaseInsensitiveEqual(member, "close") { close = true }
                         if asciiCaseInsensitiveEqual(member, "keep-alive") { keepAliveToken = true }
                     }
-                case 10 where asciiCaseInsensitiveEqual(name, "user-agent"):
-                    userAgentRange = userAgentRange ?? field.value
-                case 12 where asciiCaseInsensitiveEqual(name, "content-type"):
-                    contentTypeCount += 1
-                    contentTypeRange = field.value
-                case 14 where asciiCaseInsensitiveEqual(name, "content-length"):
-                    contentLengthCount += 1
-                    contentLengthRange = contentLengthRange ?? field.value
-                case 17 where asciiCaseInsensitiveEqual(name, "transfer-encoding"):
+                } else if tokenEqualsLowercase(name, "transfer-encoding") {
                     transferEncodingCount += 1
                     transferEncodingRange = transferEncodingRange ?? field.value
-                default:
-                    break
+                } else if tokenEqualsLowercase(name, "expect") {
+                    forEachListMember(field.value) { member in
+                        if asciiCaseInsensitiveEqual(member, "100-continue") { expectsContinue = true } else { unsupportedExpectation = true }
+                    }
                 }
             }
 

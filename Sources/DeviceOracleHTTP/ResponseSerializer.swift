@@ -17,41 +17,51 @@ enum ResponseSerializer {
     static func append(_ response: HTTPResponse, to out: inout OutputQueue, date: [UInt8], omitBody: Bool,
                        connection: ConnectionField) {
         let status = response.status
-        out.reserveCapacity(out.count + 160 + response.body.count)
-        if let statusLine = HTTPStatusText.statusLine(status) {
-            out.append(statusLine)
-        } else {
-            out.append("HTTP/1.1 ")
-            out.appendDecimal(status)
-            out.append(0x20)
-            out.append(HTTPStatusText.reason(status))
-            out.append("\r\n")
-        }
-        out.append(date)
+        let statusLine = HTTPStatusText.statusLine(status)
+        let reason = HTTPStatusText.reason(status)
         // RFC 9110 §8.6: no Content-Length on 1xx and 204 (nor a body on 304).
         let mayHaveBody = status >= 200 && status != 204 && status != 304
+        // An upper bound of the head's size, so it is written in one piece.
+        var headBytes = 9 + 20 + 1 + reason.utf8CodeUnitCount + 2 + date.count + 24 + 2
         if mayHaveBody {
-            if let contentType = response.contentType {
-                out.append("Content-Type: ")
-                out.append(utf8: contentType)
-                out.append("\r\n")
+            headBytes += 16 + 20 + 2
+            if let contentType = response.contentType { headBytes += 14 + contentType.utf8.count + 2 }
+        }
+        for (name, value) in response.headers { headBytes += name.utf8.count + 2 + value.utf8.count + 2 }
+        out.append(maxCount: headBytes) { head in
+            if let statusLine {
+                head.append(statusLine)
+            } else {
+                head.append("HTTP/1.1 ")
+                head.appendDecimal(status)
+                head.append(" ")
+                head.append(reason)
+                head.append("\r\n")
             }
-            out.append("Content-Length: ")
-            out.appendDecimal(response.body.count)
-            out.append("\r\n")
+            date.withUnsafeBytes { head.append($0) }
+            if mayHaveBody {
+                if let contentType = response.contentType {
+                    head.append("Content-Type: ")
+                    head.append(utf8: contentType)
+                    head.append("\r\n")
+                }
+                head.append("Content-Length: ")
+                head.appendDecimal(response.body.count)
+                head.append("\r\n")
+            }
+            for (name, value) in response.headers {
+                head.append(utf8: name)
+                head.append(": ")
+                head.append(utf8: value)
+                head.append("\r\n")
+            }
+            switch connection {
+            case .none: break
+            case .close: head.append("Connection: close\r\n")
+            case .keepAlive: head.append("Connection: keep-alive\r\n")
+            }
+            head.append("\r\n")
         }
-        for (name, value) in response.headers {
-            out.append(utf8: name)
-            out.append(": ")
-            out.append(utf8: value)
-            out.append("\r\n")
-        }
-        switch connection {
-        case .none: break
-        case .close: out.append("Connection: close\r\n")
-        case .keepAlive: out.append("Connection: keep-alive\r\n")
-        }
-        out.append("\r\n")
         if mayHaveBody && !omitBody {
             out.append(body: response.body)
         }
