@@ -5,6 +5,7 @@
 #include "CSyscalls.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -162,6 +163,8 @@ long csyscalls_raise_open_files(long wanted) {
 }
 
 void csyscalls_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
+
+void csyscalls_fix_mmap_threshold(int bytes) { mallopt(M_MMAP_THRESHOLD, bytes); }
 
 /// Monotonic clock in nanoseconds.
 int64_t csyscalls_monotonic_ns(void) {

@@ -71,6 +71,10 @@ long csyscalls_raise_open_files(long wanted);
 
 void csyscalls_ignore_sigpipe(void);
 
+/// Fixes glibc's mmap threshold at `bytes`: larger blocks are mapped on their own and
+/// unmapped when freed (glibc otherwise raises the threshold to the largest block freed).
+void csyscalls_fix_mmap_threshold(int bytes);
+
 /// Monotonic clock in nanoseconds.
 int64_t csyscalls_monotonic_ns(void);
 
