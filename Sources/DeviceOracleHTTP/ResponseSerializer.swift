@@ -74,20 +74,39 @@ enum AccessLine {
     static func append(to out: inout [UInt8], timestampPrefix: [UInt8], milliseconds: Int, id: UInt64,
                        method: String?, path: String?, status: Int, bytes: Int, elapsedNanoseconds: Int64,
                        fields: [(String, String)], userAgent: String?) {
-        var timestamp: [UInt8] = [0x22]
-        timestamp += timestampPrefix
-        timestamp += [UInt8(48 + milliseconds / 100), UInt8(48 + milliseconds / 10 % 10), UInt8(48 + milliseconds % 10)]
-        timestamp += [UInt8(ascii: "Z"), 0x22]
         var writer = JSONWriter(capacity: 192)
         writer.beginObject()
         writer.key("ts")
-        writer.raw(timestamp)
+        // The timestamp and the hexadecimal id are put together on the stack: building
+        // them as arrays and Strings cost more than the rest of the line.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { text in
+            var count = 0
+            for byte in timestampPrefix.prefix(27) {
+                text[count] = byte
+                count += 1
+            }
+            text[count] = UInt8(48 + milliseconds / 100)
+            text[count + 1] = UInt8(48 + milliseconds / 10 % 10)
+            text[count + 2] = UInt8(48 + milliseconds % 10)
+            text[count + 3] = UInt8(ascii: "Z")
+            writer.string(utf8: UnsafeBufferPointer(rebasing: text[0..<(count + 4)]))
+        }
         writer.key("level")
         writer.string("info")
         writer.key("msg")
         writer.string("request")
         writer.key("id")
-        writer.string(escaping: String(id, radix: 16))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { text in
+            var count = 0
+            var rest = id
+            repeat {
+                count += 1
+                let digit = UInt8(truncatingIfNeeded: rest & 0xF)
+                text[16 - count] = digit < 10 ? 48 + digit : UInt8(ascii: "a") + digit - 10
+                rest >>= 4
+            } while rest != 0
+            writer.string(utf8: UnsafeBufferPointer(rebasing: text[(16 - count)...]))
+        }
         if let method {
             writer.key("method")
             writer.string(escaping: method)
