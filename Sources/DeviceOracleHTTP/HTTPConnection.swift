@@ -24,12 +24,12 @@ final class HTTPConnection {
         case closed
     }
 
-    /// The request between its head and its answer.
+    /// The request between its head and its answer. Used in place (never copied or
+    /// moved whole): at over a hundred bytes, each move was a call to memcpy.
     private struct Exchange {
         var head: RequestHead
-        /// The route that answers (its index in the router), or the answer already decided from the head.
+        /// The route that answers (its index in the router); nil when `decidedResponse` does.
         var routeIndex: Int?
-        var response: HTTPResponse?
         var keepsBody: Bool
         var body: [UInt8] = []
         var startedAt: Int64
@@ -46,13 +46,15 @@ final class HTTPConnection {
     @exclusivity(unchecked) var interest: UInt32 = 0
     @exclusivity(unchecked) var timerKind: TimerKind?
     @exclusivity(unchecked) var deadline: Int64 = 0
-    // unowned(unsafe): links of the loop's timer lists (see `TimerList`).
-    @exclusivity(unchecked) unowned(unsafe) var timerPrevious: HTTPConnection?
-    @exclusivity(unchecked) unowned(unsafe) var timerNext: HTTPConnection?
+    /// Links of the loop's timer lists, not counted (see `TimerList`).
+    @exclusivity(unchecked) var timerPrevious: TimerList.Link?
+    @exclusivity(unchecked) var timerNext: TimerList.Link?
 
     @exclusivity(unchecked) private var decoder: RequestDecoder
     @exclusivity(unchecked) private var phase = Phase.reading
     @exclusivity(unchecked) private var exchange: Exchange?
+    /// The answer decided from the current request's head alone (404, 405, 415, 417...).
+    @exclusivity(unchecked) private var decidedResponse: HTTPResponse?
     /// Input received but not processed yet (processing is suspended).
     @exclusivity(unchecked) private var pending: [UInt8] = []
     /// Answers the socket has not taken yet.
@@ -212,7 +214,8 @@ final class HTTPConnection {
                 keepsBody = keeps
             }
         }
-        exchange = Exchange(head: head, routeIndex: routeIndex, response: response, keepsBody: keepsBody, startedAt: headStartedAt)
+        exchange = Exchange(head: head, routeIndex: routeIndex, keepsBody: keepsBody, startedAt: headStartedAt)
+        decidedResponse = response
         if let response, response.status >= 400, hasBody, head.expectsContinue || head.hasUnsupportedExpectation {
             // Refused early: the client holds its body back, so answer now and close
             // rather than read a body nobody wants (http.md "Protocol edge cases").
@@ -228,22 +231,15 @@ final class HTTPConnection {
     }
 
     private func requestComplete() {
-        // Taken out and put back, so nothing of it is copied (its fields are references).
-        guard var current = exchange.take() else { return }
-        if let response = current.response.take() {
-            exchange = current
+        guard exchange != nil else { return }
+        if let response = decidedResponse.take() {
             finish(response)
             return
         }
-        guard let routeIndex = current.routeIndex else {
-            exchange = current
-            return
-        }
-        let head = current.head
-        let request = HTTPRequest(method: head.method, path: head.path, query: head.query, version: head.version,
-                                  headers: head.headers, body: current.body)
-        current.body = []
-        exchange = current
+        guard let routeIndex = exchange!.routeIndex else { return }
+        var body: [UInt8] = []
+        swap(&body, &exchange!.body)
+        let request = exchange!.head.request(body: body)
         if request.body.count > loop.context.configuration.offloadBodyBytes {
             phase = .awaitingHandler
             loop.offload(self, routeIndex: routeIndex, request: request)
@@ -254,17 +250,18 @@ final class HTTPConnection {
 
     /// Queues the answer to the current request and decides what the connection does next.
     private func finish(_ response: HTTPResponse, forceClose: Bool = false) {
-        guard let exchange = exchange.take() else { return }
-        let head = exchange.head
-        let keepAlive = head.keepAlive && !forceClose && !loop.draining && !peerClosedInput
-        let field: ResponseSerializer.ConnectionField = !keepAlive ? .close : head.version == .http1_0 ? .keepAlive : .none
-        let isHead = head.method == .HEAD
+        guard exchange != nil else { return }
+        let keepAlive = exchange!.head.keepAlive && !forceClose && !loop.draining && !peerClosedInput
+        let field: ResponseSerializer.ConnectionField = !keepAlive ? .close : exchange!.head.version == .http1_0 ? .keepAlive : .none
+        let isHead = exchange!.head.method == .HEAD
         appendOutput { ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: isHead, connection: field) }
         if loop.logsAccess {
-            loop.logAccess(method: head.method.rawValue, path: head.path, status: response.status,
-                           bytes: isHead ? 0 : response.body.count, startedAt: exchange.startedAt,
-                           fields: response.logFields, userAgent: head.userAgent)
+            loop.logAccess(method: exchange!.head.method.rawValue, path: exchange!.head.path, status: response.status,
+                           bytes: isHead ? 0 : response.body.count, startedAt: exchange!.startedAt,
+                           fields: response.logFields, userAgent: exchange!.head.userAgent)
         }
+        exchange = nil
+        decidedResponse = nil
         servedRequests += 1
         loop.disarm(self)  // the idle clock starts again after every answer
         if !keepAlive { phase = .closingAfterWrite(linger: true) }
@@ -278,6 +275,7 @@ final class HTTPConnection {
         }
         let startedAt = exchange?.startedAt ?? headStartedAt
         exchange = nil
+        decidedResponse = nil
         let response = error.response
         appendOutput { ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: .close) }
         if loop.logsAccess {

@@ -23,8 +23,8 @@ struct OutputQueue {
     private var sentBytes = 0
 
     /// Bytes not sent yet.
-    var count: Int { bytes.count + bodyBytes - sentBytes }
-    var isEmpty: Bool { count == 0 }
+    @inline(__always) var count: Int { bytes.count + bodyBytes - sentBytes }
+    @inline(__always) var isEmpty: Bool { count == 0 }
 
     mutating func reserveCapacity(_ capacity: Int) {
         bytes.reserveCapacity(capacity)

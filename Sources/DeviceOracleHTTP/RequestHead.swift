@@ -63,6 +63,11 @@ struct RequestHead {
     }
 
     var contentType: String? { contentTypeRange.map { headers.string($0.range) } }
+
+    /// What a handler gets: this head's method, target, version and fields, and `body`.
+    func request(body: [UInt8]) -> HTTPRequest {
+        HTTPRequest(method: method, path: path, query: query, version: version, headers: headers, body: body)
+    }
     var userAgent: String? { userAgentRange.map { headers.string($0.range) } }
 
     /// Calls `body` with the path's bytes (as `path` spells them) and the Content-Type
@@ -94,9 +99,13 @@ struct HeadSummary {
 /// framing (400, or 413 for a valid but too large length).
 enum RequestHeadValidator {
     static func validate(_ raw: RawRequestHead, fields: [RawRequestHead.Field], maxBodyBytes: Int) -> Result<RequestHead, HeadFailure> {
+        // The checker borrows the head's bytes and fields (no reference counting on the way).
         raw.bytes.withUnsafeBytes { bytes in
-            var checker = Checker(raw: raw, fields: fields, bytes: bytes, maxBodyBytes: maxBodyBytes)
-            return checker.run()
+            fields.withUnsafeBufferPointer { fields in
+                var checker = Checker(methodRange: raw.method, targetRange: raw.target, versionRange: raw.version, fields: fields,
+                                      bytes: bytes, maxBodyBytes: maxBodyBytes)
+                return checker.run(head: raw.bytes, fieldsStart: raw.fieldsStart)
+            }
         }
     }
 
@@ -106,8 +115,10 @@ enum RequestHeadValidator {
     }
 
     private struct Checker {
-        let raw: RawRequestHead
-        let fields: [RawRequestHead.Field]
+        let methodRange: Range<Int>
+        let targetRange: Range<Int>
+        let versionRange: Range<Int>
+        let fields: UnsafeBufferPointer<RawRequestHead.Field>
         let bytes: UnsafeRawBufferPointer
         let maxBodyBytes: Int
 
@@ -119,14 +130,14 @@ enum RequestHeadValidator {
             String(decoding: slice(range), as: UTF8.self)
         }
 
-        mutating func run() -> Result<RequestHead, HeadFailure> {
+        mutating func run(head: [UInt8], fieldsStart: Int) -> Result<RequestHead, HeadFailure> {
             // What the access line of a refused head says: the method, then the
             // User-Agent and the path once they are known. Made into `String`s only on failure.
             var userAgentRange: Range<Int>?
             var summaryPath: RequestHead.TargetRanges?
             func fail(_ status: Int, _ detail: String) -> Result<RequestHead, HeadFailure> {
                 var summary = HeadSummary()
-                summary.method = string(raw.method)
+                summary.method = string(methodRange)
                 summary.userAgent = userAgentRange.map(string)
                 switch summaryPath {
                 case .path(let path, _)?: summary.path = string(path.range)
@@ -138,7 +149,7 @@ enum RequestHeadValidator {
             }
 
             // The version's syntax is part of the request line: HTTP-version = "HTTP/" DIGIT "." DIGIT.
-            let versionBytes = slice(raw.version)
+            let versionBytes = slice(versionRange)
             guard versionBytes.count == 8,
                   asciiEqual(UnsafeRawBufferPointer(rebasing: versionBytes[0..<5]), "HTTP/"),
                   ByteClass.isDigit(versionBytes[5]), versionBytes[6] == UInt8(ascii: "."), ByteClass.isDigit(versionBytes[7])
@@ -197,21 +208,21 @@ enum RequestHeadValidator {
 
             // The target (RFC 9112 §3.2): origin-form, absolute-form naming this Host, or `*`.
             let target: RequestHead.TargetRanges
-            let targetBytes = slice(raw.target)
-            let methodBytes = slice(raw.method)
+            let targetBytes = slice(targetRange)
+            let methodBytes = slice(methodRange)
             if targetBytes.count == 1 && targetBytes[0] == UInt8(ascii: "*") {
                 guard asciiEqual(methodBytes, "OPTIONS") else { return fail(400, "the target * is only valid with OPTIONS") }
                 target = .asterisk
             } else if targetBytes[0] == UInt8(ascii: "/") {
-                guard let form = originForm(raw.target) else { return fail(400, "the request target is not a valid path and query") }
+                guard let form = originForm(targetRange) else { return fail(400, "the request target is not a valid path and query") }
                 target = form
-            } else if let (authority, pathStart) = absoluteFormAuthority(raw.target) {
+            } else if let (authority, pathStart) = absoluteFormAuthority(targetRange) {
                 guard let hostRange, asciiCaseInsensitiveEqual(slice(authority), slice(hostRange)) else {
                     return fail(400, "the absolute-form target names another host than the Host field")
                 }
-                if pathStart == raw.target.upperBound {
+                if pathStart == targetRange.upperBound {
                     target = .root
-                } else if let form = originForm(pathStart..<raw.target.upperBound) {
+                } else if let form = originForm(pathStart..<targetRange.upperBound) {
                     target = form
                 } else {
                     return fail(400, "the request target is not a valid path and query")
@@ -222,7 +233,7 @@ enum RequestHeadValidator {
             summaryPath = target
 
             guard let method = HTTPMethod(token: methodBytes) else {
-                return fail(501, "the method \(string(raw.method)) is not implemented")
+                return fail(501, "the method \(string(methodRange)) is not implemented")
             }
             guard major == 1 && minor <= 1 else {
                 return fail(505, "HTTP/\(major).\(minor) is not supported; use HTTP/1.1")
@@ -251,7 +262,7 @@ enum RequestHeadValidator {
 
             let keepAlive = version == .http1_1 ? !close : (keepAliveToken && !close)
             return .success(RequestHead(
-                method: method, targetRanges: target, version: version, headers: HTTPHeaders(head: raw.bytes, fieldsStart: raw.fieldsStart),
+                method: method, targetRanges: target, version: version, headers: HTTPHeaders(head: head, fieldsStart: fieldsStart),
                 framing: framing, keepAlive: keepAlive, expectsContinue: expectsContinue && version == .http1_1,
                 hasUnsupportedExpectation: unsupportedExpectation, contentTypeRange: contentTypeRange.map(HeadRange.init),
                 userAgentRange: userAgentRange.map(HeadRange.init)))

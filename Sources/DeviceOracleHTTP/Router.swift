@@ -82,14 +82,14 @@ public struct Router: Sendable {
         guard let index = routeIndex(path) else {
             return .respond(ProblemDetails(status: 404, detail: "no resource at \(Self.text(path))").response)
         }
-        let route = routes[index]
-        let allowed = route.methods.contains(method) || (method == .HEAD && route.methods.contains(.GET))
+        // routes[index] is read in place: a copy of the Route would retain its path, methods and handler.
+        let allowed = routes[index].methods.contains(method) || (method == .HEAD && routes[index].methods.contains(.GET))
         guard allowed else {
             var response = ProblemDetails(status: 405, detail: "\(Self.text(path)) does not answer \(method.rawValue)").response
-            response.headers.append(("Allow", Self.allow(route)))
+            response.headers.append(("Allow", Self.allow(routes[index])))
             return .respond(response)
         }
-        switch route.body {
+        switch routes[index].body {
         case .discarded:
             return .handle(routeIndex: index, keepsBody: false)
         case .json:

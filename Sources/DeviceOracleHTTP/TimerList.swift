@@ -11,26 +11,28 @@ enum TimerKind: Int, CaseIterable {
 /// The links are not counted references: the loop's connection table owns the
 /// connections, and one leaves its list (disarm) before the table lets it go, so
 /// re-arming after every answer moves a few pointers and retains nothing.
+/// (`Unmanaged`, not unowned(unsafe): Swift 6.3 at -Onone never ends a loop over an
+/// array of structs holding an unowned(unsafe) optional, and loads of one are retained.)
 struct TimerList {
-    // Unmanaged rather than unowned(unsafe): Swift 6.3 at -Onone never ends a loop over
-    // an array of structs holding an unowned(unsafe) optional.
-    private var head: Unmanaged<HTTPConnection>?
-    private var tail: Unmanaged<HTTPConnection>?
+    typealias Link = Unmanaged<HTTPConnection>
+
+    private var head: Link?
+    private var tail: Link?
 
     var first: HTTPConnection? { head?.takeUnretainedValue() }
 
     mutating func append(_ connection: HTTPConnection) {
-        connection.timerPrevious = tail?.takeUnretainedValue()
+        let link = Link.passUnretained(connection)
+        connection.timerPrevious = tail
         connection.timerNext = nil
-        let link = Unmanaged.passUnretained(connection)
-        if let tail { tail.takeUnretainedValue().timerNext = connection } else { head = link }
+        if let tail { tail._withUnsafeGuaranteedRef { $0.timerNext = link } } else { head = link }
         tail = link
     }
 
     mutating func remove(_ connection: HTTPConnection) {
         let previous = connection.timerPrevious, next = connection.timerNext
-        if let previous { previous.timerNext = next } else { head = next.map(Unmanaged.passUnretained) }
-        if let next { next.timerPrevious = previous } else { tail = previous.map(Unmanaged.passUnretained) }
+        if let previous { previous._withUnsafeGuaranteedRef { $0.timerNext = next } } else { head = next }
+        if let next { next._withUnsafeGuaranteedRef { $0.timerPrevious = previous } } else { tail = previous }
         connection.timerPrevious = nil
         connection.timerNext = nil
     }
