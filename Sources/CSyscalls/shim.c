@@ -5,6 +5,8 @@
 #include "CSyscalls.h"
 
 #include <errno.h>
+#include <malloc.h>
+#include <stddef.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -17,6 +19,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <arpa/inet.h>
 #include <time.h>
 #include <unistd.h>
@@ -124,6 +127,20 @@ long csyscalls_send(int fd, const void *bytes, size_t count) {
     return sent < 0 ? -errno : sent;
 }
 
+_Static_assert(sizeof(csyscalls_iovec) == sizeof(struct iovec)
+               && offsetof(csyscalls_iovec, base) == offsetof(struct iovec, iov_base)
+               && offsetof(csyscalls_iovec, length) == offsetof(struct iovec, iov_len), "iovec layout");
+
+/// sendmsg() of `count` buffers in order, never raising SIGPIPE. Returns bytes sent or -errno.
+long csyscalls_sendv(int fd, const csyscalls_iovec *buffers, int count) {
+    struct msghdr message;
+    memset(&message, 0, sizeof(message));
+    message.msg_iov = (struct iovec *)buffers;
+    message.msg_iovlen = (size_t)count;
+    ssize_t sent = sendmsg(fd, &message, MSG_NOSIGNAL);
+    return sent < 0 ? -errno : sent;
+}
+
 /// read() returning -errno on failure.
 long csyscalls_read(int fd, void *bytes, size_t count) {
     ssize_t got = read(fd, bytes, count);
@@ -146,6 +163,8 @@ long csyscalls_raise_open_files(long wanted) {
 }
 
 void csyscalls_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
+
+void csyscalls_fix_mmap_threshold(int bytes) { mallopt(M_MMAP_THRESHOLD, bytes); }
 
 /// Monotonic clock in nanoseconds.
 int64_t csyscalls_monotonic_ns(void) {

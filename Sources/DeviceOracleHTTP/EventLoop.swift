@@ -42,6 +42,8 @@ final class ServerContext: Sendable {
 final class EpollEventLoop: EventLoop, @unchecked Sendable {
     // @unchecked: every member but `tasks` and `wakeFD` is touched only on the loop's
     // own thread; `tasks` is behind a Mutex and the eventfd is safe to write from anywhere.
+    // For the same reason every stored `var` is `@exclusivity(unchecked)`: one thread,
+    // one call at a time, so the runtime's access tracking would only cost time.
 
     static let readBufferSize = 64 * 1024
     private static let listenerToken: UInt64 = UInt64.max
@@ -51,7 +53,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     private let epollFD: Int32
     private let wakeFD: Int32
     private let listenFD: Int32
-    private var listening = true
+    @exclusivity(unchecked) private var listening = true
     /// Signalled once this loop has stopped watching the listener (the server then closes it).
     let stoppedAccepting = DispatchSemaphore(value: 0)
     private let tasks = Mutex<[@Sendable () -> Void]>([])
@@ -59,34 +61,37 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     /// The bytes of the last read; borrowed by connections while they parse.
     let readBuffer: UnsafeMutableRawBufferPointer
-    private var connections: [HTTPConnection?] = []
-    private var liveCount = 0
-    private var nextGeneration: UInt32 = 1
-    private var timers = [TimerList](repeating: TimerList(), count: TimerKind.allCases.count)
+    @exclusivity(unchecked) private var connections: [HTTPConnection?] = []
+    @exclusivity(unchecked) private var liveCount = 0
+    @exclusivity(unchecked) private var nextGeneration: UInt32 = 1
+    @exclusivity(unchecked) private var timers = [TimerList](repeating: TimerList(), count: TimerKind.allCases.count)
     private let timeoutNanoseconds: [Int64]
-    private var acceptPausedUntil: Int64?
+    @exclusivity(unchecked) private var acceptPausedUntil: Int64?
+    /// Access lines are built only when the logger wants them.
+    let logsAccess: Bool
 
     /// Monotonic nanoseconds, read once per loop iteration.
-    private(set) var now: Int64 = csyscalls_monotonic_ns()
-    private var wallSecond = -1
+    @exclusivity(unchecked) private(set) var now: Int64 = csyscalls_monotonic_ns()
+    @exclusivity(unchecked) private var wallSecond = -1
     /// `Date: ...\r\n`, rebuilt once a second.
-    private(set) var dateField: [UInt8] = []
-    private var timestampPrefix: [UInt8] = []
-    private var wallMilliseconds = 0
-    private(set) var accessLog: [UInt8] = []
-    private var accessLogLines = 0
+    @exclusivity(unchecked) private(set) var dateField: [UInt8] = []
+    @exclusivity(unchecked) private var timestampPrefix: [UInt8] = []
+    @exclusivity(unchecked) private var wallMilliseconds = 0
+    @exclusivity(unchecked) private(set) var accessLog: [UInt8] = []
+    @exclusivity(unchecked) private var accessLogLines = 0
     /// Answers of the connection being processed, built here and sent in one write;
     /// a connection keeps only what the socket did not take.
-    var scratchOutput: [UInt8] = []
+    @exclusivity(unchecked) var scratch = OutputQueue()
 
-    private(set) var draining = false
+    @exclusivity(unchecked) private(set) var draining = false
     /// True when draining had to close connections with a request still in flight.
-    private(set) var cutRequests = false
-    private var running = true
+    @exclusivity(unchecked) private(set) var cutRequests = false
+    @exclusivity(unchecked) private var running = true
 
     init(context: ServerContext, listenFD: Int32) throws(HTTPServerError) {
         self.context = context
         self.listenFD = listenFD
+        logsAccess = context.logger.logsAccess
         let configuration = context.configuration
         let seconds = [configuration.headerTimeout, configuration.bodyTimeout, configuration.sendTimeout,
                        configuration.idleTimeout, 1.0]
@@ -95,7 +100,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         epollFD = csyscalls_epoll_create()
         wakeFD = csyscalls_eventfd()
         readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
-        scratchOutput.reserveCapacity(Self.readBufferSize)
+        scratch.reserveCapacity(Self.readBufferSize)
         guard epollFD >= 0, wakeFD >= 0 else {
             throw HTTPServerError(message: "cannot create an epoll instance or eventfd", code: errno)
         }
@@ -185,13 +190,16 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     private func refuseOverloaded(_ fd: Int32) {
         var response = ProblemDetails(status: 503, detail: "the server has \(context.configuration.maxConnections) open connections; retry later").response
         response.headers.append(("Retry-After", "1"))
-        var bytes: [UInt8] = []
-        ResponseSerializer.append(response, to: &bytes, date: dateField, omitBody: false, connection: .close)
-        _ = bytes.withUnsafeBytes { csyscalls_send(fd, $0.baseAddress, $0.count) }
+        var answer = OutputQueue()
+        ResponseSerializer.append(response, to: &answer, date: dateField, omitBody: false, connection: .close)
+        var progress = false
+        _ = answer.send(to: fd, progress: &progress)
         _ = csyscalls_shutdown_write(fd)
         Glibc.close(fd)
         context.openConnections.subtract(1, ordering: .relaxed)
-        logAccess(method: nil, path: nil, status: 503, bytes: response.body.count, startedAt: now, fields: [], userAgent: nil)
+        if logsAccess {
+            logAccess(method: nil, path: nil, status: 503, bytes: response.body.count, startedAt: now, fields: [], userAgent: nil)
+        }
     }
 
     private func register(_ fd: Int32) {
@@ -245,10 +253,11 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     /// Runs a handler on a global queue; its response comes back on this loop.
-    func offload(_ connection: HTTPConnection, route: Route, request: HTTPRequest) {
+    func offload(_ connection: HTTPConnection, routeIndex: Int, request: HTTPRequest) {
         let fd = connection.fd, generation = connection.generation
+        let handler = context.router.routes[routeIndex].handler
         DispatchQueue.global().async {
-            let response = route.handler(request)
+            let response = handler(request)
             self.execute {
                 let index = Int(fd)
                 guard index < self.connections.count, let connection = self.connections[index],
@@ -258,9 +267,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         }
     }
 
+    /// Callers check `logsAccess` first, so no line's `String`s are made for nothing.
     func logAccess(method: String?, path: String?, status: Int, bytes: Int, startedAt: Int64,
                    fields: [(String, String)], userAgent: String?) {
-        guard context.logger.logsAccess else { return }
         let id = context.nextRequestID()
         AccessLine.append(to: &accessLog, timestampPrefix: timestampPrefix, milliseconds: wallMilliseconds % 1000,
                           id: id, method: method, path: path, status: status, bytes: bytes,

@@ -7,7 +7,10 @@ import Glibc
 ///
 /// Memory per idle connection is this object and the decoder's small state: input is
 /// parsed straight from the loop's read buffer, answers are built in the loop's scratch
-/// buffer, and only what could not be processed or sent yet is kept here.
+/// queue, and only what could not be processed or sent yet is kept here.
+///
+/// Every stored `var` is `@exclusivity(unchecked)`: only the loop's thread touches a
+/// connection, one call at a time, so the runtime's access tracking would only cost time.
 final class HTTPConnection {
     private enum Phase {
         /// Reading requests (or pausing while answers are blocked on the socket).
@@ -21,12 +24,12 @@ final class HTTPConnection {
         case closed
     }
 
-    /// The request between its head and its answer.
+    /// The request between its head and its answer. Used in place (never copied or
+    /// moved whole): at over a hundred bytes, each move was a call to memcpy.
     private struct Exchange {
         var head: RequestHead
-        /// The route that answers, or the answer already decided from the head.
-        var route: Route?
-        var response: HTTPResponse?
+        /// The route that answers (its index in the router); nil when `decidedResponse` does.
+        var routeIndex: Int?
         var keepsBody: Bool
         var body: [UInt8] = []
         var startedAt: Int64
@@ -40,25 +43,27 @@ final class HTTPConnection {
     let generation: UInt32
     // unowned(unsafe): a loop outlives its connections; it closes them all before it stops.
     unowned(unsafe) let loop: EpollEventLoop
-    var interest: UInt32 = 0
-    var timerKind: TimerKind?
-    var deadline: Int64 = 0
-    var timerPrevious: HTTPConnection?
-    var timerNext: HTTPConnection?
+    @exclusivity(unchecked) var interest: UInt32 = 0
+    @exclusivity(unchecked) var timerKind: TimerKind?
+    @exclusivity(unchecked) var deadline: Int64 = 0
+    /// Links of the loop's timer lists, not counted (see `TimerList`).
+    @exclusivity(unchecked) var timerPrevious: TimerList.Link?
+    @exclusivity(unchecked) var timerNext: TimerList.Link?
 
-    private var decoder: RequestDecoder
-    private var phase = Phase.reading
-    private var exchange: Exchange?
+    @exclusivity(unchecked) private var decoder: RequestDecoder
+    @exclusivity(unchecked) private var phase = Phase.reading
+    @exclusivity(unchecked) private var exchange: Exchange?
+    /// The answer decided from the current request's head alone (404, 405, 415, 417...).
+    @exclusivity(unchecked) private var decidedResponse: HTTPResponse?
     /// Input received but not processed yet (processing is suspended).
-    private var pending: [UInt8] = []
-    /// Output that the socket has not taken yet.
-    private var output: [UInt8] = []
-    private var outputOffset = 0
-    private var servedRequests = 0
-    private var headStartedAt: Int64 = 0
-    private var peerClosedInput = false
-    private var bodyProgress = false
-    private var sendProgress = false
+    @exclusivity(unchecked) private var pending: [UInt8] = []
+    /// Answers the socket has not taken yet.
+    @exclusivity(unchecked) private var output = OutputQueue()
+    @exclusivity(unchecked) private var servedRequests = 0
+    @exclusivity(unchecked) private var headStartedAt: Int64 = 0
+    @exclusivity(unchecked) private var peerClosedInput = false
+    @exclusivity(unchecked) private var bodyProgress = false
+    @exclusivity(unchecked) private var sendProgress = false
 
     init(fd: Int32, generation: UInt32, loop: EpollEventLoop) {
         self.fd = fd
@@ -68,7 +73,7 @@ final class HTTPConnection {
                                  maxBodyBytes: loop.context.configuration.maxBodyBytes)
     }
 
-    private var hasPendingOutput: Bool { outputOffset < output.count || !loop.scratchOutput.isEmpty }
+    private var hasPendingOutput: Bool { !output.isEmpty || !loop.scratch.isEmpty }
 
     /// A request whose head has arrived and whose answer is not fully sent (http.md:
     /// such requests complete at shutdown).
@@ -154,8 +159,8 @@ final class HTTPConnection {
     func closeNow() {
         if case .closed = phase { return }
         phase = .closed
-        loop.scratchOutput.removeAll(keepingCapacity: true)  // only ever holds the current connection's answers
-        output = []
+        loop.scratch.removeAll()  // only ever holds the current connection's answers
+        output = OutputQueue()
         pending = []
         loop.close(self)
     }
@@ -165,7 +170,7 @@ final class HTTPConnection {
     private func process(_ input: UnsafeRawBufferPointer) {
         var index = 0
         while case .reading = phase {
-            if output.count - outputOffset + loop.scratchOutput.count >= Self.outputHighWater { break }
+            if output.count + loop.scratch.count >= Self.outputHighWater { break }
             guard let event = decoder.next(input, index: &index) else { break }
             switch event {
             case .head(let head):
@@ -173,7 +178,7 @@ final class HTTPConnection {
             case .body(let range):
                 bodyProgress = true
                 if exchange?.keepsBody == true {
-                    exchange?.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
+                    exchange!.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
                 }
             case .end:
                 requestComplete()
@@ -193,21 +198,24 @@ final class HTTPConnection {
 
     private func receivedHead(_ head: RequestHead) {
         let hasBody = head.framing != .none
-        var route: Route?
+        var routeIndex: Int?
         var response: HTTPResponse?
         var keepsBody = false
-        switch loop.context.router.decide(method: head.method, path: head.path, contentType: head.contentType) {
+        let router = loop.context.router
+        let choice = head.withPathAndContentType { router.choose(method: head.method, path: $0, contentType: $1) }
+        switch choice {
         case .respond(let decided):
             response = decided
-        case .handle(let decidedRoute, let keeps):
+        case .handle(let index, let keeps):
             if head.hasUnsupportedExpectation {
                 response = ProblemDetails(status: 417, detail: "only the expectation 100-continue is supported").response
             } else {
-                route = decidedRoute
+                routeIndex = index
                 keepsBody = keeps
             }
         }
-        exchange = Exchange(head: head, route: route, response: response, keepsBody: keepsBody, startedAt: headStartedAt)
+        exchange = Exchange(head: head, routeIndex: routeIndex, keepsBody: keepsBody, startedAt: headStartedAt)
+        decidedResponse = response
         if let response, response.status >= 400, hasBody, head.expectsContinue || head.hasUnsupportedExpectation {
             // Refused early: the client holds its body back, so answer now and close
             // rather than read a body nobody wants (http.md "Protocol edge cases").
@@ -215,46 +223,45 @@ final class HTTPConnection {
             return
         }
         if head.expectsContinue && hasBody {
-            appendOutput { $0 += ResponseSerializer.continueResponse }
+            appendOutput { $0.append(ResponseSerializer.continueResponse) }
         }
         if keepsBody, case .length(let length) = head.framing {
-            exchange?.body.reserveCapacity(length)
+            exchange!.body.reserveCapacity(length)
         }
     }
 
     private func requestComplete() {
-        guard let exchange else { return }
-        if let response = exchange.response {
+        guard exchange != nil else { return }
+        if let response = decidedResponse.take() {
             finish(response)
             return
         }
-        guard let route = exchange.route else { return }
-        let head = exchange.head
-        let query: String
-        if case .path(_, let q) = head.target { query = q } else { query = "" }
-        let request = HTTPRequest(method: head.method, path: head.path, query: query, version: head.version,
-                                  headers: head.headers, body: exchange.body)
-        self.exchange?.body = []
+        guard let routeIndex = exchange!.routeIndex else { return }
+        var body: [UInt8] = []
+        swap(&body, &exchange!.body)
+        let request = exchange!.head.request(body: body)
         if request.body.count > loop.context.configuration.offloadBodyBytes {
             phase = .awaitingHandler
-            loop.offload(self, route: route, request: request)
+            loop.offload(self, routeIndex: routeIndex, request: request)
         } else {
-            finish(route.handler(request))
+            finish(loop.context.router.routes[routeIndex].handler(request))
         }
     }
 
     /// Queues the answer to the current request and decides what the connection does next.
     private func finish(_ response: HTTPResponse, forceClose: Bool = false) {
-        guard let exchange else { return }
-        self.exchange = nil
-        let head = exchange.head
-        let keepAlive = head.keepAlive && !forceClose && !loop.draining && !peerClosedInput
-        let field: ResponseSerializer.ConnectionField = !keepAlive ? .close : head.version == .http1_0 ? .keepAlive : .none
-        let isHead = head.method == .HEAD
+        guard exchange != nil else { return }
+        let keepAlive = exchange!.head.keepAlive && !forceClose && !loop.draining && !peerClosedInput
+        let field: ResponseSerializer.ConnectionField = !keepAlive ? .close : exchange!.head.version == .http1_0 ? .keepAlive : .none
+        let isHead = exchange!.head.method == .HEAD
         appendOutput { ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: isHead, connection: field) }
-        loop.logAccess(method: head.method.rawValue, path: head.path, status: response.status,
-                       bytes: isHead ? 0 : response.body.count, startedAt: exchange.startedAt,
-                       fields: response.logFields, userAgent: head.userAgent)
+        if loop.logsAccess {
+            loop.logAccess(method: exchange!.head.method.rawValue, path: exchange!.head.path, status: response.status,
+                           bytes: isHead ? 0 : response.body.count, startedAt: exchange!.startedAt,
+                           fields: response.logFields, userAgent: exchange!.head.userAgent)
+        }
+        exchange = nil
+        decidedResponse = nil
         servedRequests += 1
         loop.disarm(self)  // the idle clock starts again after every answer
         if !keepAlive { phase = .closingAfterWrite(linger: true) }
@@ -268,65 +275,45 @@ final class HTTPConnection {
         }
         let startedAt = exchange?.startedAt ?? headStartedAt
         exchange = nil
-        appendOutput { ResponseSerializer.append(error.response, to: &$0, date: loop.dateField, omitBody: false, connection: .close) }
-        loop.logAccess(method: summary.method, path: summary.path, status: error.status, bytes: error.response.body.count,
-                       startedAt: startedAt, fields: [], userAgent: summary.userAgent)
+        decidedResponse = nil
+        let response = error.response
+        appendOutput { ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: .close) }
+        if loop.logsAccess {
+            loop.logAccess(method: summary.method, path: summary.path, status: error.status, bytes: response.body.count,
+                           startedAt: startedAt, fields: [], userAgent: summary.userAgent)
+        }
         phase = .closingAfterWrite(linger: true)
     }
 
-    /// Answers go into the loop's scratch buffer unless this connection already has
+    /// Answers go into the loop's scratch queue unless this connection already has
     /// unsent output, which they must queue behind.
-    private func appendOutput(_ write: (inout [UInt8]) -> Void) {
-        if outputOffset < output.count { write(&output) } else { write(&loop.scratchOutput) }
+    private func appendOutput(_ write: (inout OutputQueue) -> Void) {
+        if output.isEmpty { write(&loop.scratch) } else { write(&output) }
     }
 
     // MARK: Output, interest and timers
 
     /// Sends queued output; returns false if the connection was closed.
     private func flush() -> Bool {
-        if outputOffset >= output.count && !loop.scratchOutput.isEmpty {
-            let sent = send(loop.scratchOutput, from: 0)
-            guard sent >= 0 else { return false }
-            if sent < loop.scratchOutput.count {
-                output = Array(loop.scratchOutput[sent...])
-                outputOffset = 0
+        if output.isEmpty {
+            guard !loop.scratch.isEmpty else { return true }
+            guard loop.scratch.send(to: fd, progress: &sendProgress) else {
+                closeNow()
+                return false
             }
-            loop.scratchOutput.removeAll(keepingCapacity: true)
+            if loop.scratch.isEmpty {
+                loop.scratch.removeAll()
+            } else {
+                output = loop.scratch.takeUnsent()
+            }
             return true
         }
-        guard outputOffset < output.count else { return true }
-        let sent = send(output, from: outputOffset)
-        guard sent >= 0 else { return false }
-        outputOffset += sent
-        if outputOffset == output.count {
-            output = []
-            outputOffset = 0
-        }
-        return true
-    }
-
-    /// Bytes sent from `bytes[start...]`, or -1 after closing on an error.
-    private func send(_ bytes: [UInt8], from start: Int) -> Int {
-        var offset = start
-        bytes.withUnsafeBytes { raw in
-            while offset < raw.count {
-                let sent = csyscalls_send(fd, raw.baseAddress! + offset, raw.count - offset)
-                if sent > 0 {
-                    offset += sent
-                    sendProgress = true
-                } else if sent == -Int(EINTR) {
-                    continue
-                } else {
-                    if sent != -Int(EAGAIN) { offset = -1 }
-                    return
-                }
-            }
-        }
-        if offset < 0 {
+        guard output.send(to: fd, progress: &sendProgress) else {
             closeNow()
-            return -1
+            return false
         }
-        return offset - start
+        if output.isEmpty { output = OutputQueue() }
+        return true
     }
 
     private func afterProcessing() {

@@ -37,7 +37,7 @@ public enum HTTPVersion: Sendable, Equatable {
 
 /// Status codes this server sends, with their RFC 9110 reason phrases.
 enum HTTPStatusText {
-    static func reason(_ status: Int) -> String {
+    static func reason(_ status: Int) -> StaticString {
         switch status {
         case 100: "Continue"
         case 200: "OK"
@@ -58,6 +58,17 @@ enum HTTPStatusText {
         case 503: "Service Unavailable"
         case 505: "HTTP Version Not Supported"
         default: status < 300 ? "OK" : status < 500 ? "Client Error" : "Server Error"
+        }
+    }
+
+    /// The whole status line of the most frequent answers, written with one copy.
+    static func statusLine(_ status: Int) -> StaticString? {
+        switch status {
+        case 200: "HTTP/1.1 200 OK\r\n"
+        case 400: "HTTP/1.1 400 Bad Request\r\n"
+        case 404: "HTTP/1.1 404 Not Found\r\n"
+        case 422: "HTTP/1.1 422 Unprocessable Content\r\n"
+        default: nil
         }
     }
 }

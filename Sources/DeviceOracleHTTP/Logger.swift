@@ -108,7 +108,11 @@ public final class Logger: Sendable {
                 queue.droppedLines += lineCount
                 return false
             }
-            queue.bytes += lines
+            if wasEmpty {
+                queue.bytes = lines  // handed over, not copied: the writer takes the queue whole
+            } else {
+                queue.bytes += lines
+            }
             if wasEmpty && queue.writerStarted { wake.signal() }
             if queue.writerStarted { return false }
             queue.writerStarted = true

@@ -12,16 +12,21 @@ struct RequestDecoder {
 
     private enum State {
         case head
-        case body(BodyDecoder)
+        /// `bodyDecoder` reads the body.
+        case body
         case failed
     }
 
     private var state = State.head
     private var headParser: RequestHeadParser
+    /// The current request's body decoder, kept outside `state` so it is decoded in
+    /// place rather than copied out of the enum and back for every input.
+    private var bodyDecoder: BodyDecoder
     let maxBodyBytes: Int
 
     init(limits: HeadLimits = HeadLimits(), maxBodyBytes: Int) {
         headParser = RequestHeadParser(limits: limits)
+        bodyDecoder = BodyDecoder(framing: .none, maxBodyBytes: maxBodyBytes, limits: limits)
         self.maxBodyBytes = maxBodyBytes
     }
 
@@ -52,20 +57,18 @@ struct RequestDecoder {
                 state = .failed
                 return .failure(error, HeadSummary())
             case .complete(let raw):
-                switch RequestHeadValidator.validate(raw, maxBodyBytes: maxBodyBytes) {
+                switch RequestHeadValidator.validate(raw, fields: headParser.fields, maxBodyBytes: maxBodyBytes) {
                 case .failure(let failure):
                     state = .failed
                     return .failure(failure.error, failure.summary)
                 case .success(let head):
-                    state = .body(BodyDecoder(framing: head.framing, maxBodyBytes: maxBodyBytes, limits: headParser.limits))
+                    bodyDecoder = BodyDecoder(framing: head.framing, maxBodyBytes: maxBodyBytes, limits: headParser.limits)
+                    state = .body
                     return .head(head)
                 }
             }
-        case .body(var decoder):
-            state = .failed  // moved out while decoding, so its buffers stay uniquely referenced
-            let step = decoder.decode(input, index: &index)
-            state = .body(decoder)
-            switch step {
+        case .body:
+            switch bodyDecoder.decode(input, index: &index) {
             case .needMore:
                 return nil
             case .data(let range):

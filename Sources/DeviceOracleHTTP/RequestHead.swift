@@ -7,6 +7,10 @@ public enum BodyFraming: Sendable, Equatable {
 
 /// A request head whose meaning has been checked: everything the server decides
 /// before reading a body (routing, 100-continue, keep-alive) comes from here.
+///
+/// Path, query, Content-Type and User-Agent stay byte ranges of the head (held by
+/// `headers`) until someone asks for them as `String`s: most requests need only the
+/// path as text, and only once.
 struct RequestHead {
     enum Target: Equatable {
         /// origin-form or absolute-form, reduced to path and query.
@@ -15,8 +19,17 @@ struct RequestHead {
         case asterisk
     }
 
+    /// Where the target's path and query are in the head's bytes.
+    enum TargetRanges {
+        /// An origin-form target, or the path and query of an absolute-form one.
+        case path(HeadRange, query: HeadRange)
+        /// An absolute-form target with an empty path: the path is `/`.
+        case root
+        case asterisk
+    }
+
     var method: HTTPMethod
-    var target: Target
+    var targetRanges: TargetRanges
     var version: HTTPVersion
     var headers: HTTPHeaders
     var framing: BodyFraming
@@ -25,15 +38,53 @@ struct RequestHead {
     var expectsContinue: Bool
     /// An `Expect` member other than `100-continue` (`417`).
     var hasUnsupportedExpectation: Bool
-    var contentType: String?
-    var userAgent: String?
+    var contentTypeRange: HeadRange?
+    var userAgentRange: HeadRange?
+
+    var target: Target {
+        switch targetRanges {
+        case .path(let path, let query): .path(headers.string(path.range), query: headers.string(query.range))
+        case .root: .path("/", query: "")
+        case .asterisk: .asterisk
+        }
+    }
 
     var path: String {
-        switch target {
-        case .path(let path, _): path
+        switch targetRanges {
+        case .path(let path, _): headers.string(path.range)
+        case .root: "/"
         case .asterisk: "*"
         }
     }
+
+    var query: String {
+        if case .path(_, let query) = targetRanges { return headers.string(query.range) }
+        return ""
+    }
+
+    var contentType: String? { contentTypeRange.map { headers.string($0.range) } }
+
+    /// What a handler gets: this head's method, target, version and fields, and `body`.
+    func request(body: [UInt8]) -> HTTPRequest {
+        HTTPRequest(method: method, path: path, query: query, version: version, headers: headers, body: body)
+    }
+    var userAgent: String? { userAgentRange.map { headers.string($0.range) } }
+
+    /// Calls `body` with the path's bytes (as `path` spells them) and the Content-Type
+    /// value's (nil without one), without making `String`s: what routing needs.
+    func withPathAndContentType<R>(_ body: (_ path: UnsafeRawBufferPointer, _ contentType: UnsafeRawBufferPointer?) -> R) -> R {
+        headers.withHeadBytes { bytes in
+            let contentType = contentTypeRange.map { UnsafeRawBufferPointer(rebasing: bytes[$0.range]) }
+            switch targetRanges {
+            case .path(let path, _): return body(UnsafeRawBufferPointer(rebasing: bytes[path.range]), contentType)
+            case .root: return body(UnsafeRawBufferPointer(start: Self.root.utf8Start, count: 1), contentType)
+            case .asterisk: return body(UnsafeRawBufferPointer(start: Self.asterisk.utf8Start, count: 1), contentType)
+            }
+        }
+    }
+
+    private static let root: StaticString = "/"
+    private static let asterisk: StaticString = "*"
 }
 
 /// What the access line can say about a refused head.
@@ -47,10 +98,14 @@ struct HeadSummary {
 /// decisions": malformed fields (400) → unknown method (501) → version (505) →
 /// framing (400, or 413 for a valid but too large length).
 enum RequestHeadValidator {
-    static func validate(_ raw: RawRequestHead, maxBodyBytes: Int) -> Result<RequestHead, HeadFailure> {
+    static func validate(_ raw: RawRequestHead, fields: [RawRequestHead.Field], maxBodyBytes: Int) -> Result<RequestHead, HeadFailure> {
+        // The checker borrows the head's bytes and fields (no reference counting on the way).
         raw.bytes.withUnsafeBytes { bytes in
-            var checker = Checker(raw: raw, bytes: bytes, maxBodyBytes: maxBodyBytes)
-            return checker.run()
+            fields.withUnsafeBufferPointer { fields in
+                var checker = Checker(methodRange: raw.method, targetRange: raw.target, versionRange: raw.version, fields: fields,
+                                      bytes: bytes, maxBodyBytes: maxBodyBytes)
+                return checker.run(head: raw.bytes, fieldsStart: raw.fieldsStart)
+            }
         }
     }
 
@@ -60,7 +115,10 @@ enum RequestHeadValidator {
     }
 
     private struct Checker {
-        let raw: RawRequestHead
+        let methodRange: Range<Int>
+        let targetRange: Range<Int>
+        let versionRange: Range<Int>
+        let fields: UnsafeBufferPointer<RawRequestHead.Field>
         let bytes: UnsafeRawBufferPointer
         let maxBodyBytes: Int
 
@@ -72,15 +130,26 @@ enum RequestHeadValidator {
             String(decoding: slice(range), as: UTF8.self)
         }
 
-        mutating func run() -> Result<RequestHead, HeadFailure> {
-            var summary = HeadSummary()
-            summary.method = string(raw.method)
+        mutating func run(head: [UInt8], fieldsStart: Int) -> Result<RequestHead, HeadFailure> {
+            // What the access line of a refused head says: the method, then the
+            // User-Agent and the path once they are known. Made into `String`s only on failure.
+            var userAgentRange: Range<Int>?
+            var summaryPath: RequestHead.TargetRanges?
             func fail(_ status: Int, _ detail: String) -> Result<RequestHead, HeadFailure> {
-                .failure(HeadFailure(error: HTTPError(status: status, detail: detail), summary: summary))
+                var summary = HeadSummary()
+                summary.method = string(methodRange)
+                summary.userAgent = userAgentRange.map(string)
+                switch summaryPath {
+                case .path(let path, _)?: summary.path = string(path.range)
+                case .root?: summary.path = "/"
+                case .asterisk?: summary.path = "*"
+                case nil: break
+                }
+                return .failure(HeadFailure(error: HTTPError(status: status, detail: detail), summary: summary))
             }
 
             // The version's syntax is part of the request line: HTTP-version = "HTTP/" DIGIT "." DIGIT.
-            let versionBytes = slice(raw.version)
+            let versionBytes = slice(versionRange)
             guard versionBytes.count == 8,
                   asciiEqual(UnsafeRawBufferPointer(rebasing: versionBytes[0..<5]), "HTTP/"),
                   ByteClass.isDigit(versionBytes[5]), versionBytes[6] == UInt8(ascii: "."), ByteClass.isDigit(versionBytes[7])
@@ -91,42 +160,43 @@ enum RequestHeadValidator {
             // Fields the server interprets. Singletons are never merged: a second one is an error.
             var hostRange: Range<Int>?
             var hostCount = 0
-            var contentLengthRanges: [Range<Int>] = []
-            var transferEncodingRanges: [Range<Int>] = []
+            var contentLengthRange: Range<Int>?
+            var contentLengthCount = 0
+            var transferEncodingRange: Range<Int>?
+            var transferEncodingCount = 0
             var contentTypeRange: Range<Int>?
             var contentTypeCount = 0
             var close = false, keepAliveToken = false
             var expectsContinue = false, unsupportedExpectation = false
-            var userAgentRange: Range<Int>?
-            for field in raw.fields {
+            // An if-chain, most frequent names first: a switch on the name's length
+            // compiled to an indirect jump that mispredicted from field to field.
+            for field in fields {
                 let name = slice(field.name)
-                switch name.count {
-                case 4 where asciiCaseInsensitiveEqual(name, "host"):
+                if tokenEqualsLowercase(name, "host") {
                     hostCount += 1
                     hostRange = field.value
-                case 6 where asciiCaseInsensitiveEqual(name, "expect"):
-                    forEachListMember(field.value) { member in
-                        if asciiCaseInsensitiveEqual(member, "100-continue") { expectsContinue = true } else { unsupportedExpectation = true }
-                    }
-                case 10 where asciiCaseInsensitiveEqual(name, "connection"):
+                } else if tokenEqualsLowercase(name, "content-length") {
+                    contentLengthCount += 1
+                    contentLengthRange = contentLengthRange ?? field.value
+                } else if tokenEqualsLowercase(name, "content-type") {
+                    contentTypeCount += 1
+                    contentTypeRange = field.value
+                } else if tokenEqualsLowercase(name, "user-agent") {
+                    userAgentRange = userAgentRange ?? field.value
+                } else if tokenEqualsLowercase(name, "connection") {
                     forEachListMember(field.value) { member in
                         if asciiCaseInsensitiveEqual(member, "close") { close = true }
                         if asciiCaseInsensitiveEqual(member, "keep-alive") { keepAliveToken = true }
                     }
-                case 10 where asciiCaseInsensitiveEqual(name, "user-agent"):
-                    userAgentRange = userAgentRange ?? field.value
-                case 12 where asciiCaseInsensitiveEqual(name, "content-type"):
-                    contentTypeCount += 1
-                    contentTypeRange = field.value
-                case 14 where asciiCaseInsensitiveEqual(name, "content-length"):
-                    contentLengthRanges.append(field.value)
-                case 17 where asciiCaseInsensitiveEqual(name, "transfer-encoding"):
-                    transferEncodingRanges.append(field.value)
-                default:
-                    break
+                } else if tokenEqualsLowercase(name, "transfer-encoding") {
+                    transferEncodingCount += 1
+                    transferEncodingRange = transferEncodingRange ?? field.value
+                } else if tokenEqualsLowercase(name, "expect") {
+                    forEachListMember(field.value) { member in
+                        if asciiCaseInsensitiveEqual(member, "100-continue") { expectsContinue = true } else { unsupportedExpectation = true }
+                    }
                 }
             }
-            summary.userAgent = userAgentRange.map(string)  // only logged: cheap enough, and bounded by the head limit
 
             // Host (RFC 9112 §3.2): exactly one on HTTP/1.1, a valid uri-host [":" port].
             if hostCount > 1 { return fail(400, "more than one Host field") }
@@ -137,22 +207,22 @@ enum RequestHeadValidator {
             if contentTypeCount > 1 { return fail(400, "more than one Content-Type field") }
 
             // The target (RFC 9112 §3.2): origin-form, absolute-form naming this Host, or `*`.
-            let target: RequestHead.Target
-            let targetBytes = slice(raw.target)
-            let methodBytes = slice(raw.method)
+            let target: RequestHead.TargetRanges
+            let targetBytes = slice(targetRange)
+            let methodBytes = slice(methodRange)
             if targetBytes.count == 1 && targetBytes[0] == UInt8(ascii: "*") {
                 guard asciiEqual(methodBytes, "OPTIONS") else { return fail(400, "the target * is only valid with OPTIONS") }
                 target = .asterisk
             } else if targetBytes[0] == UInt8(ascii: "/") {
-                guard let form = originForm(raw.target) else { return fail(400, "the request target is not a valid path and query") }
+                guard let form = originForm(targetRange) else { return fail(400, "the request target is not a valid path and query") }
                 target = form
-            } else if let (authority, pathStart) = absoluteFormAuthority(raw.target) {
+            } else if let (authority, pathStart) = absoluteFormAuthority(targetRange) {
                 guard let hostRange, asciiCaseInsensitiveEqual(slice(authority), slice(hostRange)) else {
                     return fail(400, "the absolute-form target names another host than the Host field")
                 }
-                if pathStart == raw.target.upperBound {
-                    target = .path("/", query: "")
-                } else if let form = originForm(pathStart..<raw.target.upperBound) {
+                if pathStart == targetRange.upperBound {
+                    target = .root
+                } else if let form = originForm(pathStart..<targetRange.upperBound) {
                     target = form
                 } else {
                     return fail(400, "the request target is not a valid path and query")
@@ -160,10 +230,10 @@ enum RequestHeadValidator {
             } else {
                 return fail(400, "the request target is not origin-form, absolute-form or *")
             }
-            if case .path(let path, _) = target { summary.path = path } else { summary.path = "*" }
+            summaryPath = target
 
             guard let method = HTTPMethod(token: methodBytes) else {
-                return fail(501, "the method \(string(raw.method)) is not implemented")
+                return fail(501, "the method \(string(methodRange)) is not implemented")
             }
             guard major == 1 && minor <= 1 else {
                 return fail(505, "HTTP/\(major).\(minor) is not supported; use HTTP/1.1")
@@ -172,16 +242,16 @@ enum RequestHeadValidator {
 
             // Framing (RFC 9112 §6): chunked alone, or one plain decimal length, never both.
             var framing = BodyFraming.none
-            if !transferEncodingRanges.isEmpty {
+            if let transferEncodingRange {
                 if version == .http1_0 { return fail(400, "Transfer-Encoding is not allowed in an HTTP/1.0 request") }
-                if !contentLengthRanges.isEmpty { return fail(400, "both Content-Length and Transfer-Encoding (request smuggling)") }
-                guard transferEncodingRanges.count == 1, asciiCaseInsensitiveEqual(slice(transferEncodingRanges[0]), "chunked") else {
+                if contentLengthRange != nil { return fail(400, "both Content-Length and Transfer-Encoding (request smuggling)") }
+                guard transferEncodingCount == 1, asciiCaseInsensitiveEqual(slice(transferEncodingRange), "chunked") else {
                     return fail(400, "Transfer-Encoding other than a single chunked is not accepted")
                 }
                 framing = .chunked
-            } else if !contentLengthRanges.isEmpty {
-                if contentLengthRanges.count > 1 { return fail(400, "more than one Content-Length field") }
-                guard let length = plainDecimal(slice(contentLengthRanges[0])) else {
+            } else if let contentLengthRange {
+                if contentLengthCount > 1 { return fail(400, "more than one Content-Length field") }
+                guard let length = plainDecimal(slice(contentLengthRange)) else {
                     return fail(400, "Content-Length is not a plain decimal number that fits in 63 bits")
                 }
                 if length > maxBodyBytes {
@@ -192,15 +262,15 @@ enum RequestHeadValidator {
 
             let keepAlive = version == .http1_1 ? !close : (keepAliveToken && !close)
             return .success(RequestHead(
-                method: method, target: target, version: version, headers: HTTPHeaders(head: raw.bytes, fields: raw.fields), framing: framing,
-                keepAlive: keepAlive, expectsContinue: expectsContinue && version == .http1_1,
-                hasUnsupportedExpectation: unsupportedExpectation, contentType: contentTypeRange.map(string),
-                userAgent: summary.userAgent))
+                method: method, targetRanges: target, version: version, headers: HTTPHeaders(head: head, fieldsStart: fieldsStart),
+                framing: framing, keepAlive: keepAlive, expectsContinue: expectsContinue && version == .http1_1,
+                hasUnsupportedExpectation: unsupportedExpectation, contentTypeRange: contentTypeRange.map(HeadRange.init),
+                userAgentRange: userAgentRange.map(HeadRange.init)))
         }
 
         /// origin-form = absolute-path [ "?" query ], with valid percent-encoding and no
         /// percent-encoded control bytes in the path (a `%00` or `%0d%0a` there is an attack).
-        func originForm(_ range: Range<Int>) -> RequestHead.Target? {
+        func originForm(_ range: Range<Int>) -> RequestHead.TargetRanges? {
             var queryStart: Int?
             var i = range.lowerBound
             while i < range.upperBound {
@@ -217,9 +287,8 @@ enum RequestHeadValidator {
                 }
                 i += 1
             }
-            guard let queryStart else { return .path(string(range), query: "") }
-            let query = queryStart + 1 == range.upperBound ? "" : string((queryStart + 1)..<range.upperBound)
-            return .path(string(range.lowerBound..<queryStart), query: query)
+            guard let queryStart else { return .path(HeadRange(range), query: HeadRange(range.upperBound..<range.upperBound)) }
+            return .path(HeadRange(range.lowerBound..<queryStart), query: HeadRange((queryStart + 1)..<range.upperBound))
         }
 
         /// `http://authority/...` or `https://...`: the authority's range and where the path starts.

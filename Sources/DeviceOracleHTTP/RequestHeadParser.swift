@@ -13,10 +13,27 @@ public struct HeadLimits: Sendable, Equatable {
     public init() {}
 }
 
+/// A range of a request head's bytes in 8 bytes rather than `Range<Int>`'s 16. A
+/// `RequestHead` is moved a few times between the parser and the handler; kept small,
+/// each move is a few register moves instead of a call to `memcpy`. (The parser never
+/// accepts a head longer than `UInt32.max` bytes.)
+struct HeadRange: Equatable, Sendable {
+    private var start: UInt32
+    private var end: UInt32
+
+    init(_ range: Range<Int>) {
+        start = UInt32(truncatingIfNeeded: range.lowerBound)
+        end = UInt32(truncatingIfNeeded: range.upperBound)
+    }
+
+    var range: Range<Int> { Int(start)..<Int(end) }
+}
+
 /// A syntactically valid request head, before its meaning is checked. Byte ranges
-/// point into `bytes`, which holds the head from its first byte.
+/// point into `bytes`, which holds the head from its first byte. Its fields are the
+/// parser's `fields` (kept there, so no field table is allocated per request).
 struct RawRequestHead {
-    struct Field {
+    struct Field: Sendable {
         var name: Range<Int>
         var value: Range<Int>
     }
@@ -25,7 +42,8 @@ struct RawRequestHead {
     var method: Range<Int>
     var target: Range<Int>
     var version: Range<Int>
-    var fields: [Field]
+    /// Where the first field line starts (just after the request line).
+    var fieldsStart: Int
 }
 
 /// The incremental RFC 9112 §2-5 request-head parser: fed bytes as they arrive, it
@@ -41,8 +59,9 @@ struct RequestHeadParser {
         case failure(HTTPError)
     }
 
+    /// In the order a head is read: on the usual path each state falls through to the next.
     private enum State {
-        case start, startLF, method, targetStart, target, version, requestLineLF
+        case startLF, start, method, targetStart, target, version, requestLineLF
         case lineStart, name, valueStart, value, fieldLF, finalLF
     }
 
@@ -55,7 +74,10 @@ struct RequestHeadParser {
     private var method = 0..<0
     private var target = 0..<0
     private var version = 0..<0
-    private var fields: [RawRequestHead.Field] = []
+    /// The fields of the head being read; after `.complete`, those of the complete head
+    /// until the next head's request line has been read. Reused from head to head.
+    private(set) var fields: [RawRequestHead.Field] = []
+    private var fieldsStart = 0
     private var nameStart = 0, nameEnd = 0, valueStart = 0, valueEnd = 0
 
     init(limits: HeadLimits) {
@@ -73,146 +95,170 @@ struct RequestHeadParser {
 
     /// Consumes bytes of `input` from `index` on. On `.complete` and `.failure`, `index`
     /// is just past the last byte used; on `.needMore` every byte was consumed.
+    ///
+    /// Each state consumes what it can and, on the usual path, falls through to the next
+    /// one instead of going back through the switch (an indirect jump per state change
+    /// cost more than the byte checks); so every state begins by checking that a byte is there.
     mutating func parse(_ input: UnsafeRawBufferPointer, index: inout Int) -> Result {
         let start = index
         let base = position - start  // head coordinate of input[i] is base + i
         var i = index
         let end = input.count
-        while i < end {
-            let byte = input[i]
-            let p = base + i
-            if p >= limits.maxHeadBytes {
-                index = i
-                return .failure(HTTPError(status: 431, detail: "the request line and header fields exceed \(limits.maxHeadBytes) bytes"))
-            }
+        // The input index of the first byte past the head limit: no byte there is examined.
+        let limit = min(end, min(limits.maxHeadBytes, Int(UInt32.max)) - base)
+        parsing: while i < limit {
             switch state {
-            case .start:
-                if byte == 0x0D {
-                    state = .startLF
-                } else if ByteClass.isToken(byte) {
-                    method = p..<p
-                    state = .method
-                } else {
-                    return fail("the request line does not start with a method", at: i, &index)
-                }
             case .startLF:
                 // RFC 9112 §2.2: empty lines before the request line are ignored.
-                guard byte == 0x0A else { return fail("a bare CR before the request line", at: i, &index) }
+                guard input[i] == 0x0A else { return fail("a bare CR before the request line", at: i, &index) }
                 state = .start
+                i += 1
+            case .start:
+                let byte = input[i]
+                if byte == 0x0D {
+                    state = .startLF
+                    i += 1
+                    continue parsing
+                }
+                guard ByteClass.isToken(byte) else { return fail("the request line does not start with a method", at: i, &index) }
+                method = (base + i)..<(base + i)
+                state = .method
+                i += 1
+                fallthrough
             case .method:
-                if ByteClass.isToken(byte) {
-                    if p - method.lowerBound >= limits.maxMethodBytes {
+                while i < limit, ByteClass.isToken(input[i]) {
+                    if base + i - method.lowerBound >= limits.maxMethodBytes {
                         return fail("the method is longer than \(limits.maxMethodBytes) bytes", at: i, &index)
                     }
-                } else if byte == 0x20 {
-                    method = method.lowerBound..<p
-                    state = .targetStart
-                } else {
-                    return fail("the method is not a token followed by one space", at: i, &index)
+                    i += 1
                 }
+                guard i < limit else { continue parsing }
+                guard input[i] == 0x20 else { return fail("the method is not a token followed by one space", at: i, &index) }
+                method = method.lowerBound..<(base + i)
+                state = .targetStart
+                i += 1
+                fallthrough
             case .targetStart:
-                guard byte > 0x20 && byte < 0x7F else {
+                guard i < limit else { continue parsing }
+                guard input[i] > 0x20 && input[i] < 0x7F else {
                     return fail("the request target must start right after one space with a visible ASCII character", at: i, &index)
                 }
-                target = p..<p
+                target = (base + i)..<(base + i)
                 state = .target
+                i += 1
+                fallthrough
             case .target:
-                if byte > 0x20 && byte < 0x7F {
-                    if p - target.lowerBound >= limits.maxTargetBytes {
+                while i < limit, input[i] > 0x20 && input[i] < 0x7F {
+                    if base + i - target.lowerBound >= limits.maxTargetBytes {
                         index = i
                         return .failure(HTTPError(status: 414, detail: "the request target is longer than \(limits.maxTargetBytes) bytes"))
                     }
-                } else if byte == 0x20 {
-                    target = target.lowerBound..<p
-                    version = (p + 1)..<(p + 1)
-                    state = .version
-                } else {
+                    i += 1
+                }
+                guard i < limit else { continue parsing }
+                guard input[i] == 0x20 else {
                     return fail("the request target holds a byte that is not visible ASCII, or the request line has no version", at: i, &index)
                 }
+                target = target.lowerBound..<(base + i)
+                version = (base + i + 1)..<(base + i + 1)
+                state = .version
+                i += 1
+                fallthrough
             case .version:
-                if byte == 0x0D {
-                    version = version.lowerBound..<p
-                    state = .requestLineLF
-                } else if byte <= 0x20 || byte >= 0x7F || p - version.lowerBound >= 8 {
-                    return fail("the HTTP version is malformed", at: i, &index)
+                while i < limit, input[i] != 0x0D {
+                    let byte = input[i]
+                    if byte <= 0x20 || byte >= 0x7F || base + i - version.lowerBound >= 8 {
+                        return fail("the HTTP version is malformed", at: i, &index)
+                    }
+                    i += 1
                 }
+                guard i < limit else { continue parsing }
+                version = version.lowerBound..<(base + i)
+                state = .requestLineLF
+                i += 1
+                fallthrough
             case .requestLineLF:
-                guard byte == 0x0A else { return fail("the request line does not end with CRLF", at: i, &index) }
+                guard i < limit else { continue parsing }
+                guard input[i] == 0x0A else { return fail("the request line does not end with CRLF", at: i, &index) }
+                fields.removeAll(keepingCapacity: fields.capacity <= 16)
+                fieldsStart = base + i + 1
                 state = .lineStart
+                i += 1
+                fallthrough
             case .lineStart:
+                guard i < limit else { continue parsing }
+                let byte = input[i]
                 if byte == 0x0D {
                     state = .finalLF
-                } else if ByteClass.isToken(byte) {
-                    nameStart = p
-                    state = .name
-                } else if ByteClass.isWhitespace(byte) {
-                    return fail("a header line starts with whitespace (obs-fold is not accepted)", at: i, &index)
-                } else {
+                    i += 1
+                    continue parsing
+                }
+                guard ByteClass.isToken(byte) else {
+                    if ByteClass.isWhitespace(byte) {
+                        return fail("a header line starts with whitespace (obs-fold is not accepted)", at: i, &index)
+                    }
                     return fail("a header field name is empty or not a token", at: i, &index)
                 }
+                nameStart = base + i
+                state = .name
+                i += 1
+                fallthrough
             case .name:
-                // Scan the rest of the name without going back through the switch.
-                var j = i
-                while j < end, ByteClass.isToken(input[j]), base + j < limits.maxHeadBytes { j += 1 }
-                if j == end || base + j >= limits.maxHeadBytes {
-                    i = j
-                    continue
+                while i < limit, ByteClass.isToken(input[i]) { i += 1 }
+                guard i < limit else { continue parsing }
+                guard input[i] == UInt8(ascii: ":") else {
+                    return fail("a header field name is not a token followed by a colon", at: i, &index)
                 }
-                guard input[j] == UInt8(ascii: ":") else {
-                    return fail("a header field name is not a token followed by a colon", at: j, &index)
-                }
-                nameEnd = base + j
+                nameEnd = base + i
                 state = .valueStart
-                i = j
+                i += 1
+                fallthrough
             case .valueStart:
-                if ByteClass.isWhitespace(byte) {
-                    break
-                } else if byte == 0x0D {
-                    valueStart = p
-                    valueEnd = p
-                    state = .fieldLF
-                } else if ByteClass.isFieldVisible(byte) {
-                    valueStart = p
-                    valueEnd = p + 1
-                    state = .value
-                } else {
+                while i < limit, ByteClass.isWhitespace(input[i]) { i += 1 }
+                guard i < limit else { continue parsing }
+                guard input[i] == 0x0D || ByteClass.isFieldVisible(input[i]) else {
                     return fail("a header field value holds a control byte", at: i, &index)
                 }
+                // An empty value ends at once: `.value` stops at the CR.
+                valueStart = base + i
+                valueEnd = base + i
+                state = .value
+                fallthrough
             case .value:
-                var j = i
-                while j < end, base + j < limits.maxHeadBytes {
-                    let b = input[j]
-                    if ByteClass.isFieldVisible(b) {
-                        valueEnd = base + j + 1
-                    } else if !ByteClass.isWhitespace(b) {
+                while i < limit {
+                    let byte = input[i]
+                    if ByteClass.isFieldVisible(byte) {
+                        valueEnd = base + i + 1
+                    } else if !ByteClass.isWhitespace(byte) {
                         break
                     }
-                    j += 1
+                    i += 1
                 }
-                if j == end || base + j >= limits.maxHeadBytes {
-                    i = j
-                    continue
-                }
-                guard input[j] == 0x0D else {
-                    return fail("a header field value holds a control byte", at: j, &index)
-                }
+                guard i < limit else { continue parsing }
+                guard input[i] == 0x0D else { return fail("a header field value holds a control byte", at: i, &index) }
                 state = .fieldLF
-                i = j
+                i += 1
+                fallthrough
             case .fieldLF:
-                guard byte == 0x0A else { return fail("a header field value holds a bare CR", at: i, &index) }
+                guard i < limit else { continue parsing }
+                guard input[i] == 0x0A else { return fail("a header field value holds a bare CR", at: i, &index) }
                 if fields.count == limits.maxFields {
                     index = i
                     return .failure(HTTPError(status: 431, detail: "more than \(limits.maxFields) header fields"))
                 }
                 fields.append(RawRequestHead.Field(name: nameStart..<nameEnd, value: valueStart..<valueEnd))
                 state = .lineStart
+                i += 1
             case .finalLF:
-                guard byte == 0x0A else { return fail("the header section does not end with CRLF", at: i, &index) }
+                guard input[i] == 0x0A else { return fail("the header section does not end with CRLF", at: i, &index) }
                 i += 1
                 index = i
                 return .complete(finish(input, start: start, end: i))
             }
-            i += 1
+        }
+        if i < end {
+            index = i
+            return .failure(HTTPError(status: 431, detail: "the request line and header fields exceed \(limits.maxHeadBytes) bytes"))
         }
         if start < end {
             saved.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[start..<end]))
@@ -230,7 +276,7 @@ struct RequestHeadParser {
             bytes = saved
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[start..<end]))
         }
-        let head = RawRequestHead(bytes: bytes, method: method, target: target, version: version, fields: fields)
+        let head = RawRequestHead(bytes: bytes, method: method, target: target, version: version, fieldsStart: fieldsStart)
         reset()
         return head
     }
@@ -240,11 +286,10 @@ struct RequestHeadParser {
         return .failure(.badRequest(detail))
     }
 
-    /// Ready for the next head on the same connection; keeps the field list's storage.
+    /// Ready for the next head on the same connection.
     mutating func reset() {
         state = .start
         position = 0
         saved = []
-        fields.removeAll(keepingCapacity: fields.capacity <= 16)
     }
 }

@@ -1,6 +1,7 @@
 import DeviceOracleJSON
 
-/// Writes a response head and body into one buffer, so it leaves in one `send`.
+/// Writes a response head and body to an output queue, so it leaves in one `send`
+/// (a large body follows its head by reference, in the same `sendmsg`).
 enum ResponseSerializer {
     enum ConnectionField {
         /// HTTP/1.1 keep-alive: nothing to say.
@@ -10,63 +11,59 @@ enum ResponseSerializer {
         case keepAlive
     }
 
-    static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+    static let continueResponse: StaticString = "HTTP/1.1 100 Continue\r\n\r\n"
 
     /// Appends the response; `omitBody` for HEAD (same headers, no body).
-    static func append(_ response: HTTPResponse, to out: inout [UInt8], date: [UInt8], omitBody: Bool,
+    static func append(_ response: HTTPResponse, to out: inout OutputQueue, date: [UInt8], omitBody: Bool,
                        connection: ConnectionField) {
         let status = response.status
-        out.reserveCapacity(out.count + 160 + response.body.count)
-        out += "HTTP/1.1 ".utf8
-        appendDecimal(status, to: &out)
-        out.append(0x20)
-        out += HTTPStatusText.reason(status).utf8
-        out += "\r\n".utf8
-        out += date
+        let statusLine = HTTPStatusText.statusLine(status)
+        let reason = HTTPStatusText.reason(status)
         // RFC 9110 §8.6: no Content-Length on 1xx and 204 (nor a body on 304).
         let mayHaveBody = status >= 200 && status != 204 && status != 304
+        // An upper bound of the head's size, so it is written in one piece.
+        var headBytes = 9 + 20 + 1 + reason.utf8CodeUnitCount + 2 + date.count + 24 + 2
         if mayHaveBody {
-            if let contentType = response.contentType {
-                out += "Content-Type: ".utf8
-                out += contentType.utf8
-                out += "\r\n".utf8
+            headBytes += 16 + 20 + 2
+            if let contentType = response.contentType { headBytes += 14 + contentType.utf8.count + 2 }
+        }
+        for (name, value) in response.headers { headBytes += name.utf8.count + 2 + value.utf8.count + 2 }
+        out.append(maxCount: headBytes) { head in
+            if let statusLine {
+                head.append(statusLine)
+            } else {
+                head.append("HTTP/1.1 ")
+                head.appendDecimal(status)
+                head.append(" ")
+                head.append(reason)
+                head.append("\r\n")
             }
-            out += "Content-Length: ".utf8
-            appendDecimal(response.body.count, to: &out)
-            out += "\r\n".utf8
+            date.withUnsafeBytes { head.append($0) }
+            if mayHaveBody {
+                if let contentType = response.contentType {
+                    head.append("Content-Type: ")
+                    head.append(utf8: contentType)
+                    head.append("\r\n")
+                }
+                head.append("Content-Length: ")
+                head.appendDecimal(response.body.count)
+                head.append("\r\n")
+            }
+            for (name, value) in response.headers {
+                head.append(utf8: name)
+                head.append(": ")
+                head.append(utf8: value)
+                head.append("\r\n")
+            }
+            switch connection {
+            case .none: break
+            case .close: head.append("Connection: close\r\n")
+            case .keepAlive: head.append("Connection: keep-alive\r\n")
+            }
+            head.append("\r\n")
         }
-        for (name, value) in response.headers {
-            out += name.utf8
-            out += ": ".utf8
-            out += value.utf8
-            out += "\r\n".utf8
-        }
-        switch connection {
-        case .none: break
-        case .close: out += "Connection: close\r\n".utf8
-        case .keepAlive: out += "Connection: keep-alive\r\n".utf8
-        }
-        out += "\r\n".utf8
         if mayHaveBody && !omitBody {
-            out += response.body
-        }
-    }
-
-    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value < 10 {
-            out.append(UInt8(48 + max(value, 0)))
-            return
-        }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { scratch in
-            while rest > 0 {
-                count += 1
-                scratch[24 - count] = UInt8(48 + rest % 10)
-                rest /= 10
-            }
-            out.append(contentsOf: scratch[(24 - count)...])
+            out.append(body: response.body)
         }
     }
 }
@@ -77,20 +74,39 @@ enum AccessLine {
     static func append(to out: inout [UInt8], timestampPrefix: [UInt8], milliseconds: Int, id: UInt64,
                        method: String?, path: String?, status: Int, bytes: Int, elapsedNanoseconds: Int64,
                        fields: [(String, String)], userAgent: String?) {
-        var timestamp: [UInt8] = [0x22]
-        timestamp += timestampPrefix
-        timestamp += [UInt8(48 + milliseconds / 100), UInt8(48 + milliseconds / 10 % 10), UInt8(48 + milliseconds % 10)]
-        timestamp += [UInt8(ascii: "Z"), 0x22]
         var writer = JSONWriter(capacity: 192)
         writer.beginObject()
         writer.key("ts")
-        writer.raw(timestamp)
+        // The timestamp and the hexadecimal id are put together on the stack: building
+        // them as arrays and Strings cost more than the rest of the line.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { text in
+            var count = 0
+            for byte in timestampPrefix.prefix(27) {
+                text[count] = byte
+                count += 1
+            }
+            text[count] = UInt8(48 + milliseconds / 100)
+            text[count + 1] = UInt8(48 + milliseconds / 10 % 10)
+            text[count + 2] = UInt8(48 + milliseconds % 10)
+            text[count + 3] = UInt8(ascii: "Z")
+            writer.string(utf8: UnsafeBufferPointer(rebasing: text[0..<(count + 4)]))
+        }
         writer.key("level")
         writer.string("info")
         writer.key("msg")
         writer.string("request")
         writer.key("id")
-        writer.string(escaping: String(id, radix: 16))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { text in
+            var count = 0
+            var rest = id
+            repeat {
+                count += 1
+                let digit = UInt8(truncatingIfNeeded: rest & 0xF)
+                text[16 - count] = digit < 10 ? 48 + digit : UInt8(ascii: "a") + digit - 10
+                rest >>= 4
+            } while rest != 0
+            writer.string(utf8: UnsafeBufferPointer(rebasing: text[(16 - count)...]))
+        }
         if let method {
             writer.key("method")
             writer.string(escaping: method)

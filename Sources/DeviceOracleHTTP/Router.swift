@@ -1,3 +1,5 @@
+import Glibc
+
 /// One endpoint: a path, the methods it answers, what it does with a body, and a handler.
 public struct Route: Sendable {
     public enum Body: Sendable {
@@ -32,40 +34,83 @@ public struct Router: Sendable {
         case respond(HTTPResponse)
     }
 
+    /// What the connection does with a head: the same decisions as `Decision`, with
+    /// the route named by its index, so nothing of it is copied per request.
+    enum Choice {
+        case handle(routeIndex: Int, keepsBody: Bool)
+        case respond(HTTPResponse)
+    }
+
     /// The methods this server implements, for `OPTIONS *`.
     static let serverAllow = "GET, HEAD, POST, OPTIONS"
 
-    private let routes: [String: Route]
+    /// One route per path (the last one given wins), found by comparing the path's bytes:
+    /// a handful of length checks and one `memcmp`, no hashing of a `String`.
+    let routes: [Route]
+    private let paths: [[UInt8]]
 
     public init(_ routes: [Route]) {
-        var byPath: [String: Route] = [:]
-        for route in routes { byPath[route.path] = route }
-        self.routes = byPath
+        var unique: [Route] = []
+        for route in routes {
+            if let index = unique.firstIndex(where: { $0.path == route.path }) {
+                unique[index] = route
+            } else {
+                unique.append(route)
+            }
+        }
+        self.routes = unique
+        paths = unique.map { Array($0.path.utf8) }
     }
 
     public func decide(method: HTTPMethod, path: String, contentType: String?) -> Decision {
-        if path == "*" {
+        var path = path
+        var contentType = contentType
+        let choice = path.withUTF8 { path in
+            if contentType == nil { return choose(method: method, path: UnsafeRawBufferPointer(path), contentType: nil) }
+            return contentType!.withUTF8 { choose(method: method, path: UnsafeRawBufferPointer(path), contentType: UnsafeRawBufferPointer($0)) }
+        }
+        switch choice {
+        case .handle(let index, let keepsBody): return .handle(routes[index], keepsBody: keepsBody)
+        case .respond(let response): return .respond(response)
+        }
+    }
+
+    func choose(method: HTTPMethod, path: UnsafeRawBufferPointer, contentType: UnsafeRawBufferPointer?) -> Choice {
+        if path.count == 1 && path[0] == UInt8(ascii: "*") {
             return .respond(HTTPResponse(status: 204, headers: [("Allow", Self.serverAllow)]))
         }
-        guard let route = routes[path] else {
-            return .respond(ProblemDetails(status: 404, detail: "no resource at \(path)").response)
+        guard let index = routeIndex(path) else {
+            return .respond(ProblemDetails(status: 404, detail: "no resource at \(Self.text(path))").response)
         }
-        let allowed = route.methods.contains(method) || (method == .HEAD && route.methods.contains(.GET))
+        // routes[index] is read in place: a copy of the Route would retain its path, methods and handler.
+        let allowed = routes[index].methods.contains(method) || (method == .HEAD && routes[index].methods.contains(.GET))
         guard allowed else {
-            var response = ProblemDetails(status: 405, detail: "\(path) does not answer \(method.rawValue)").response
-            response.headers.append(("Allow", Self.allow(route)))
+            var response = ProblemDetails(status: 405, detail: "\(Self.text(path)) does not answer \(method.rawValue)").response
+            response.headers.append(("Allow", Self.allow(routes[index])))
             return .respond(response)
         }
-        switch route.body {
+        switch routes[index].body {
         case .discarded:
-            return .handle(route, keepsBody: false)
+            return .handle(routeIndex: index, keepsBody: false)
         case .json:
             guard Self.isJSONCompatible(contentType) else {
                 return .respond(ProblemDetails(
-                    status: 415, detail: "the body must be JSON (application/json); got \(contentType ?? "")").response)
+                    status: 415, detail: "the body must be JSON (application/json); got \(contentType.map(Self.text) ?? "")").response)
             }
-            return .handle(route, keepsBody: true)
+            return .handle(routeIndex: index, keepsBody: true)
         }
+    }
+
+    private func routeIndex(_ path: UnsafeRawBufferPointer) -> Int? {
+        for index in paths.indices where paths[index].count == path.count {
+            let equal = path.isEmpty || paths[index].withUnsafeBytes { memcmp($0.baseAddress!, path.baseAddress!, path.count) == 0 }
+            if equal { return index }
+        }
+        return nil
+    }
+
+    private static func text(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(decoding: bytes, as: UTF8.self)
     }
 
     static func allow(_ route: Route) -> String {
@@ -77,24 +122,22 @@ public struct Router: Sendable {
     }
 
     /// The media type before any parameters, compared case-insensitively (RFC 9110 §8.3.1).
-    static func isJSONCompatible(_ contentType: String?) -> Bool {
-        guard var contentType else { return true }
-        return contentType.withUTF8 { value in
-            var end = value.firstIndex(of: UInt8(ascii: ";")) ?? value.count
-            var start = 0
-            while start < end && ByteClass.isWhitespace(value[start]) { start += 1 }
-            while end > start && ByteClass.isWhitespace(value[end - 1]) { end -= 1 }
-            let mediaType = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(value)[start..<end])
-            if asciiCaseInsensitiveEqual(mediaType, "application/json")
-                || asciiCaseInsensitiveEqual(mediaType, "application/x-www-form-urlencoded") {
-                return true
-            }
-            // type "/" subtype, the subtype ending in "+json" (RFC 6839 §3.1).
-            guard let slash = mediaType.firstIndex(of: UInt8(ascii: "/")), slash > 0, mediaType.count - slash - 1 > 5 else { return false }
-            let suffix = UnsafeRawBufferPointer(rebasing: mediaType[(mediaType.count - 5)...])
-            return asciiCaseInsensitiveEqual(suffix, "+json")
-                && mediaType[(slash + 1)...].allSatisfy { ByteClass.isToken($0) }
-                && mediaType[..<slash].allSatisfy { ByteClass.isToken($0) }
+    static func isJSONCompatible(_ contentType: UnsafeRawBufferPointer?) -> Bool {
+        guard let value = contentType else { return true }
+        var end = value.firstIndex(of: UInt8(ascii: ";")) ?? value.count
+        var start = 0
+        while start < end && ByteClass.isWhitespace(value[start]) { start += 1 }
+        while end > start && ByteClass.isWhitespace(value[end - 1]) { end -= 1 }
+        let mediaType = UnsafeRawBufferPointer(rebasing: value[start..<end])
+        if asciiCaseInsensitiveEqual(mediaType, "application/json")
+            || asciiCaseInsensitiveEqual(mediaType, "application/x-www-form-urlencoded") {
+            return true
         }
+        // type "/" subtype, the subtype ending in "+json" (RFC 6839 §3.1).
+        guard let slash = mediaType.firstIndex(of: UInt8(ascii: "/")), slash > 0, mediaType.count - slash - 1 > 5 else { return false }
+        let suffix = UnsafeRawBufferPointer(rebasing: mediaType[(mediaType.count - 5)...])
+        return asciiCaseInsensitiveEqual(suffix, "+json")
+            && mediaType[(slash + 1)...].allSatisfy { ByteClass.isToken($0) }
+            && mediaType[..<slash].allSatisfy { ByteClass.isToken($0) }
     }
 }

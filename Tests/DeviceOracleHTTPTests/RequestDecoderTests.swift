@@ -215,6 +215,22 @@ final class RequestDecoderTests: XCTestCase {
         XCTAssertEqual(head.userAgent, "t/1")
     }
 
+    func testHeaderValuesLoseOnlyTheirSurroundingWhitespace() {
+        var decoder = RequestDecoder(maxBodyBytes: 100)
+        let elements = decoder.feed(Array("GET / HTTP/1.1\r\nHost: a\r\nX-A:  a \t b \t\r\nX-E:\r\nX-F: \t \r\nx-a:\tlast\r\n\r\n".utf8))
+        guard case .head(let head) = elements.first else { return XCTFail("no head") }
+        XCTAssertEqual(head.headers.count, 5)
+        XCTAssertEqual(head.headers.values(for: "X-A"), ["a \t b", "last"])
+        XCTAssertEqual(head.headers["x-e"], "")
+        XCTAssertEqual(head.headers["X-F"], "")
+        XCTAssertNil(head.headers["X-G"])
+        var headers = head.headers
+        headers.add(name: "X-G", value: " kept as given ")
+        XCTAssertEqual(headers.map(\.name), ["Host", "X-A", "X-E", "X-F", "x-a", "X-G"])
+        XCTAssertEqual(headers["x-g"], " kept as given ")
+        XCTAssertEqual(head.headers.count, 5, "the request's own headers are unchanged")
+    }
+
     func testKeepAliveFollowsTheVersionAndConnectionField() {
         func keepAlive(_ text: String) -> Bool? {
             var decoder = RequestDecoder(maxBodyBytes: 100)

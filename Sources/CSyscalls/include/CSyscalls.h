@@ -52,6 +52,15 @@ int csyscalls_accept(int listen_fd);
 /// send() that never raises SIGPIPE. Returns bytes sent or -errno.
 long csyscalls_send(int fd, const void *bytes, size_t count);
 
+/// `struct iovec` (checked against <sys/uio.h> in shim.c).
+typedef struct {
+    const void *base;
+    size_t length;
+} csyscalls_iovec;
+
+/// sendmsg() of `count` buffers in order, never raising SIGPIPE. Returns bytes sent or -errno.
+long csyscalls_sendv(int fd, const csyscalls_iovec *buffers, int count);
+
 /// read() returning -errno on failure.
 long csyscalls_read(int fd, void *bytes, size_t count);
 
@@ -61,6 +70,10 @@ int csyscalls_shutdown_write(int fd);
 long csyscalls_raise_open_files(long wanted);
 
 void csyscalls_ignore_sigpipe(void);
+
+/// Fixes glibc's mmap threshold at `bytes`: larger blocks are mapped on their own and
+/// unmapped when freed (glibc otherwise raises the threshold to the largest block freed).
+void csyscalls_fix_mmap_threshold(int bytes);
 
 /// Monotonic clock in nanoseconds.
 int64_t csyscalls_monotonic_ns(void);

@@ -1,0 +1,204 @@
+import CSyscalls
+import Glibc
+
+/// Answers on their way to a socket, in order: the bytes written here (status lines,
+/// header fields, small bodies), with large response bodies spliced in by reference.
+/// A body of megabytes goes to the socket straight from the handler's array, in the
+/// same `sendmsg` as the head before it, instead of being copied into a buffer first
+/// (for a 20 MB answer the copies cost more time than the send and twice its size in memory).
+struct OutputQueue {
+    /// Bodies at least this large are sent from their own array; smaller ones are
+    /// copied, which costs less than another iovec.
+    static let bodyByReferenceBytes = 16 * 1024
+    /// iovecs per `sendmsg` at most (IOV_MAX is 1024).
+    static let maxBuffersPerSend = 64
+    /// Capacity kept for reuse after everything was sent; a buffer grown past it is freed.
+    static let retainedCapacity = 1 << 20
+
+    private var bytes: [UInt8] = []
+    /// Bodies that follow `bytes[..<offset]`, by offset.
+    private var bodies: [(offset: Int, body: [UInt8])] = []
+    private var bodyBytes = 0
+    /// Bytes at the front of the stream the socket has taken.
+    private var sentBytes = 0
+
+    /// Bytes not sent yet.
+    @inline(__always) var count: Int { bytes.count + bodyBytes - sentBytes }
+    @inline(__always) var isEmpty: Bool { count == 0 }
+
+    mutating func reserveCapacity(_ capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    // MARK: Writing
+
+    mutating func append(_ text: StaticString) {
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    mutating func append(_ raw: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: raw)
+    }
+
+    /// Appends at most `maxCount` bytes that `write` writes: many small pieces (a
+    /// response head) cost one append to the buffer instead of one each.
+    mutating func append(maxCount: Int, _ write: (inout ByteWriter) -> Void) {
+        withUnsafeTemporaryAllocation(byteCount: maxCount, alignment: 1) { space in
+            var writer = ByteWriter(space)
+            write(&writer)
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: space[..<writer.count]))
+        }
+    }
+
+    /// A response body: copied when small, else kept by reference and sent from its own array.
+    mutating func append(body: [UInt8]) {
+        if body.count < Self.bodyByReferenceBytes {
+            bytes.append(contentsOf: body)
+        } else {
+            bodies.append((bytes.count, body))
+            bodyBytes += body.count
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends until everything is sent or the socket would block. Returns false on a
+    /// socket error; `progress` is set when the socket took bytes.
+    mutating func send(to fd: Int32, progress: inout Bool) -> Bool {
+        while !isEmpty {
+            let sent: Int
+            if bodies.isEmpty {
+                sent = bytes.withUnsafeBytes { csyscalls_send(fd, $0.baseAddress! + sentBytes, $0.count - sentBytes) }
+            } else {
+                sent = withUnsentBuffers { csyscalls_sendv(fd, $0.baseAddress, Int32($0.count)) }
+            }
+            if sent > 0 {
+                sentBytes += sent
+                progress = true
+            } else if sent != -Int(EINTR) {
+                return sent == -Int(EAGAIN)
+            }
+        }
+        return true
+    }
+
+    /// Forgets everything (sent or not), keeping a reasonably sized buffer for reuse.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: bytes.capacity <= Self.retainedCapacity)
+        bodies.removeAll()
+        bodyBytes = 0
+        sentBytes = 0
+    }
+
+    /// Moves what is not sent yet into a queue of its own (the bytes copied, bodies
+    /// still by reference) and empties this one: the loop's scratch queue hands a
+    /// blocked connection its remaining answers this way.
+    mutating func takeUnsent() -> OutputQueue {
+        // Find the first unsent byte: in the bytes before body `first`, at `cut`, or inside body `first`.
+        var position = 0, cursor = 0
+        var first = bodies.count, cut = -1, sentOfFirst = 0
+        for (index, (offset, body)) in bodies.enumerated() {
+            if sentBytes < position + offset - cursor {
+                first = index
+                cut = cursor + sentBytes - position
+                break
+            }
+            position += offset - cursor
+            if sentBytes < position + body.count {
+                first = index
+                cut = offset
+                sentOfFirst = sentBytes - position
+                break
+            }
+            position += body.count
+            cursor = offset
+        }
+        if cut < 0 { cut = cursor + sentBytes - position }
+        var rest = OutputQueue()
+        rest.bytes = Array(bytes[cut...])
+        for (offset, body) in bodies[first...] {
+            rest.bodies.append((offset - cut, body))
+            rest.bodyBytes += body.count
+        }
+        rest.sentBytes = sentOfFirst
+        removeAll()
+        return rest
+    }
+
+    /// Calls `send` with iovecs for the unsent stream (at most `maxBuffersPerSend`),
+    /// valid for the duration of the call: each array is entered with `withUnsafeBytes`.
+    private func withUnsentBuffers(_ send: (UnsafeBufferPointer<csyscalls_iovec>) -> Int) -> Int {
+        withUnsafeTemporaryAllocation(of: csyscalls_iovec.self, capacity: Self.maxBuffersPerSend) { buffers in
+            bytes.withUnsafeBytes { head in
+                var count = 0
+                var position = 0  // stream position of the next piece
+                func add(_ piece: UnsafeRawBufferPointer) {
+                    defer { position += piece.count }
+                    guard !piece.isEmpty, count < buffers.count, position + piece.count > sentBytes else { return }
+                    let skip = max(0, sentBytes - position)
+                    buffers[count] = csyscalls_iovec(base: piece.baseAddress! + skip, length: piece.count - skip)
+                    count += 1
+                }
+                // Recursion keeps every body's `withUnsafeBytes` open until the send.
+                func addBodies(from index: Int, cursor: Int) -> Int {
+                    guard index < bodies.count, count < buffers.count else {
+                        if count < buffers.count, cursor < head.count { add(UnsafeRawBufferPointer(rebasing: head[cursor...])) }
+                        return send(UnsafeBufferPointer(rebasing: buffers[0..<count]))
+                    }
+                    let offset = bodies[index].offset
+                    if offset > cursor { add(UnsafeRawBufferPointer(rebasing: head[cursor..<offset])) }
+                    return bodies[index].body.withUnsafeBytes { body in
+                        add(body)
+                        return addBodies(from: index + 1, cursor: offset)
+                    }
+                }
+                return addBodies(from: 0, cursor: 0)
+            }
+        }
+    }
+}
+
+/// Writes bytes into space sized beforehand (see `OutputQueue.append(maxCount:_:)`);
+/// writing past its end is a precondition failure, never a buffer overflow.
+struct ByteWriter {
+    private let space: UnsafeMutableRawBufferPointer
+    private(set) var count = 0
+
+    init(_ space: UnsafeMutableRawBufferPointer) {
+        self.space = space
+    }
+
+    mutating func append(_ raw: UnsafeRawBufferPointer) {
+        guard let source = raw.baseAddress else { return }
+        precondition(raw.count <= space.count - count, "ByteWriter: the space reserved is too small")
+        (space.baseAddress! + count).copyMemory(from: source, byteCount: raw.count)
+        count += raw.count
+    }
+
+    mutating func append(_ text: StaticString) {
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// A `String`'s UTF-8, copied from its storage when it has contiguous storage (native strings do).
+    mutating func append(utf8 text: String) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
+        if copied == nil {
+            var text = text
+            text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    mutating func appendDecimal(_ value: Int) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var length = 0
+        var rest = max(value, 0)
+        withUnsafeMutableBytes(of: &digits) { scratch in
+            repeat {
+                length += 1
+                scratch[24 - length] = UInt8(48 + rest % 10)
+                rest /= 10
+            } while rest > 0
+            append(UnsafeRawBufferPointer(rebasing: scratch[(24 - length)...]))
+        }
+    }
+}
