@@ -459,6 +459,9 @@ final class RefreshEndpointTests: XCTestCase {
     /// Found by fuzzing: Foundation's PropertyListSerialization leaked about 1 KB on
     /// every text that is no property list, so repeated bad requests grew the server.
     func testRejectingInfoPlistTextLeaksNoMemory() throws {
+        // AddressSanitizer keeps freed memory in quarantine, so resident memory grows
+        // anyway; the fuzz target's LeakSanitizer checks the same path there.
+        try XCTSkipIf(dlsym(nil, "__asan_init") != nil, "resident memory is meaningless under AddressSanitizer")
         let notAPlist = ["{ a = ", "<plist><dict><key>a</key>", "YnBsaXN0MDAAAAAA"]
         func rejectAll() {
             for _ in 0..<4_000 {
