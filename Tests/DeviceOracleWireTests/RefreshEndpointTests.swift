@@ -456,6 +456,54 @@ final class RefreshEndpointTests: XCTestCase {
                        ["/config/infoPlist: the property list's root is a boolean, not a dictionary"])
     }
 
+    /// Found by fuzzing: Foundation's PropertyListSerialization leaked about 1 KB on
+    /// every text that is no property list, so repeated bad requests grew the server.
+    func testRejectingInfoPlistTextLeaksNoMemory() throws {
+        // AddressSanitizer keeps freed memory in quarantine, so resident memory grows
+        // anyway; the fuzz target's LeakSanitizer checks the same path there.
+        try XCTSkipIf(dlsym(nil, "__asan_init") != nil, "resident memory is meaningless under AddressSanitizer")
+        let notAPlist = ["{ a = ", "<plist><dict><key>a</key>", "YnBsaXN0MDAAAAAA"]
+        func rejectAll() {
+            for _ in 0..<4_000 {
+                for text in notAPlist { XCTAssertThrowsError(try InfoPlistRegistration(text: text)) }
+            }
+        }
+        rejectAll()  // warms up caches and the allocator
+        let before = try XCTUnwrap(residentKilobytes())
+        rejectAll()
+        let grown = try XCTUnwrap(residentKilobytes()) - before
+        XCTAssertLessThan(grown, 2_048, "12 000 rejections grew the process by \(grown) KiB")
+    }
+
+    /// VmRSS of this process, where /proc has it.
+    private func residentKilobytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    }
+
+    func testBinaryPropertyListWhoseArrayHoldsItselfIsReadWithoutWalkingTheCycle() throws {
+        // {"UIBackgroundModes": [<this array>, "fetch"]}, written by hand: no tool writes a cycle.
+        let cyclic = "YnBsaXN0MDDRAQJfEBFVSUJhY2tncm91bmRNb2Rlc6ICA1VmZXRjaAgLHyIAAAAAAAABAQAAAAAAAAAEAAAAAAAAAAAAAAAAAAAAKA=="
+        let registration = try InfoPlistRegistration(text: cyclic)
+        XCTAssertEqual(registration.backgroundModes, .strings(["fetch"]))
+        XCTAssertEqual(registration.permittedIdentifiers, .missing)
+    }
+
+    func testXMLNestedDeeperThanTheLimitIsRefusedBeforeParsing() {
+        func nested(_ depth: Int) -> [UInt8] {
+            Array(("<?xml version=\"1.0\"?><plist>" + String(repeating: "<array>", count: depth)
+                + String(repeating: "</array>", count: depth) + "</plist>").utf8)
+        }
+        // `<plist>` is one level, so the limit leaves room for limit − 1 arrays.
+        XCTAssertFalse(InfoPlistRegistration.xmlNestingExceedsLimit(nested(InfoPlistRegistration.maxXMLNesting - 1)))
+        XCTAssertTrue(InfoPlistRegistration.xmlNestingExceedsLimit(nested(InfoPlistRegistration.maxXMLNesting)))
+        XCTAssertFalse(InfoPlistRegistration.xmlNestingExceedsLimit(Array(("<plist>" + String(repeating: "<array/>", count: 10_000) + "</plist>").utf8)),
+                       "empty elements open nothing")
+        XCTAssertFalse(InfoPlistRegistration.xmlNestingExceedsLimit(Array((String(repeating: "{a=", count: 600) + "b").utf8)),
+                       "OpenStep text is bounded by its own reader")
+    }
+
     func testBase64OfABrokenBinaryPropertyListIsRejected() {
         XCTAssertEqual(problems(configRequest(infoPlist: #""YnBsaXN0MDAAAAAA""#)),
                        ["/config/infoPlist: base64 of a binary property list ('bplist') that cannot be read"])

@@ -21,47 +21,139 @@ struct InfoPlistRegistration: Equatable {
 
     /// An `infoPlist` given as a string: XML or OpenStep property-list text, or
     /// base64 of a binary property list (what Xcode writes into a built bundle:
-    /// `base64 < App.app/Info.plist`, line breaks allowed). Foundation's reader
-    /// bounds nesting itself (512 levels), so hostile text fails instead of
-    /// exhausting the stack.
+    /// `base64 < App.app/Info.plist`, line breaks allowed).
+    ///
+    /// Read with `PropertyListDecoder`, not `PropertyListSerialization`: on Linux
+    /// the latter leaks its error object (about 1 KB) on every text that is no
+    /// property list, which a client could repeat until the server runs out of
+    /// memory. Only the root and the two keys are decoded, so a binary list whose
+    /// objects refer to each other in a cycle is never walked.
     init(text: String) throws(InfoPlistError) {
-        let root: Any
+        let root: InfoPlistRoot
         if let decoded = Data(base64Encoded: text, options: .ignoreUnknownCharacters),
            decoded.starts(with: Self.binaryMagic) {
-            guard let parsed = Self.propertyList(decoded) else { throw .unreadableBinary }
+            var format = PropertyListSerialization.PropertyListFormat.binary
+            guard let parsed = try? PropertyListDecoder().decode(InfoPlistRoot.self, from: decoded, format: &format),
+                  format == .binary else { throw .unreadableBinary }
             root = parsed
         } else {
-            guard let parsed = Self.propertyList(Data(text.utf8)) else { throw .notAPropertyList }
+            let bytes = Array(text.utf8)
+            guard !Self.xmlNestingExceedsLimit(bytes),
+                  let parsed = try? PropertyListDecoder().decode(InfoPlistRoot.self, from: Data(bytes)) else {
+                throw .notAPropertyList
+            }
             root = parsed
         }
-        guard let dictionary = root as? [AnyHashable: Any] else { throw .rootNotADictionary(Self.describe(root)) }
-        func list(_ key: String) -> InfoPlistList {
-            guard let value = dictionary[AnyHashable(key)] else { return .missing }
-            guard let array = value as? [Any] else { return .notAnArray }
-            return .strings(array.compactMap { $0 as? String })
+        switch root.shape {
+        case .dictionary(let permitted, let modes):
+            permittedIdentifiers = permitted
+            backgroundModes = modes
+        case .other(let description):
+            throw .rootNotADictionary(description)
         }
-        permittedIdentifiers = list(InfoPlistKey.permittedIdentifiers)
-        backgroundModes = list(InfoPlistKey.backgroundModes)
     }
 
     private static let binaryMagic = Array("bplist".utf8)
 
-    private static func propertyList(_ data: Data) -> Any? {
-        try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+    /// Nesting deeper than this is refused before the XML is parsed: Foundation's
+    /// XML property-list scanner recurses once per level without a bound (100 000
+    /// nested `<array>`s overflow the stack). CF allowed as many levels.
+    static let maxXMLNesting = 512
+
+    /// Whether text that starts like XML nests elements deeper than `maxXMLNesting`.
+    /// Counts open tags minus close tags, so tags inside comments or CDATA only
+    /// make it stricter; NUL bytes are dropped first, so UTF-16 text counts too.
+    static func xmlNestingExceedsLimit(_ text: [UInt8]) -> Bool {
+        let bytes = text.filter { $0 != 0 }
+        let byteOrderMarkAndSpace: [UInt8] = [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D]
+        guard bytes.first(where: { !byteOrderMarkAndSpace.contains($0) }) == UInt8(ascii: "<") else { return false }
+        func isASCIILetter(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+        }
+        var depth = 0
+        var index = 0
+        while index + 1 < bytes.count {
+            guard bytes[index] == UInt8(ascii: "<") else {
+                index += 1
+                continue
+            }
+            let next = bytes[index + 1]
+            if next == UInt8(ascii: "/") {
+                depth -= 1
+            } else if isASCIILetter(next) {
+                var end = index + 2
+                while end < bytes.count, bytes[end] != UInt8(ascii: ">") { end += 1 }
+                // `<array/>` opens nothing.
+                if bytes[end - 1] != UInt8(ascii: "/") {
+                    depth += 1
+                    if depth > maxXMLNesting { return true }
+                }
+                index = end
+                continue
+            }
+            index += 1
+        }
+        return false
+    }
+}
+
+/// The parts of a property list the checks read: the root's shape and, for a
+/// dictionary, the two keys. Decoded shallowly on purpose (see `init(text:)`).
+private struct InfoPlistRoot: Decodable {
+    enum Shape {
+        case dictionary(permitted: InfoPlistList, modes: InfoPlistList)
+        /// "an array", as the 422 detail names a root that is not a dictionary.
+        case other(String)
     }
 
-    /// "an array", as the 422 detail names a root that is not a dictionary.
-    private static func describe(_ value: Any) -> String {
-        // An integer 1 also casts to Bool through NSNumber: ask for the dynamic type.
-        if type(of: value) == Bool.self { return "a boolean" }
-        return switch value {
-        case is [Any]: "an array"
-        case is String: "a string"
-        case is NSNumber: "a number"
-        case is Date: "a date"
-        case is Data: "data"
-        default: "a value of another type"
+    let shape: Shape
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    /// An array element that is not a string, passed over unread.
+    private struct Skipped: Decodable {
+        init(from decoder: any Decoder) {}
+    }
+
+    init(from decoder: any Decoder) throws {
+        if let dictionary = try? decoder.container(keyedBy: Key.self) {
+            func list(_ name: String) -> InfoPlistList {
+                let key = Key(stringValue: name)
+                guard dictionary.contains(key) else { return .missing }
+                guard var array = try? dictionary.nestedUnkeyedContainer(forKey: key) else { return .notAnArray }
+                // Elements of other types never match anything, as in a JSON `infoPlist`.
+                var strings: [String] = []
+                while !array.isAtEnd {
+                    if let string = try? array.decode(String.self) {
+                        strings.append(string)
+                    } else if (try? array.decode(Skipped.self)) == nil {
+                        break
+                    }
+                }
+                return .strings(strings)
+            }
+            shape = .dictionary(permitted: list(InfoPlistKey.permittedIdentifiers),
+                                modes: list(InfoPlistKey.backgroundModes))
+            return
         }
+        if (try? decoder.unkeyedContainer()) != nil {
+            shape = .other("an array")
+            return
+        }
+        let value = try decoder.singleValueContainer()
+        // OpenStep text has only strings, so a string is tried first; an XML or
+        // binary integer never reads as a boolean.
+        shape = if (try? value.decode(String.self)) != nil { .other("a string") }
+            else if (try? value.decode(Bool.self)) != nil { .other("a boolean") }
+            else if (try? value.decode(Double.self)) != nil { .other("a number") }
+            else if (try? value.decode(Date.self)) != nil { .other("a date") }
+            else if (try? value.decode(Data.self)) != nil { .other("data") }
+            else { .other("a value of another type") }
     }
 }
 

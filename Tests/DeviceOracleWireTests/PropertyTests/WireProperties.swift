@@ -1,0 +1,247 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+@testable import DeviceOracleWire
+
+/// A JSON value for a generated request, written with its members in the order given.
+indirect enum JSON: CustomStringConvertible {
+    case object([(String, JSON)])
+    case array([JSON])
+    case string(String)
+    /// A number as written: `1`, `1.0`, `-1`, `2.5`.
+    case number(String)
+    case bool(Bool)
+    case null
+
+    static func int(_ value: Int) -> JSON { .number(String(value)) }
+
+    var description: String {
+        switch self {
+        case .object(let members): "{" + members.map { JSON.quoted($0.0) + ":" + $0.1.description }.joined(separator: ",") + "}"
+        case .array(let elements): "[" + elements.map(\.description).joined(separator: ",") + "]"
+        case .string(let text): JSON.quoted(text)
+        case .number(let text): text
+        case .bool(let flag): flag ? "true" : "false"
+        case .null: "null"
+        }
+    }
+
+    private static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// One event of a generated log: its JSON members, and what the rules must see —
+/// `nil` when nothing reaches the state machine (an untranslatable notification).
+struct GeneratedEvent<Meaning>: CustomStringConvertible {
+    var members: [(String, JSON)]
+    var meaning: Meaning?
+    /// Its `at`, when it has one (for `outOfOrder`).
+    var at: Double?
+    /// The playback session it names, if any.
+    var session: String?
+    /// Its `observed` members, kept apart so a property can replace them.
+    var observed: [(String, JSON)]?
+
+    /// The event object as the request carries it.
+    var json: JSON { .object(members + (observed.map { [("observed", JSON.object($0))] } ?? [])) }
+
+    var description: String { json.description }
+}
+
+/// Why a property does not hold; `holds` turns it into the property's answer.
+struct Broken: Error {
+    let message: String
+}
+
+func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws(Broken) {
+    if !condition { throw Broken(message: message()) }
+}
+
+/// `nil` when `check` finds nothing wrong, else what it found.
+func holds(_ check: () throws(Broken) -> Void) -> String? {
+    do {
+        try check()
+        return nil
+    } catch {
+        return error.message
+    }
+}
+
+/// An answer, parsed, with the few readers the properties need.
+struct ParsedAnswer {
+    let bytes: [UInt8]
+    let verdict: Verdict
+    let document: JSONDocument
+
+    var root: JSONValue { document.root }
+
+    subscript(_ value: JSONValue?, _ key: String) -> JSONValue? {
+        guard let value, document.kind(value) == .object else { return nil }
+        return document.members(value).first { document.string($0.key, equals: key) }?.value
+    }
+
+    subscript(_ key: String) -> JSONValue? { self[root, key] }
+
+    func elements(_ value: JSONValue?) -> [JSONValue] {
+        guard let value, document.kind(value) == .array else { return [] }
+        return Array(document.elements(value))
+    }
+
+    func bool(_ value: JSONValue?) -> Bool? { value.flatMap(document.bool) }
+    func number(_ value: JSONValue?) -> Double? { value.flatMap(document.number) }
+    func string(_ value: JSONValue?) -> String? { value.flatMap(document.string) }
+    func strings(_ value: JSONValue?) -> [String] { elements(value).compactMap(document.string) }
+
+    /// A value written compactly, `absent` when there is none.
+    func text(_ value: JSONValue?) -> String {
+        guard let value else { return "absent" }
+        var writer = JSONWriter()
+        writer.value(value, of: document)
+        return String(decoding: writer.finish(), as: UTF8.self)
+    }
+
+    /// The diagnostics' `(index, code)` pairs.
+    var diagnostics: [(index: Int?, code: String)] {
+        elements(self["diagnostics"]).map { (number(self[$0, "index"]).map { Int($0) }, string(self[$0, "code"]) ?? "") }
+    }
+}
+
+/// Answers `body` twice and checks what common.md promises of every answer: equal
+/// requests give byte-identical answers, whole or in pieces; the answer is valid
+/// JSON naming its ruleset, with one step per event and the verdict of its header.
+func checkedAnswer(_ endpoint: RulesetEndpoint, _ body: JSON, steps: Int) throws(Broken) -> ParsedAnswer {
+    let bytes = Array(body.description.utf8)
+    guard case .success(let answer) = endpoint.answer(bytes) else {
+        throw Broken(message: "refused: \(endpoint.answer(bytes))")
+    }
+    guard case .success(let again) = endpoint.answer(bytes), again.json == answer.json, again.verdict == answer.verdict else {
+        throw Broken(message: "equal requests, different answers")
+    }
+    var joined: [UInt8] = []
+    let pieces = answer.pieces()
+    while pieces.next(into: &joined, minimum: 1 + bytes.count % 200) {}
+    try expect(joined == answer.json, "the answer's pieces differ from the whole")
+    guard let document = try? JSONReader.parse(answer.json) else { throw Broken(message: "an answer that is not JSON") }
+    let parsed = ParsedAnswer(bytes: answer.json, verdict: answer.verdict, document: document)
+    try expect(parsed.string(parsed["ruleset"]) == endpoint.name, "ruleset \(parsed.text(parsed["ruleset"]))")
+    try expect(parsed.elements(parsed["steps"]).count == steps, "\(parsed.elements(parsed["steps"]).count) steps for \(steps) events")
+    try expect(parsed.string(parsed["verdict"]) == answer.verdict.rawValue, "the header's verdict differs from the body's")
+    return parsed
+}
+
+/// common.md "Ordering diagnostic": an `outOfOrder` warning exactly on each event whose
+/// `at` is smaller than that of the event before it, when both carry one.
+func checkOutOfOrder<Meaning>(_ answer: ParsedAnswer, _ events: [GeneratedEvent<Meaning>]) throws(Broken) {
+    let flagged = answer.diagnostics.filter { $0.code == "outOfOrder" }.compactMap(\.index)
+    let expected = events.indices.filter { index in
+        guard index > 0, let at = events[index].at, let previous = events[index - 1].at else { return false }
+        return at < previous
+    }
+    try expect(flagged == expected, "outOfOrder on \(flagged), expected \(expected)")
+}
+
+/// The envelope members any event may carry (common.md): `id`, `at`, and fields
+/// the rules ignore. `at` is sometimes earlier than the one before.
+func envelope(_ random: inout SplitMix64, previousAt: inout Double) -> (members: [(String, JSON)], at: Double?) {
+    var members: [(String, JSON)] = []
+    if random.chance(30) { members.append(("id", .string("line-\(Int.random(in: 0...999, using: &random))"))) }
+    var at: Double?
+    if random.chance(60) {
+        previousAt += Double(Int.random(in: random.chance(15) ? -500...0 : 0...3000, using: &random))
+        at = previousAt
+        members.append(("at", .number(String(Int(previousAt)))))
+    }
+    if random.chance(15) { members.append(("deviceId", .string("iPhone15,2"))) }
+    return (members, at)
+}
+
+/// What a raw AVAudioSession notification means once translated (playback.md).
+enum RawMeaning: Equatable {
+    case interruptionBegan
+    case interruptionEnded(shouldResume: Bool)
+    case routeChanged(RouteChangeReason?)
+    case mediaServicesLost
+    case mediaServicesReset
+    /// Nothing reaches the state machine.
+    case nothing
+}
+
+/// A raw notification in any spelling and value form the spec accepts, with its meaning.
+/// `mediaServices`: whether the ruleset translates the media-services notifications.
+func rawNotification(_ random: inout SplitMix64, mediaServices: Bool) -> (members: [(String, JSON)], meaning: RawMeaning) {
+    let interruption = ["AVAudioSessionInterruptionNotification", "AVAudioSession.interruptionNotification", "interruption"]
+    let routeChange = ["AVAudioSessionRouteChangeNotification", "AVAudioSession.routeChangeNotification", "routeChange"]
+    let lost = ["AVAudioSessionMediaServicesWereLostNotification", "AVAudioSession.mediaServicesWereLostNotification",
+                "mediaServicesWereLost"]
+    let reset = ["AVAudioSessionMediaServicesWereResetNotification", "AVAudioSession.mediaServicesWereResetNotification",
+                 "mediaServicesWereReset"]
+    func notification(_ name: String, _ userInfo: [(String, JSON)]?) -> [(String, JSON)] {
+        [("notification", .string(name))] + (userInfo.map { [("userInfo", JSON.object($0))] } ?? [])
+    }
+    // Other userInfo keys are ignored.
+    let extra: [(String, JSON)] = random.chance(20) ? [("AVAudioSessionInterruptionReasonKey", .int(1))] : []
+    switch Int.random(in: 0..<10, using: &random) {
+    case 0...2:
+        let began = random.pick([JSON.int(1), .string("began"), .number("1.0")])
+        return (notification(random.pick(interruption), [("AVAudioSessionInterruptionTypeKey", began)] + extra), .interruptionBegan)
+    case 3...5:
+        let ended = random.pick([JSON.int(0), .string("ended"), .number("0.0")])
+        // Bit 0 of the options, "shouldResume", or an array holding it; missing or null is false.
+        let options: [(JSON?, Bool)] = [
+            (nil, false), (.null, false), (.int(1), true), (.int(3), true), (.int(0), false), (.int(2), false),
+            (.int(-1), true), (.number("2.5"), false), (.number("1.0"), true), (.string("shouldResume"), true),
+            (.string("other"), false), (.array([.string("shouldResume")]), true),
+            (.array([.string("x"), .string("shouldResume")]), true), (.array([]), false), (.array([.int(1)]), false),
+            (.bool(true), false),
+        ]
+        let (option, shouldResume) = random.pick(options)
+        let optionMember: [(String, JSON)] = option.map { [("AVAudioSessionInterruptionOptionKey", $0)] } ?? []
+        return (notification(random.pick(interruption), [("AVAudioSessionInterruptionTypeKey", ended)] + optionMember + extra),
+                .interruptionEnded(shouldResume: shouldResume))
+    case 6:
+        // A missing or unknown interruption type reaches nothing.
+        let type: [(String, JSON)] = random.pick([[], [("AVAudioSessionInterruptionTypeKey", .int(2))],
+                                                  [("AVAudioSessionInterruptionTypeKey", .string("paused"))]])
+        return (notification(random.pick(interruption), random.chance(20) ? nil : type), .nothing)
+    case 7, 8:
+        let reasons: [(JSON?, RawMeaning)] = [(nil, .nothing), (.null, .nothing)]
+            + RouteChangeReason.allCases.map { (.int($0.rawValue), .routeChanged($0)) }
+            + RouteChangeReason.allCases.map { (.string($0.name), .routeChanged($0)) }
+            + [(.int(5), .routeChanged(nil)), (.int(42), .routeChanged(nil)), (.string("headphonesGone"), .routeChanged(nil))]
+        let (reason, meaning) = random.pick(reasons)
+        return (notification(random.pick(routeChange), reason.map { [("AVAudioSessionRouteChangeReasonKey", $0)] } ?? []),
+                meaning)
+    default:
+        let name = random.pick(lost + reset + ["AVAudioSessionSilenceSecondaryAudioHintNotification"])
+        let meaning: RawMeaning = !mediaServices ? .nothing : lost.contains(name) ? .mediaServicesLost
+            : reset.contains(name) ? .mediaServicesReset : .nothing
+        return (notification(name, nil), meaning)
+    }
+}
+
+/// A route change in canonical form: the reason as a number or a name, known or not.
+func canonicalRouteChange(_ random: inout SplitMix64) -> (members: [(String, JSON)], reason: RouteChangeReason?) {
+    let reason: JSON, meaning: RouteChangeReason?
+    switch Int.random(in: 0..<3, using: &random) {
+    case 0:
+        meaning = random.pick(RouteChangeReason.allCases)
+        reason = .int(meaning!.rawValue)
+    case 1:
+        meaning = random.pick(RouteChangeReason.allCases)
+        reason = .string(meaning!.name)
+    default:
+        meaning = nil
+        reason = random.pick([.int(5), .int(99), .string("speakerGone")])
+    }
+    return ([("type", .string("routeChanged")), ("reason", reason)], meaning)
+}

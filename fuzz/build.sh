@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds one libFuzzer target (fuzz/targets/TARGET.swift) and prints its path.
+# SwiftPM has no libFuzzer mode, so the package's module sources are compiled here
+# directly with swiftc (-sanitize=fuzzer,address), each into its own module under
+# .build/fuzz/TARGET/; Package.swift, `swift build` and `swift test` stay untouched.
+# A module set is rebuilt only when a source, this script or the toolchain changed.
+# Usage: fuzz/build.sh TARGET
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+target=${1:?usage: fuzz/build.sh TARGET}
+
+# The package modules each target needs, dependencies first.
+case $target in
+  http-decoder) modules=(CSyscalls DeviceOracleJSON DeviceOracleHTTP) ;;
+  json-endpoints) modules=(DeviceOracleJSON DeviceOracleRules DeviceOracleWire) ;;
+  *) echo "unknown fuzz target '$target' (http-decoder, json-endpoints)" >&2; exit 2 ;;
+esac
+
+out=$repo/.build/fuzz/$target
+binary=$out/$target
+mkdir -p "$out"
+cd "$repo"
+
+# -O keeps Swift's overflow and bounds checks (only -Ounchecked drops them) and fuzzes
+# several times faster than -Onone; -g keeps crash reports readable. -enable-testing
+# lets a harness reach internal API (`@testable import`) without widening access.
+swift_flags=(-swift-version 6 -parse-as-library -O -g -sanitize=fuzzer,address
+  -package-name DeviceOracle -enable-testing -I "$out" -I "$out/CSyscalls")
+
+sources=(fuzz/targets/"$target".swift "$0")
+for module in "${modules[@]}"; do
+  while IFS= read -r file; do sources+=("$file"); done < <(find "Sources/$module" -type f | sort)
+done
+stamp=$( { swiftc --version 2>&1; cat "${sources[@]}"; } | sha256sum | cut -d' ' -f1)
+
+if [[ ! -x $binary || $(cat "$out/stamp" 2>/dev/null) != "$stamp" ]]; then
+  objects=()
+  for module in "${modules[@]}"; do
+    echo "fuzz/build.sh: compiling $module for $target" >&2
+    if [[ $module == CSyscalls ]]; then
+      # The C target: its object, and a module map so Swift can import its header.
+      mkdir -p "$out/CSyscalls"
+      printf 'module CSyscalls {\n  header "%s"\n  export *\n}\n' \
+        "$repo/Sources/CSyscalls/include/CSyscalls.h" >"$out/CSyscalls/module.modulemap"
+      clang -O1 -g -fsanitize=address,fuzzer-no-link -I Sources/CSyscalls/include \
+        -c Sources/CSyscalls/shim.c -o "$out/CSyscalls.o"
+    else
+      mapfile -t files < <(find "Sources/$module" -name '*.swift' | sort)
+      swiftc "${swift_flags[@]}" -wmo -module-name "$module" -emit-module \
+        -emit-module-path "$out/$module.swiftmodule" -c "${files[@]}" -o "$out/$module.o"
+    fi
+    objects+=("$out/$module.o")
+  done
+  echo "fuzz/build.sh: linking $target" >&2
+  # lld: gold warns about every ASan helper symbol it cannot export.
+  swiftc "${swift_flags[@]}" -warnings-as-errors -use-ld=lld -module-name FuzzTarget \
+    "fuzz/targets/$target.swift" "${objects[@]}" -o "$binary"
+  echo "$stamp" >"$out/stamp"
+fi
+echo "$binary"
