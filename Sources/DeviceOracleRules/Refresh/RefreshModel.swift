@@ -55,8 +55,8 @@ public struct RefreshModel: StateModel {
     static let distinctItems = 8
 
     private static let classes: [RunClass] = [
-        RunClass(name: "run(pages=3)", pageCount: faultedRunPages, fault: nil),
-        RunClass(name: "run(pages=0)", pageCount: 0, fault: nil),
+        RunClass(name: "run(noFault)", pageCount: faultedRunPages, fault: nil),
+        RunClass(name: "run(noPages)", pageCount: 0, fault: nil),
     ] + RefreshFaultKind.allCases.flatMap { kind in
         RefreshStage.allCases.flatMap { stage in
             PagePosition.allCases.map { position in
@@ -92,8 +92,9 @@ public struct RefreshModel: StateModel {
         job.nextPage += decision.pagesCommitted
         job.pageToRepeat = decision.commits > decision.pagesCommitted
         job.nextRunAt = decision.nextEarliestBeginAt ?? run.at + job.machine.schedule.intervalSeconds
+        // No colon: Mermaid, one of the diagram formats, ends a label at one.
         let label = decision.actions.isEmpty ? decision.outcome.rawValue
-            : "\(decision.outcome.rawValue): \(actionsLabel(decision.actions))"
+            : "\(decision.outcome.rawValue) (\(actionsLabel(decision.actions)))"
         return (run, label)
     }
 
