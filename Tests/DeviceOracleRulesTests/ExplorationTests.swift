@@ -61,7 +61,7 @@ final class ExplorationTests: XCTestCase {
 
         XCTAssertEqual(graph.nodes[crash.to], RefreshModel.Node(staleTempFile: true, pageToRepeat: false))
         XCTAssertEqual(crash.decision, "crashed")
-        XCTAssertEqual(next.decision, "succeeded: removeStaleTemp, completeSuccess")
+        XCTAssertEqual(next.decision, "succeeded (removeStaleTemp, completeSuccess)")
         XCTAssertEqual(next.to, 0)
     }
 
@@ -79,6 +79,17 @@ final class ExplorationTests: XCTestCase {
         XCTAssertEqual(model.node(of: job), RefreshModel.Node(staleTempFile: false, pageToRepeat: false))
     }
 
+    /// An empty run commits one transaction (its success marker) but writes no page.
+    func testRefreshEmptyRunLeavesNoPageToRepeat() {
+        let model = RefreshModel()
+        let graph = StateGraph(model)
+
+        let empty = graph.transition(from: 0, eventClass: model.eventClasses.firstIndex(of: "run(noPages)")!)
+
+        XCTAssertEqual(empty.to, 0)
+        XCTAssertEqual(empty.decision, "succeeded (completeSuccess)")
+    }
+
     func testRefreshClassifiesAFaultByItsPlaceInTheRun() {
         let model = RefreshModel()
         func run(pages: Int, fault page: Int?) -> RefreshRun<Int> {
@@ -90,7 +101,7 @@ final class ExplorationTests: XCTestCase {
                      run(pages: 0, fault: nil)].map { model.eventClasses[model.eventClass(of: $0)] }
 
         XCTAssertEqual(names, ["error(stage=download,page=first)", "error(stage=download,page=middle)",
-                               "error(stage=download,page=last)", "run(pages=3)", "run(pages=0)"])
+                               "error(stage=download,page=last)", "run(noFault)", "run(noPages)"])
     }
 
     func testEveryRepresentativeEventBelongsToItsOwnClass() {
@@ -143,7 +154,7 @@ final class ExplorationTests: XCTestCase {
         XCTAssertEqual(steps(PlaybackModel()), 42)
         XCTAssertEqual(steps(HapticsModel()), 117)
         XCTAssertEqual(steps(AudioSessionModel()), 754)
-        XCTAssertEqual(steps(RefreshModel()), 107)
+        XCTAssertEqual(steps(RefreshModel()), 109)
     }
 
     /// playback: 9 transitions leave each of 3 states, but the state waiting to

@@ -18,7 +18,16 @@ public enum TransitionCover {
     public static func paths<Model>(covering graph: StateGraph<Model>, maxLength: Int) -> [ModelPath] {
         precondition(maxLength >= 1, "a path takes at least one step")
         let routes = ShortestRoutes(graph)
-        return PostmanTour(graph, routes: routes).paths.flatMap { cut($0, to: maxLength, graph: graph, routes: routes) }
+        let tour = PostmanTour(graph, routes: routes).paths
+        guard tour.contains(where: { $0.eventClasses.count > maxLength }) else { return tour }
+        // Cut pieces may repeat only what earlier ones took (the tour's walks back
+        // to nodes left more often than entered): those are left out.
+        var taken = Set<Int>()
+        return tour.flatMap { cut($0, to: maxLength, graph: graph, routes: routes) }.filter { piece in
+            let transitions = graph.transitionIndices(along: piece)
+            defer { taken.formUnion(transitions) }
+            return !taken.isSuperset(of: transitions)
+        }
     }
 
     /// Pieces of `path` of at most `maxLength` steps; each after the first leads

@@ -90,7 +90,8 @@ public struct RefreshModel: StateModel {
         let run = RefreshRun(at: job.nextRunAt, pages: pages, fault: fault)
         let decision = job.machine.apply(run)
         job.nextPage += decision.pagesCommitted
-        job.pageToRepeat = decision.commits > decision.pagesCommitted
+        // A fault at stage `cursor` wrote the page's items but not its cursor.
+        job.pageToRepeat = fault?.stage == .cursor
         job.nextRunAt = decision.nextEarliestBeginAt ?? run.at + job.machine.schedule.intervalSeconds
         // No colon: Mermaid, one of the diagram formats, ends a label at one.
         let label = decision.actions.isEmpty ? decision.outcome.rawValue
