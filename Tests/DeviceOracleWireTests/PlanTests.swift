@@ -122,15 +122,16 @@ final class PlanTests: XCTestCase {
         ])
         XCTAssertEqual(planProblems(#"{"coverage":"random","maxLength":0,"count":1.5,"seed":-1}"#), [
             "/maxLength: expected an integer from 1 to 1000, got 0",
-            "/count: expected an integer from 1 to 100, got 1.5",
+            "/count: expected an integer from 1 to 10, got 1.5",
             "/seed: expected an integer from 0 to 9007199254740991, got -1",
         ])
         XCTAssertEqual(planProblems(#"{"seed":7,"count":2}"#), [
             "/seed: 'seed' applies to random plans only",
             "/count: 'count' applies to random plans only",
         ])
-        XCTAssertEqual(planProblems(#"{"coverage":"random","count":100,"maxLength":101}"#), [
-            "/count: count × maxLength is 10100; a random plan takes at most 10000 steps",
+        XCTAssertEqual(planProblems(#"{"coverage":"random","count":11,"maxLength":1001}"#), [
+            "/count: expected an integer from 1 to 10, got 11",
+            "/maxLength: expected an integer from 1 to 1000, got 1001",
         ])
         XCTAssertEqual(planProblems("[]"), [": the request body must be a JSON object, got an array"])
     }

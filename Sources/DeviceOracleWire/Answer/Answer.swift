@@ -151,6 +151,27 @@ enum RequestBody {
         return .success(answer)
     }
 
+    /// A body of the service's own shape (a plan, coverage or batch request): a
+    /// JSON object whose members are all in `members` (a typo is a `422` with a
+    /// did-you-mean); `read` decodes the non-null ones, reporting its problems.
+    static func object<Member: Hashable, Read>(
+        _ body: [UInt8], members: ClosedNames<Member>,
+        read: (inout RequestDecoder, [Member: JSONValue]) -> Read
+    ) -> Result<(read: Read, document: JSONDocument), RequestRejection> {
+        let document: JSONDocument
+        switch parse(body) {
+        case .success(let parsed): document = parsed
+        case .failure(let rejection): return .failure(rejection)
+        }
+        var decoder = RequestDecoder(document: document)
+        guard decoder.requireObject(document.root) else { return .failure(decoder.rejection()!) }
+        var given: [Member: JSONValue] = [:]
+        decoder.closedObject(document.root, names: members) { _, member, value in given[member] = value }
+        let result = read(&decoder, given)
+        if let rejection = decoder.rejection() { return .failure(rejection) }
+        return .success((result, document))
+    }
+
     static func parse(_ body: [UInt8]) -> Result<JSONDocument, RequestRejection> {
         guard !body.isEmpty else {
             return .failure(RequestRejection(kind: .invalidJSON, detail: "the request body is empty; expected a JSON object"))

@@ -10,32 +10,11 @@ public enum BatchCheck {
     /// is an error case — one bad log never hides the other results. Its problems
     /// point into the batch (`/cases/3/request/events/0/type`).
     public static func answer(_ body: [UInt8]) -> Result<CheckReport, RequestRejection> {
-        let document: JSONDocument
-        switch RequestBody.parse(body) {
-        case .success(let parsed): document = parsed
+        let document: JSONDocument, given: [GivenCase]
+        switch RequestBody.object(body, members: batchMembers, read: readCases) {
+        case .success(let read): (given, document) = read
         case .failure(let rejection): return .failure(rejection)
         }
-        var decoder = RequestDecoder(document: document)
-        let root = document.root
-        guard decoder.requireObject(root) else { return .failure(decoder.rejection()!) }
-        var casesValue: JSONValue?
-        decoder.closedObject(root, names: batchMembers) { _, member, value in
-            switch member {
-            case .cases: casesValue = value
-            }
-        }
-        var given: [(name: JSONValue, ruleset: JSONValue, request: JSONValue)] = []
-        if let cases = decoder.required(casesValue, of: .array, member: "cases", in: root) {
-            for (_, object) in decoder.objects(in: cases) {
-                var members: [CaseMember: JSONValue] = [:]
-                decoder.closedObject(object, names: caseMembers) { _, member, value in members[member] = value }
-                let name = decoder.required(members[.name], of: .string, member: "name", in: object)
-                let ruleset = decoder.required(members[.ruleset], of: .string, member: "ruleset", in: object)
-                let request = decoder.required(members[.request], of: .object, member: "request", in: object)
-                if let name, let ruleset, let request { given.append((name, ruleset, request)) }
-            }
-        }
-        if let rejection = decoder.rejection() { return .failure(rejection) }
 
         let cases = given.map { entry in
             let name = document.string(entry.name) ?? ""
@@ -79,6 +58,24 @@ public enum BatchCheck {
         })
     }
 
+    /// Every case's name, ruleset and request, once each is where it must be.
+    private static func readCases(_ decoder: inout RequestDecoder,
+                                  _ given: [BatchMember: JSONValue]) -> [GivenCase] {
+        guard let cases = decoder.required(given[.cases], of: .array, member: "cases", in: decoder.document.root) else {
+            return []
+        }
+        var read: [GivenCase] = []
+        for (_, object) in decoder.objects(in: cases) {
+            var members: [CaseMember: JSONValue] = [:]
+            decoder.closedObject(object, names: caseMembers) { _, member, value in members[member] = value }
+            let name = decoder.required(members[.name], of: .string, member: "name", in: object)
+            let ruleset = decoder.required(members[.ruleset], of: .string, member: "ruleset", in: object)
+            let request = decoder.required(members[.request], of: .object, member: "request", in: object)
+            if let name, let ruleset, let request { read.append((name, ruleset, request)) }
+        }
+        return read
+    }
+
     private static func outcome(_ result: Result<RulesetAnswer, RequestRejection>) -> CheckReport.Outcome {
         switch result {
         case .success(let answer): .answered(answer)
@@ -92,6 +89,9 @@ public enum BatchCheck {
         decoder.report(names.unknownNameDetail(document.string(value) ?? ""), at: value)
         return decoder.rejection()!
     }
+
+    /// A case as the batch gives it, its members where they must be.
+    private typealias GivenCase = (name: JSONValue, ruleset: JSONValue, request: JSONValue)
 
     private enum BatchMember: String, CaseIterable, Sendable {
         case cases

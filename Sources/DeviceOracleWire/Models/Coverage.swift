@@ -34,23 +34,14 @@ enum Coverage {
 
     static func answer<Coding: ModelCoding>(_: Coding.Type, _ body: [UInt8],
                                             endpoint: RulesetEndpoint) -> Result<CoverageAnswer, RequestRejection> {
-        let document: JSONDocument
-        switch RequestBody.parse(body) {
-        case .success(let parsed): document = parsed
+        let document: JSONDocument, logs: JSONValue
+        switch RequestBody.object(body, members: members, read: { decoder, given in
+            decoder.required(given[.logs], of: .array, member: "logs", in: decoder.document.root)
+        }) {
+        case .success((let read?, let parsed)): (logs, document) = (read, parsed)
+        case .success: preconditionFailure("a missing 'logs' is reported")
         case .failure(let rejection): return .failure(rejection)
         }
-        var decoder = RequestDecoder(document: document)
-        let root = document.root
-        guard decoder.requireObject(root) else { return .failure(decoder.rejection()!) }
-        var logsValue: JSONValue?
-        decoder.closedObject(root, names: members) { _, member, value in
-            switch member {
-            case .logs: logsValue = value
-            }
-        }
-        let logs = decoder.required(logsValue, of: .array, member: "logs", in: root)
-        if let rejection = decoder.rejection() { return .failure(rejection) }
-        guard let logs else { preconditionFailure("a missing 'logs' is reported") }
 
         let graph = Coding.graph
         var taken = [Int](repeating: 0, count: graph.transitions.count)

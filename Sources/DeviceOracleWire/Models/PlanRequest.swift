@@ -11,10 +11,11 @@ struct PlanRequest: Sendable {
     }
 
     /// Bounds that keep a plan's answer to a few megabytes: every step of every
-    /// sequence carries its request event and its whole canonical step.
+    /// sequence carries its request event and its whole canonical step. Each is
+    /// a bound of its own (a random plan takes at most 10 × 1000 steps), so the
+    /// request schema states them exactly.
     static let maxLengthLimit = 1000
-    static let countLimit = 100
-    static let randomStepLimit = 10_000
+    static let countLimit = 10
     /// The largest integer a JSON number carries exactly.
     static let seedLimit = (1 << 53) - 1
     static let defaultRandomLength = 20
@@ -34,39 +35,19 @@ struct PlanRequest: Sendable {
 
     static func decode(_ body: [UInt8]) -> Result<PlanRequest, RequestRejection> {
         guard !body.isEmpty else { return .success(PlanRequest()) }
-        let document: JSONDocument
-        switch RequestBody.parse(body) {
-        case .success(let parsed): document = parsed
-        case .failure(let rejection): return .failure(rejection)
-        }
-        var decoder = RequestDecoder(document: document)
-        let root = document.root
-        guard decoder.requireObject(root) else { return .failure(decoder.rejection()!) }
-        var coverage = Coverage.transitions
-        var given: [Member: JSONValue] = [:]
-        var maxLength: Int?, seed: Int?, count: Int?
-        decoder.closedObject(root, names: members) { decoder, member, value in
-            given[member] = value
-            switch member {
-            case .coverage: coverage = decoder.name(value, in: coverages) ?? coverage
-            case .maxLength: maxLength = decoder.integer(value, in: 1...maxLengthLimit)
-            case .seed: seed = decoder.integer(value, in: 0...seedLimit)
-            case .count: count = decoder.integer(value, in: 1...countLimit)
+        return RequestBody.object(body, members: members) { decoder, given in
+            let coverage = given[.coverage].flatMap { decoder.name($0, in: coverages) } ?? .transitions
+            let maxLength = given[.maxLength].flatMap { decoder.integer($0, in: 1...maxLengthLimit) }
+            let seed = given[.seed].flatMap { decoder.integer($0, in: 0...seedLimit) }
+            let count = given[.count].flatMap { decoder.integer($0, in: 1...countLimit) }
+            if coverage == .transitions {
+                // A transitions plan is deterministic and has as many sequences as it needs.
+                for member in [Member.seed, .count] {
+                    if let value = given[member] { decoder.report("'\(member.rawValue)' applies to random plans only", at: value) }
+                }
             }
-        }
-        if coverage == .transitions {
-            // A transitions plan is deterministic and has as many sequences as it needs.
-            for member in [Member.seed, .count] {
-                if let value = given[member] { decoder.report("'\(member.rawValue)' applies to random plans only", at: value) }
-            }
-        }
-        let request = PlanRequest(coverage: coverage, maxLength: maxLength, seed: UInt64(seed ?? 0), count: count ?? 1)
-        if coverage == .random, request.count * request.maxLength > randomStepLimit {
-            decoder.report("count × maxLength is \(request.count * request.maxLength); a random plan takes at most \(randomStepLimit) steps",
-                           at: given[.count] ?? given[.maxLength] ?? root)
-        }
-        if let rejection = decoder.rejection() { return .failure(rejection) }
-        return .success(request)
+            return PlanRequest(coverage: coverage, maxLength: maxLength, seed: UInt64(seed ?? 0), count: count ?? 1)
+        }.map(\.read)
     }
 
     private enum Member: String, CaseIterable, Sendable {
