@@ -1,3 +1,5 @@
+import DeviceOracleJSON
+
 /// The verdict of an answer; also sent as the `Oracle-Verdict` header.
 public enum Verdict: String, Sendable {
     case pass, fail, unchecked
@@ -56,17 +58,43 @@ public struct RequestRejection: Error, Sendable {
     public let problems: [Problem]
     /// For `invalidJSON` caused by a syntax error.
     public let position: Position?
+    /// How many problems there were; `problems` lists the first 50.
+    var problemCount: Int
+
+    /// The RFC 9457 problem `type` (http.md, "Problem types").
+    public var problemType: String {
+        switch kind {
+        case .invalidJSON: "/problems/invalid-json"
+        case .invalidRequest: "/problems/invalid-request"
+        }
+    }
+
+    public var title: String {
+        switch kind {
+        case .invalidJSON: "Invalid JSON"
+        case .invalidRequest: "Invalid request"
+        }
+    }
+
+    public var status: Int {
+        switch kind {
+        case .invalidJSON: 400
+        case .invalidRequest: 422
+        }
+    }
 
     public init(kind: Kind, detail: String, problems: [Problem] = [], position: Position? = nil) {
         self.kind = kind
         self.detail = detail
         self.problems = problems
         self.position = position
+        problemCount = problems.count
     }
 }
 
 /// One ruleset endpoint as the server and the CLI see it: a path and a pure
-/// function from request body bytes to an answer.
+/// function from request body bytes to an answer, and the ruleset's state model
+/// (plans, diagrams, coverage of device logs).
 public struct RulesetEndpoint: Sendable {
     /// The newest ruleset served here, with its version: `playback/1`.
     public let name: String
@@ -74,18 +102,33 @@ public struct RulesetEndpoint: Sendable {
     public let path: String
     /// One line for `GET /rulesets`.
     public let summary: String
-    private let run: @Sendable ([UInt8]) -> Result<RulesetAnswer, RequestRejection>
+    /// The versions a request may pin in its `ruleset` member.
+    private let served: [StaticString]
+    private let run: @Sendable (inout RequestDecoder, JSONValue) -> RulesetAnswer?
+    let model: RulesetModel
 
-    public init(name: String, path: String, summary: String,
-                run: @escaping @Sendable ([UInt8]) -> Result<RulesetAnswer, RequestRejection>) {
-        self.name = name
+    /// `run` decodes and runs a request object, reporting its problems to the decoder.
+    init(name: StaticString, path: String, summary: String, model: RulesetModel,
+         run: @escaping @Sendable (inout RequestDecoder, JSONValue) -> RulesetAnswer?) {
+        self.name = "\(name)"
         self.path = path
         self.summary = summary
+        served = [name]
+        self.model = model
         self.run = run
     }
 
     /// Answers a request body. Pure: equal bodies give byte-identical answers.
-    public func answer(_ body: [UInt8]) -> Result<RulesetAnswer, RequestRejection> { run(body) }
+    public func answer(_ body: [UInt8]) -> Result<RulesetAnswer, RequestRejection> {
+        RequestBody.answer(body, served: served, run: run)
+    }
+
+    /// Answers a request that is a value inside a parsed document — a log of a
+    /// coverage request, a case of a batch — exactly as if it had been the body;
+    /// its problems point into that document (`/cases/3/request/events/0/type`).
+    func answer(_ request: JSONValue, in document: JSONDocument) -> Result<RulesetAnswer, RequestRejection> {
+        RequestBody.answer(request, in: document, served: served, run: run)
+    }
 
     /// The short name `check` accepts besides `name`: `playback` for `playback/1`.
     public var shortName: Substring { name.prefix { $0 != "/" } }

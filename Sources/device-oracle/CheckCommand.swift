@@ -5,8 +5,17 @@ import Glibc
 /// same bytes the endpoint answers with on stdout (so CI without a network gets the
 /// same answer), or the endpoint's problem document on stderr.
 /// Exit status: 0 pass or unchecked, 1 fail, 2 bad input.
+///
+/// `device-oracle check --junit REPORT FILE…`: every file a request that names its
+/// ruleset (`"ruleset": "playback/1"`), checked as one batch like `POST /check`;
+/// writes the JUnit report and prints a one-line summary. Exit status: 2 when a
+/// file cannot be read or a case's request is refused (bad input outranks a
+/// failure), else 1 when a case failed, else 0.
 enum CheckCommand {
     static func run(_ arguments: [String]) -> Int32 {
+        if let first = arguments.first, first == "--junit" || first.hasPrefix("--junit=") {
+            return runBatch(arguments)
+        }
         guard (1...2).contains(arguments.count) else {
             printError("usage: device-oracle check <ruleset> [FILE|-]")
             return 2
@@ -39,8 +48,34 @@ enum CheckCommand {
         }
     }
 
+    private static func runBatch(_ arguments: [String]) -> Int32 {
+        var rest = arguments[...]
+        let flag = rest.removeFirst()
+        let reportPath = flag == "--junit" ? rest.popFirst() : String(flag.dropFirst("--junit=".count))
+        guard let reportPath, !reportPath.isEmpty, !rest.isEmpty else {
+            printError("usage: device-oracle check --junit REPORT.xml FILE...")
+            return 2
+        }
+        var files: [(name: String, body: [UInt8])] = []
+        for path in rest {
+            guard let body = readAll(path) else {
+                printError("cannot read \(path == "-" ? "standard input" : path): \(String(cString: strerror(errno)))")
+                return 2
+            }
+            files.append((path, body))
+        }
+        let report = BatchCheck.report(files: files)
+        guard writeFile(report.junitXML, to: reportPath) else {
+            printError("cannot write \(reportPath): \(String(cString: strerror(errno)))")
+            return 2
+        }
+        writeAll(Array("device-oracle check: \(report.summary); JUnit report in \(reportPath)\n".utf8), to: STDOUT_FILENO)
+        if report.totals.errors > 0 { return 2 }
+        return report.totals.failed > 0 ? 1 : 0
+    }
+
     /// The whole file, or standard input for `-`; nil on a read error.
-    private static func readAll(_ path: String) -> [UInt8]? {
+    static func readAll(_ path: String) -> [UInt8]? {
         let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { if fd != STDIN_FILENO { close(fd) } }
@@ -57,7 +92,15 @@ enum CheckCommand {
         }
     }
 
-    private static func writeAll(_ bytes: [UInt8], to fd: Int32) {
+    /// Creates or replaces the file; false on an error (errno says which).
+    private static func writeFile(_ bytes: [UInt8], to path: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        writeAll(bytes, to: fd)
+        return close(fd) == 0
+    }
+
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }

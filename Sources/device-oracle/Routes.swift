@@ -2,8 +2,8 @@ import DeviceOracleHTTP
 import DeviceOracleJSON
 import DeviceOracleWire
 
-/// The service's routes: health, the OpenAPI document, the ruleset list, and one POST
-/// route per ruleset endpoint.
+/// The service's routes: health, the OpenAPI document, the ruleset list, one POST
+/// route per ruleset endpoint, each ruleset's model routes, and the batch check.
 enum ServiceRoutes {
     static func all() -> [Route] {
         var routes = [
@@ -20,8 +20,95 @@ enum ServiceRoutes {
             routes.append(Route(path: endpoint.path, methods: [.POST], body: .json) { request in
                 response(to: endpoint.answer(request.body))
             })
+            routes += modelRoutes(endpoint)
         }
+        routes.append(Route(path: "/check", methods: [.POST], body: .json) { request in
+            switch BatchCheck.answer(request.body) {
+            case .success(let report):
+                let verdict = report.verdict.rawValue
+                // The same report either way, so caches must tell the two apart.
+                let headers = [("Oracle-Verdict", verdict), ("Vary", "Accept")]
+                guard prefersJUnit(accept: request.headers["Accept"]) else {
+                    return .json(200, report.json, headers: headers, logFields: [("verdict", verdict)])
+                }
+                return HTTPResponse(status: 200, contentType: "application/xml", headers: headers, body: report.junitXML,
+                                    logFields: [("verdict", verdict)])
+            case .failure(let rejection):
+                return problem(for: rejection).response
+            }
+        })
         return routes
+    }
+
+    /// `/rulesets/{name}/plan`, `/diagram` and `/coverage`, under the versioned
+    /// name (`/rulesets/playback/1/plan`) and the short one (`/rulesets/playback/plan`),
+    /// as `check` takes either. The router matches exact paths, so each is a route.
+    static func modelRoutes(_ endpoint: RulesetEndpoint) -> [Route] {
+        [endpoint.name, String(endpoint.shortName)].flatMap { name in
+            let base = "/rulesets/" + name
+            return [
+                Route(path: base + "/plan", methods: [.POST], body: .json) { request in
+                    switch endpoint.plan(request.body) {
+                    case .success(let json): .json(200, json)
+                    case .failure(let rejection): problem(for: rejection).response
+                    }
+                },
+                Route(path: base + "/diagram", methods: [.GET]) { request in
+                    diagramResponse(endpoint, query: request.query)
+                },
+                Route(path: base + "/coverage", methods: [.POST], body: .json) { request in
+                    switch endpoint.coverage(request.body) {
+                    case .success(let answer):
+                        let verdict = answer.verdict.rawValue
+                        return .json(200, answer.json, headers: [("Oracle-Verdict", verdict)], logFields: [("verdict", verdict)])
+                    case .failure(let rejection):
+                        return problem(for: rejection).response
+                    }
+                },
+            ]
+        }
+    }
+
+    /// `?format=mermaid|dot` (mermaid when absent; other parameters are ignored).
+    /// A bad format is `400 /problems/invalid-query`: there is no body to point into.
+    static func diagramResponse(_ endpoint: RulesetEndpoint, query: String) -> HTTPResponse {
+        let formats = QueryParameters(query).values("format")
+        guard formats.count <= 1 else {
+            return invalidQuery("'format' is given \(formats.count) times; give it once")
+        }
+        switch DiagramFormat.named(formats.first ?? DiagramFormat.mermaid.rawValue) {
+        case .success(let format):
+            return HTTPResponse(status: 200, contentType: format.contentType, body: endpoint.diagram(format))
+        case .failure(let error):
+            return invalidQuery(error.detail)
+        }
+    }
+
+    static func invalidQuery(_ detail: String) -> HTTPResponse {
+        ProblemDetails(type: "/problems/invalid-query", title: "Invalid query", status: 400, detail: detail).response
+    }
+
+    /// Whether `Accept` asks for JUnit XML rather than JSON: it names
+    /// `application/xml` (or `text/xml`) with a quality above zero, and names
+    /// `application/json` with a lower one or not at all. Wildcards, no `Accept`
+    /// and ties get JSON, the service's own format.
+    static func prefersJUnit(accept: String?) -> Bool {
+        guard let accept else { return false }
+        var xml = 0.0, json: Double?
+        for range in accept.split(separator: ",") {
+            let parts = range.split(separator: ";").map { $0.trimmingWhitespace().lowercased() }
+            guard let type = parts.first else { continue }
+            let quality = parts.dropFirst().lazy.compactMap { parameter -> Double? in
+                guard parameter.hasPrefix("q=") else { return nil }
+                return Double(parameter.dropFirst(2))
+            }.first ?? 1
+            switch type {
+            case "application/xml", "text/xml": xml = max(xml, quality)
+            case "application/json": json = max(json ?? 0, quality)
+            default: break
+            }
+        }
+        return xml > 0 && xml > (json ?? 0)
     }
 
     /// `{"rulesets":[{"name","path","summary"},...]}`, built once.
@@ -60,17 +147,12 @@ enum ServiceRoutes {
 /// offset, line and column when the JSON syntax is at fault) or `422
 /// /problems/invalid-request` with every problem's pointer. `check` prints the same.
 func problem(for rejection: RequestRejection) -> ProblemDetails {
-    switch rejection.kind {
-    case .invalidJSON:
-        var extra: [(String, Int)] = []
-        if let position = rejection.position {
-            extra = [("offset", position.offset), ("line", position.line), ("column", position.column)]
-        }
-        return ProblemDetails(type: "/problems/invalid-json", title: "Invalid JSON", status: 400,
-                              detail: rejection.detail, extraIntegers: extra)
-    case .invalidRequest:
-        return ProblemDetails(type: "/problems/invalid-request", title: "Invalid request", status: 422,
-                              detail: rejection.detail,
-                              errors: rejection.problems.map { ProblemDetails.FieldError(pointer: $0.pointer, detail: $0.detail) })
+    var extra: [(String, Int)] = []
+    if let position = rejection.position {
+        extra = [("offset", position.offset), ("line", position.line), ("column", position.column)]
     }
+    let errors = rejection.kind == .invalidRequest
+        ? rejection.problems.map { ProblemDetails.FieldError(pointer: $0.pointer, detail: $0.detail) } : nil
+    return ProblemDetails(type: rejection.problemType, title: rejection.title, status: rejection.status,
+                          detail: rejection.detail, extraIntegers: extra, errors: errors)
 }

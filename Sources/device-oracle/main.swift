@@ -12,6 +12,15 @@ let usage = """
                             [--send-timeout 30] [--idle-timeout 60] [--log-level info]
       device-oracle check <ruleset> [FILE|-]    run one request body offline; exit 0 pass/unchecked,
                                                 1 fail, 2 bad input
+      device-oracle check --junit REPORT.xml FILE...
+                                                check many request bodies, each naming its ruleset
+                                                ("ruleset": "playback/1"); write a JUnit report, print
+                                                a summary; exit 0, 1 if a case failed, 2 if a file is
+                                                unreadable or a case's request is invalid
+      device-oracle plan <ruleset> [--coverage transitions|random] [--max-length N]
+                                   [--seed S] [--count K]
+                                                print a model-based test plan (the JSON of
+                                                POST /rulesets/<ruleset>/plan); exit 0, 2 bad arguments
       device-oracle healthcheck [--port 8080]   GET /healthz on 127.0.0.1; exit 0 if 200, else 1
       device-oracle --version | --help
 
@@ -46,6 +55,8 @@ case "--help", "-h", "help":
     print(usage, terminator: "")
 case "check":
     exit(CheckCommand.run(Array(arguments.dropFirst())))
+case "plan":
+    exit(PlanCommand.run(Array(arguments.dropFirst())))
 case "healthcheck":
     runHealthcheck(Array(arguments.dropFirst()), environment: environment)
 case "serve":

@@ -59,3 +59,8 @@ func problems(_ endpoint: RulesetEndpoint, _ body: String, file: StaticString = 
     XCTAssertEqual(rejection.kind, .invalidRequest, file: file, line: line)
     return rejection.problems.map { "\($0.pointer): \($0.detail)" }
 }
+
+/// Answer-like access by pointer to any JSON the wire writes (plans, coverage, reports).
+func parsed(_ bytes: [UInt8], verdict: Verdict = .unchecked) throws -> Answer {
+    Answer(verdict: verdict, text: String(decoding: bytes, as: UTF8.self), document: try JSONReader.parse(bytes))
+}

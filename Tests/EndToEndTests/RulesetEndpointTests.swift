@@ -2,41 +2,7 @@ import Foundation
 import XCTest
 
 /// The ruleset endpoints and `check` through the real binary, as a harness uses them.
-final class RulesetEndpointTests: XCTestCase {
-    private var servers: [ServerProcess] = []
-    private var temporaryFiles: [String] = []
-
-    override func tearDown() {
-        servers = []
-        for file in temporaryFiles { try? FileManager.default.removeItem(atPath: file) }
-        super.tearDown()
-    }
-
-    /// A file holding `text`, removed when the test ends.
-    private func temporaryFile(_ text: String) throws -> String {
-        let path = NSTemporaryDirectory() + "device-oracle-check-\(UUID().uuidString).json"
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        temporaryFiles.append(path)
-        return path
-    }
-
-    private func startServer() throws -> (ServerProcess, Int) {
-        let server = try ServerProcess(["--host", "127.0.0.1", "--port", "0"])
-        servers.append(server)
-        return (server, try XCTUnwrap(server.port, "no startup line; stderr: \(server.stderrText)"))
-    }
-
-    private func post(_ path: String, _ body: String, port: Int,
-                      contentType: String? = "application/json") -> RawExchange? {
-        let type = contentType.map { "Content-Type: \($0)\r\n" } ?? ""
-        return RawExchange.send("POST \(path) HTTP/1.1\r\nHost: localhost\r\n\(type)Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)",
-                                port: port)
-    }
-
-    private func json(_ data: Data) throws -> [String: Any] {
-        try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [String: Any])
-    }
-
+final class RulesetEndpointTests: OracleProcessTestCase {
     private let benchmarkBody = #"{"initial":{"isPlaying":true,"resumeAfterInterruption":false},"events":[{"type":"interruptionBegan"},{"type":"userPaused"},{"type":"interruptionEnded","shouldResume":true},{"type":"outputDisconnected"}]}"#
 
     // MARK: POST /playback/apply
@@ -328,16 +294,6 @@ final class RulesetEndpointTests: XCTestCase {
     }
 
     // MARK: device-oracle check
-
-    private func check(_ arguments: [String], stdin: String? = nil) throws -> ServerProcess {
-        var input = "/dev/null"
-        if let stdin {
-            input = try temporaryFile(stdin)
-        }
-        let process = try ServerProcess(["check"] + arguments, stdin: input)
-        servers.append(process)
-        return process
-    }
 
     func testCheckPrintsTheSameBytesAsTheServer() throws {
         let (_, port) = try startServer()

@@ -8,14 +8,10 @@ enum AudioSessionEndpoint {
     static let endpoint = RulesetEndpoint(
         name: "audio-session/1", path: "/audio-session/run",
         summary: "A game's shared audio session over the app lifecycle: activation, interruptions, route changes, media-services reset.",
-        run: answer)
-
-    static func answer(_ body: [UInt8]) -> Result<RulesetAnswer, RequestRejection> {
-        RequestBody.answer(body, served: ["audio-session/1"]) { decoder, root in
+        model: RulesetModel(AudioSessionModelCoding.self)) { decoder, root in
             var run = AudioSessionRun()
             return run.answer(root, decoder: &decoder)
         }
-    }
 }
 
 private enum TopMember: String, CaseIterable, Sendable {

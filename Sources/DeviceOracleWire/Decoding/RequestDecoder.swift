@@ -9,6 +9,8 @@ struct RequestDecoder {
 
     let document: JSONDocument
     private var recorded: [RecordedProblem] = []
+    /// The document's repeated keys inside the value this decoder reads.
+    private let duplicateKeys: [JSONValue]
 
     private struct RecordedProblem {
         /// Document position, for ordering.
@@ -19,11 +21,21 @@ struct RequestDecoder {
         let detail: String
     }
 
+    /// Reads the whole document.
     init(document: JSONDocument) {
         self.document = document
+        duplicateKeys = document.duplicateKeys
     }
 
-    var hasProblems: Bool { !recorded.isEmpty || !document.duplicateKeys.isEmpty }
+    /// Reads one value of the document (a case of a batch); a repeated key
+    /// elsewhere is not its problem.
+    init(document: JSONDocument, scope: JSONValue) {
+        self.document = document
+        let end = document.end(of: scope)
+        duplicateKeys = document.duplicateKeys.filter { $0.index >= scope.index && $0.index < end }
+    }
+
+    var hasProblems: Bool { !recorded.isEmpty || !duplicateKeys.isEmpty }
 
     mutating func report(_ detail: String, at value: JSONValue) {
         recorded.append(RecordedProblem(position: value.index, value: value, missingMember: nil, detail: detail))
@@ -39,6 +51,17 @@ struct RequestDecoder {
     func present(_ value: JSONValue?) -> JSONValue? {
         guard let value, !document.isNull(value) else { return nil }
         return value
+    }
+
+    /// Whether a request (the body, or a request inside it) is an object, as
+    /// every request must be; reports it otherwise.
+    mutating func requireObject(_ request: JSONValue) -> Bool {
+        let kind = document.kind(request)
+        guard kind == .object else {
+            report("the request body must be a JSON object, got \(kind.article)", at: request)
+            return false
+        }
+        return true
     }
 
     /// The value when it has the expected kind; reports it otherwise.
@@ -95,7 +118,7 @@ struct RequestDecoder {
     func rejection() -> RequestRejection? {
         guard hasProblems else { return nil }
         var all = recorded
-        for key in document.duplicateKeys {
+        for key in duplicateKeys {
             all.append(RecordedProblem(position: key.index, value: key, missingMember: nil,
                                        detail: "duplicate key '\(document.string(key) ?? "")'"))
         }
@@ -107,9 +130,24 @@ struct RequestDecoder {
             if let member = problem.missingMember { pointer += "/" + JSONDocument.escapePointerToken(member) }
             return RequestRejection.Problem(pointer: pointer, detail: problem.detail)
         }
-        var detail = all.count == 1 ? "1 problem in the request body" : "\(all.count) problems in the request body"
-        if all.count > Self.listedProblems { detail += "; the first \(Self.listedProblems) are listed" }
-        return RequestRejection(kind: .invalidRequest, detail: detail, problems: problems)
+        return RequestRejection(listing: problems, of: all.count)
+    }
+}
+
+extension RequestRejection {
+    /// The `422` listing the first problems of `total`, in document order.
+    init(listing problems: some Collection<Problem>, of total: Int) {
+        let listed = RequestDecoder.listedProblems
+        var detail = total == 1 ? "1 problem in the request body" : "\(total) problems in the request body"
+        if total > listed { detail += "; the first \(listed) are listed" }
+        self.init(kind: .invalidRequest, detail: detail, problems: Array(problems.prefix(listed)))
+        problemCount = total
+    }
+
+    /// One `422` for requests inside one body (the logs of a coverage request),
+    /// each already pointing into it, in document order.
+    init(merging rejections: [RequestRejection]) {
+        self.init(listing: rejections.flatMap(\.problems), of: rejections.reduce(0) { $0 + $1.problemCount })
     }
 }
 

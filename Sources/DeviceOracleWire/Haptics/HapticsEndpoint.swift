@@ -10,14 +10,10 @@ enum HapticsEndpoint {
     static let endpoint = RulesetEndpoint(
         name: "haptics/1", path: "/haptics/contract",
         summary: "The \"Saved\" haptic confirmation: the pattern contract and when the haptic is requested.",
-        run: answer)
-
-    static func answer(_ body: [UInt8]) -> Result<RulesetAnswer, RequestRejection> {
-        RequestBody.answer(body, served: ["haptics/1"]) { decoder, root in
+        model: RulesetModel(HapticsModelCoding.self)) { decoder, root in
             var run = HapticsRun()
             return run.answer(root, decoder: &decoder)
         }
-    }
 }
 
 private enum TopMember: String, CaseIterable, Sendable {

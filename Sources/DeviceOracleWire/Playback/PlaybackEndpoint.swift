@@ -7,14 +7,10 @@ enum PlaybackEndpoint {
     static let endpoint = RulesetEndpoint(
         name: "playback/1", path: "/playback/apply",
         summary: "Media player decisions after audio interruptions, route changes (headphones unplugged) and user pause/play.",
-        run: answer)
-
-    static func answer(_ body: [UInt8]) -> Result<RulesetAnswer, RequestRejection> {
-        RequestBody.answer(body, served: ["playback/1"]) { decoder, root in
+        model: RulesetModel(PlaybackModelCoding.self)) { decoder, root in
             var run = PlaybackRun()
             return run.answer(root, decoder: &decoder)
         }
-    }
 }
 
 private enum TopMember: String, CaseIterable, Sendable {

@@ -13,14 +13,10 @@ enum RefreshEndpoint {
     static let endpoint = RulesetEndpoint(
         name: "refresh/1", path: "/refresh/run",
         summary: "Background app refresh: the built Info.plist's task registration, and the sync job's outcome under success, error, expiry, crash and repetition.",
-        run: answer)
-
-    static func answer(_ body: [UInt8]) -> Result<RulesetAnswer, RequestRejection> {
-        RequestBody.answer(body, served: ["refresh/1"]) { decoder, root in
+        model: RulesetModel(RefreshModelCoding.self)) { decoder, root in
             var run = RefreshEvaluation()
             return run.answer(root, decoder: &decoder)
         }
-    }
 }
 
 private enum TopMember: String, CaseIterable, Sendable {

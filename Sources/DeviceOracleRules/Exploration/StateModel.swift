@@ -1,0 +1,67 @@
+/// A ruleset's state machine seen as a finite graph, for model-based testing: a
+/// few representative events (one per *event class*), the observable state that
+/// is a node of the graph, and the decision that labels an edge. Generic tools
+/// explore it (`StateGraph`), cover it (`TransitionCover`) and walk it
+/// (`RandomWalk`) by driving the real machine, so whatever they report is what
+/// the rules do.
+///
+/// The abstraction must be sound: machines with equal nodes take an event class
+/// to equal nodes with equal decisions. `StateGraph` relies on it; the tests
+/// check it along random walks.
+public protocol StateModel: Sendable {
+    /// The real machine, with whatever a walk needs to build its next event
+    /// (refresh: the clock and the server's next page).
+    associatedtype Machine
+    /// The observable state: a node of the graph.
+    associatedtype Node: Hashable & Sendable
+    /// A concrete event, as the machine applies it.
+    associatedtype Event
+
+    /// The machines a request starts from when it sets no `initial`: one per
+    /// configuration that changes the rules (haptics: hardware with and without
+    /// haptics).
+    var starts: [Machine] { get }
+    /// One name per event class, in the order the ruleset documents its events.
+    var eventClasses: [String] { get }
+    func node(of machine: Machine) -> Node
+    /// Applies a representative event of the class. Returns the event, for a
+    /// request that replays the walk, and the decision's label.
+    func apply(eventClass: Int, to machine: inout Machine) -> (event: Event, decision: String)
+    /// The class an event of a device log belongs to.
+    func eventClass(of event: Event) -> Int
+    /// The node's observable fields, in the order answers write the state.
+    func fields(of node: Node) -> [ModelField]
+}
+
+/// One observable field of a node: a flag or a name (`phase: saving`).
+public struct ModelField: Hashable, Sendable {
+    public enum Value: Hashable, Sendable {
+        case bool(Bool)
+        case name(String)
+    }
+
+    public let name: String
+    public let value: Value
+
+    public init(_ name: String, _ value: Value) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// A walk through a model: a start and the event classes taken from it.
+public struct ModelPath: Equatable, Sendable {
+    /// The index into the model's `starts`.
+    public let start: Int
+    public var eventClasses: [Int]
+
+    public init(start: Int, eventClasses: [Int] = []) {
+        self.start = start
+        self.eventClasses = eventClasses
+    }
+}
+
+/// The decision label of rulesets whose decision is a list of calls.
+func actionsLabel<Action: RawRepresentable<String>>(_ actions: [Action]) -> String {
+    actions.isEmpty ? "none" : actions.map(\.rawValue).joined(separator: ", ")
+}

@@ -1,0 +1,45 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// `audio-session/1`'s state model on the wire: walks replay as canonical events.
+enum AudioSessionModelCoding: CanonicalStepCoding {
+    static let graph = StateGraph(AudioSessionModel())
+    static let nodesByFields = graph.nodesByFields
+
+    /// Events without members of their own, by their type.
+    private static let plainEvents: [String: AudioSessionEvent] = [
+        "launched": .launched, "enteredBackground": .enteredBackground, "deactivationFailed": .deactivationFailed,
+        "deactivationSucceeded": .deactivationSucceeded, "enteredForeground": .enteredForeground,
+        "interruptionBegan": .interruptionBegan, "mediaServicesLost": .mediaServicesLost,
+        "mediaServicesReset": .mediaServicesReset, "willTerminate": .willTerminate,
+    ]
+
+    static func writeRequest(start _: Int, events: [AudioSessionEvent], to writer: inout JSONWriter) {
+        writer.eventLog(events) { event, writer in
+            switch event {
+            case .interruptionEnded(let shouldResume): writer.interruptionEndedEvent(shouldResume)
+            case .routeChanged(let reason): writer.routeChangedEvent(reason)
+            case .playSound(let name):
+                writer.event("playSound") { writer in
+                    writer.key("name")
+                    writer.string(escaping: name)
+                }
+            default:
+                guard let type = plainEvents.first(where: { $0.value == event })?.key else {
+                    preconditionFailure("every other event is a plain one")
+                }
+                writer.event(type)
+            }
+        }
+    }
+
+    static func event(_ value: JSONValue, in answer: JSONDocument) -> AudioSessionEvent? {
+        switch answer.eventType(value) {
+        case "interruptionEnded"?: .interruptionEnded(shouldResume: answer.shouldResume(of: value))
+        case "routeChanged"?: .routeChanged(reason: answer.routeChangeReason(of: value))
+        case "playSound"?: .playSound(name: answer.member(value, "name").flatMap(answer.string) ?? "")
+        case let type?: plainEvents[type]
+        case nil: nil
+        }
+    }
+}

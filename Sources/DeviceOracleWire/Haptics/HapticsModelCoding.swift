@@ -1,0 +1,23 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// `haptics/1`'s confirmation flow on the wire: a walk from the second start
+/// replays on hardware without haptics (`"supportsHaptics": false`).
+enum HapticsModelCoding: CanonicalStepCoding {
+    static let graph = StateGraph(HapticsModel())
+    static let nodesByFields = graph.nodesByFields
+
+    static func writeRequest(start: Int, events: [HapticsEvent], to writer: inout JSONWriter) {
+        let supportsHaptics = graph.nodes[graph.startNodes[start]].engine != .unsupported
+        writer.eventLog(events, head: { writer in
+            if !supportsHaptics {
+                writer.key("supportsHaptics")
+                writer.bool(false)
+            }
+        }) { event, writer in writer.event(event.rawValue) }
+    }
+
+    static func event(_ value: JSONValue, in answer: JSONDocument) -> HapticsEvent? {
+        answer.eventType(value).flatMap(HapticsEvent.init(rawValue:))
+    }
+}

@@ -1,0 +1,112 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// The text formats a state diagram is drawn in.
+public enum DiagramFormat: String, CaseIterable, Sendable {
+    /// A Mermaid `stateDiagram-v2`, which GitHub and many wikis render inline.
+    case mermaid
+    /// Graphviz DOT (`dot -Tsvg`).
+    case dot
+
+    public var contentType: String {
+        switch self {
+        case .mermaid: "text/plain; charset=utf-8"
+        case .dot: "text/vnd.graphviz; charset=utf-8"
+        }
+    }
+
+    /// The format a name spells, or a sentence saying which names there are.
+    public static func named(_ name: String) -> Result<DiagramFormat, DiagramFormatError> {
+        if let format = DiagramFormat(rawValue: name) { return .success(format) }
+        return .failure(DiagramFormatError(detail: formats.unknownNameDetail(name)
+                                               + " (formats: \(allCases.map(\.rawValue).joined(separator: ", ")))"))
+    }
+
+    private static let formats = ClosedNames<DiagramFormat>("diagram format")
+}
+
+public struct DiagramFormatError: Error, Sendable {
+    public let detail: String
+}
+
+/// A model's reachable graph as text: a node per reachable state, one edge per
+/// source, target and decision, labelled with the event classes that take it
+/// and the decision. Drawn from the graph the real machines produced, never by hand.
+enum Diagram {
+    static func text<Model>(_ graph: StateGraph<Model>, format: DiagramFormat, title: String) -> [UInt8] {
+        let edges = Self.edges(graph)
+        let names = graph.nodes.map { nodeName(graph.model.fields(of: $0)) }
+        var lines: [String]
+        switch format {
+        case .mermaid:
+            // Mermaid ends a label at a colon or semicolon; the names hold neither.
+            lines = ["stateDiagram-v2", "    direction LR"]
+            lines += names.enumerated().map { #"    state "\#($0.element)" as s\#($0.offset)"# }
+            lines += graph.startNodes.map { "    [*] --> s\($0)" }
+            lines += edges.map { "    s\($0.from) --> s\($0.to) : \($0.events.joined(separator: ", ")) / \($0.decision)" }
+        case .dot:
+            lines = ["digraph \(dotString(title)) {", "    rankdir=LR;",
+                     #"    node [shape=box, style=rounded, fontname="Helvetica"];"#,
+                     #"    edge [fontname="Helvetica", fontsize=10];"#]
+            lines += graph.startNodes.indices.map { "    start\($0) [shape=point, label=\"\"];" }
+            lines += names.enumerated().map { "    s\($0.offset) [label=\(dotString($0.element))];" }
+            lines += graph.startNodes.enumerated().map { "    start\($0.offset) -> s\($0.element);" }
+            lines += edges.map { edge in
+                let label = (edge.events + ["/ \(edge.decision)"]).joined(separator: "\n")
+                return "    s\(edge.from) -> s\(edge.to) [label=\(dotString(label))];"
+            }
+            lines.append("}")
+        }
+        return Array((lines.joined(separator: "\n") + "\n").utf8)
+    }
+
+    private struct Edge {
+        let from: Int
+        let to: Int
+        let decision: String
+        var events: [String]
+    }
+
+    /// The transitions grouped by source, target and decision, in the order of
+    /// their first event class.
+    private static func edges<Model>(_ graph: StateGraph<Model>) -> [Edge] {
+        var edges: [Edge] = []
+        var positions: [String: Int] = [:]
+        for transition in graph.transitions {
+            let name = graph.model.eventClasses[transition.eventClass]
+            let key = "\(transition.from) \(transition.to) \(transition.decision)"
+            if let position = positions[key] {
+                edges[position].events.append(name)
+            } else {
+                positions[key] = edges.count
+                edges.append(Edge(from: transition.from, to: transition.to, decision: transition.decision, events: [name]))
+            }
+        }
+        return edges
+    }
+
+    /// A node's label: its named values and the flags that are set.
+    static func nodeName(_ fields: [ModelField]) -> String {
+        let shown = fields.compactMap { field -> String? in
+            switch field.value {
+            case .bool(let flag): flag ? field.name : nil
+            case .name(let name): name
+            }
+        }
+        return shown.isEmpty ? "(none set)" : shown.joined(separator: ", ")
+    }
+
+    /// A DOT quoted string (`"` and `\` escaped; a line break as `\n`).
+    private static func dotString(_ text: String) -> String {
+        var quoted = "\""
+        for character in text {
+            switch character {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            default: quoted.append(character)
+            }
+        }
+        return quoted + "\""
+    }
+}

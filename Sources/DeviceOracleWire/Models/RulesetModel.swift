@@ -1,0 +1,51 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// A ruleset's state model as its endpoint serves it, whatever the model's types:
+/// plans, diagrams and coverage of device logs, through its `ModelCoding`.
+struct RulesetModel: Sendable {
+    fileprivate let plan: @Sendable (PlanRequest, RulesetEndpoint) -> [UInt8]
+    fileprivate let diagram: @Sendable (DiagramFormat, String) -> [UInt8]
+    fileprivate let coverage: @Sendable ([UInt8], RulesetEndpoint) -> Result<CoverageAnswer, RequestRejection>
+
+    init<Coding: ModelCoding>(_ coding: Coding.Type) {
+        plan = { request, endpoint in Plan.answer(coding, request, endpoint: endpoint) }
+        diagram = { format, title in Diagram.text(coding.graph, format: format, title: title) }
+        coverage = { body, endpoint in Coverage.answer(coding, body, endpoint: endpoint) }
+    }
+}
+
+extension RulesetEndpoint {
+    /// `POST /rulesets/{name}/plan`: the body's `coverage`, `maxLength`, `seed`
+    /// and `count` (an empty body takes the defaults).
+    public func plan(_ body: [UInt8]) -> Result<[UInt8], RequestRejection> {
+        PlanRequest.decode(body).map { model.plan($0, self) }
+    }
+
+    /// `device-oracle plan`: the same answer from command-line values.
+    public func plan(coverage: String?, maxLength: Int?, seed: Int?, count: Int?) -> Result<[UInt8], RequestRejection> {
+        var writer = JSONWriter()
+        writer.beginObject()
+        if let coverage {
+            writer.key("coverage")
+            writer.string(escaping: coverage)
+        }
+        for (name, value) in [("maxLength", maxLength), ("seed", seed), ("count", count)] {
+            guard let value else { continue }
+            writer.key(escaping: name)
+            writer.integer(value)
+        }
+        writer.endObject()
+        return plan(writer.finish())
+    }
+
+    /// `GET /rulesets/{name}/diagram`: the reachable state graph.
+    public func diagram(_ format: DiagramFormat) -> [UInt8] {
+        model.diagram(format, name)
+    }
+
+    /// `POST /rulesets/{name}/coverage`: `{"logs": [<request body>, ...]}`.
+    public func coverage(_ body: [UInt8]) -> Result<CoverageAnswer, RequestRejection> {
+        model.coverage(body, self)
+    }
+}

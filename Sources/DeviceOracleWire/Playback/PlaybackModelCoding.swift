@@ -1,0 +1,33 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// `playback/1`'s state model on the wire: walks replay as canonical events.
+enum PlaybackModelCoding: CanonicalStepCoding {
+    static let graph = StateGraph(PlaybackModel())
+    static let nodesByFields = graph.nodesByFields
+
+    static func writeRequest(start _: Int, events: [PlaybackEvent], to writer: inout JSONWriter) {
+        writer.eventLog(events) { event, writer in
+            switch event {
+            case .interruptionBegan: writer.event("interruptionBegan")
+            case .interruptionEnded(let shouldResume): writer.interruptionEndedEvent(shouldResume)
+            case .userPaused: writer.event("userPaused")
+            case .outputDisconnected: writer.event("outputDisconnected")
+            case .userPlayed: writer.event("userPlayed")
+            case .routeChanged(let reason): writer.routeChangedEvent(reason)
+            }
+        }
+    }
+
+    static func event(_ value: JSONValue, in answer: JSONDocument) -> PlaybackEvent? {
+        switch answer.eventType(value) {
+        case "interruptionBegan": .interruptionBegan
+        case "interruptionEnded": answer.shouldResume(of: value).map { .interruptionEnded(shouldResume: $0) }
+        case "userPaused": .userPaused
+        case "outputDisconnected": .outputDisconnected
+        case "userPlayed": .userPlayed
+        case "routeChanged": .routeChanged(reason: answer.routeChangeReason(of: value))
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import XCTest
+
+/// Plans, diagrams, coverage and batch checks through the real binary: the routes
+/// under both names of every ruleset, `device-oracle plan` and `check --junit`.
+final class ModelRoutesTests: OracleProcessTestCase {
+    private let failingLog = #"{"initial":{"isPlaying":true},"events":[{"type":"routeChanged","reason":2,"observed":{"isPlaying":true}}]}"#
+
+    // MARK: POST /rulesets/{name}/plan
+
+    func testEveryRulesetServesItsModelRoutesUnderBothNames() throws {
+        let (_, port) = try startServer()
+        let list = try XCTUnwrap(get("/rulesets", port: port))
+        let names = try XCTUnwrap(json(list.body)["rulesets"] as? [[String: String]]).compactMap { $0["name"] }
+        XCTAssertEqual(names.count, 4)
+
+        for name in names {
+            let short = String(name.prefix { $0 != "/" })
+            let versioned = try XCTUnwrap(post("/rulesets/\(name)/plan", "", port: port, contentType: nil))
+            let shortened = try XCTUnwrap(post("/rulesets/\(short)/plan", "{}", port: port))
+            let diagram = try XCTUnwrap(get("/rulesets/\(short)/diagram", port: port))
+            let coverage = try XCTUnwrap(post("/rulesets/\(name)/coverage", #"{"logs":[]}"#, port: port))
+
+            XCTAssertEqual([versioned.status, shortened.status, diagram.status, coverage.status], [200, 200, 200, 200], name)
+            XCTAssertEqual(versioned.body, shortened.body, name)
+            XCTAssertEqual(try json(versioned.body)["ruleset"] as? String, name)
+            XCTAssertEqual(try json(versioned.body)["transitionsCovered"] as? Int, try json(versioned.body)["transitions"] as? Int)
+            XCTAssertEqual(coverage.header("Oracle-Verdict"), "unchecked", name)
+        }
+    }
+
+    func testPlanCommandPrintsTheServersBytes() throws {
+        let (_, port) = try startServer()
+        let served = try XCTUnwrap(post("/rulesets/audio-session/1/plan", #"{"coverage":"random","seed":7,"count":2,"maxLength":5}"#,
+                                        port: port))
+
+        let process = try command(["plan", "audio-session", "--coverage", "random", "--seed", "7", "--count=2",
+                                   "--max-length", "5"])
+
+        XCTAssertEqual(process.waitForExit(), 0)
+        XCTAssertEqual(process.stdoutBytes, served.body)
+        XCTAssertEqual(try json(served.body)["steps"] as? Int, 10)
+    }
+
+    func testInvalidPlanRequestsAre422AndBadPlanArgumentsExit2NamingTheFlag() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/rulesets/haptics/plan", #"{"maxLength":0}"#, port: port))
+        let tooLong = try command(["plan", "haptics/1", "--max-length", "5000"])
+        let notANumber = try command(["plan", "haptics", "--seed", "x"])
+        let unknown = try command(["plan", "haptic"])
+
+        XCTAssertEqual(response.status, 422)
+        XCTAssertEqual(response.header("Content-Type"), "application/problem+json")
+        let errors = try json(response.body)["errors"] as? [[String: String]]
+        XCTAssertEqual(errors ?? [], [["pointer": "/maxLength", "detail": "expected an integer from 1 to 1000, got 0"]])
+        XCTAssertEqual(tooLong.waitForExit(), 2)
+        XCTAssertEqual(tooLong.stderrText, "device-oracle: --max-length: expected an integer from 1 to 1000, got 5000\n")
+        XCTAssertEqual(notANumber.waitForExit(), 2)
+        XCTAssertTrue(notANumber.stderrText.contains("invalid value 'x' for --seed"), notANumber.stderrText)
+        XCTAssertEqual(unknown.waitForExit(), 2)
+        XCTAssertTrue(unknown.stderrText.contains("unknown ruleset 'haptic'"), unknown.stderrText)
+    }
+
+    // MARK: GET /rulesets/{name}/diagram
+
+    func testDiagramsAreMermaidByDefaultOrDOTAndAnUnknownFormatIs400() throws {
+        let (_, port) = try startServer()
+
+        let mermaid = try XCTUnwrap(get("/rulesets/playback/1/diagram", port: port))
+        let dot = try XCTUnwrap(get("/rulesets/playback/diagram?format=dot", port: port))
+        let head = try XCTUnwrap(get("/rulesets/playback/diagram?format=dot", port: port, method: "HEAD"))
+        let unknown = try XCTUnwrap(get("/rulesets/playback/diagram?format=mermiad", port: port))
+        let twice = try XCTUnwrap(get("/rulesets/playback/diagram?format=dot&format=mermaid", port: port))
+        let posted = try XCTUnwrap(post("/rulesets/playback/diagram", "{}", port: port))
+
+        XCTAssertEqual(mermaid.status, 200)
+        XCTAssertEqual(mermaid.header("Content-Type"), "text/plain; charset=utf-8")
+        XCTAssertTrue(String(decoding: mermaid.body, as: UTF8.self).hasPrefix("stateDiagram-v2\n"))
+        XCTAssertEqual(dot.header("Content-Type"), "text/vnd.graphviz; charset=utf-8")
+        XCTAssertTrue(String(decoding: dot.body, as: UTF8.self).hasPrefix(#"digraph "playback/1" {"#))
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.header("Content-Length"), "\(dot.body.count)")
+        XCTAssertTrue(head.body.isEmpty)
+        XCTAssertEqual(unknown.status, 400)
+        XCTAssertEqual(try json(unknown.body)["type"] as? String, "/problems/invalid-query")
+        XCTAssertEqual(try json(unknown.body)["detail"] as? String,
+                       "unknown diagram format 'mermiad'; did you mean 'mermaid'? (formats: mermaid, dot)")
+        XCTAssertEqual(twice.status, 400)
+        XCTAssertEqual(posted.status, 405)
+        XCTAssertEqual(posted.header("Allow"), "GET, HEAD")
+    }
+
+    // MARK: POST /rulesets/{name}/coverage
+
+    func testCoverageCountsTheLogsTransitionsAndSaysTheVerdict() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/rulesets/playback/1/coverage", #"{"logs":[\#(failingLog),{"events":[{"type":"userPlayed"}]}]}"#,
+                                          port: port))
+        let invalid = try XCTUnwrap(post("/rulesets/playback/coverage", #"{"logs":[{"events":[{"type":"userPlay"}]}]}"#, port: port))
+
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.header("Oracle-Verdict"), "fail")
+        let coverage = try json(response.body)
+        XCTAssertEqual(coverage["exercisedTransitions"] as? Int, 2)
+        XCTAssertEqual((coverage["missed"] as? [Any])?.count, 25)
+        XCTAssertEqual((coverage["logs"] as? [[String: Any]])?.map { $0["verdict"] as? String }, ["fail", "unchecked"])
+        XCTAssertEqual(invalid.status, 422)
+        XCTAssertEqual((try json(invalid.body)["errors"] as? [[String: String]])?.first?["pointer"], "/logs/0/events/0/type")
+    }
+
+    // MARK: POST /check
+
+    private var batch: String {
+        #"{"cases":[{"name":"unplugged","ruleset":"playback","request":\#(failingLog)},{"name":"typo","ruleset":"haptics/1","request":{"events":[{"type":"saveTaped"}]}}]}"#
+    }
+
+    func testCheckAnswersJSONOrJUnitXMLByAccept() throws {
+        let (_, port) = try startServer()
+
+        let plain = try XCTUnwrap(post("/check", batch, port: port))
+        let junit = try XCTUnwrap(post("/check", batch, port: port, headers: "Accept: application/xml\r\n"))
+        let preferred = try XCTUnwrap(post("/check", batch, port: port,
+                                           headers: "Accept: application/json;q=0.5, application/xml\r\n"))
+        let jsonFirst = try XCTUnwrap(post("/check", batch, port: port, headers: "Accept: application/json, application/xml\r\n"))
+
+        XCTAssertEqual(plain.status, 200)
+        XCTAssertEqual(plain.header("Content-Type"), "application/json")
+        XCTAssertEqual(plain.header("Oracle-Verdict"), "fail")
+        XCTAssertEqual(plain.header("Vary"), "Accept")
+        XCTAssertEqual(try json(plain.body)["totals"] as? [String: Int],
+                       ["cases": 2, "passed": 0, "failed": 1, "unchecked": 0, "errors": 1])
+        XCTAssertEqual(junit.status, 200)
+        XCTAssertEqual(junit.header("Content-Type"), "application/xml")
+        XCTAssertEqual(junit.header("Oracle-Verdict"), "fail")
+        let xml = String(decoding: junit.body, as: UTF8.self)
+        XCTAssertTrue(xml.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?>"#))
+        XCTAssertTrue(xml.contains(#"<testcase name="typo" classname="haptics/1">"#))
+        XCTAssertTrue(xml.contains("/cases/1/request/events/0/type: unknown event type 'saveTaped'; did you mean 'saveTapped'?"))
+        XCTAssertEqual(preferred.body, junit.body)
+        XCTAssertEqual(jsonFirst.body, plain.body)
+    }
+
+    func testABatchThatBreaksItsShapeIs422EvenWhenXMLIsAccepted() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/check", #"{"cases":[{"name":"a","ruleset":"playback"}]}"#, port: port,
+                                          headers: "Accept: application/xml\r\n"))
+
+        XCTAssertEqual(response.status, 422)
+        XCTAssertEqual(response.header("Content-Type"), "application/problem+json")
+        XCTAssertEqual(try json(response.body)["errors"] as? [[String: String]],
+                       [["pointer": "/cases/0/request", "detail": "required object is missing"]])
+    }
+
+    // MARK: device-oracle check --junit
+
+    func testCheckJUnitWritesTheReportAndExitsByTheWorstCase() throws {
+        let passing = try temporaryFile(#"{"ruleset":"playback/1","events":[{"type":"userPlayed","observed":{"isPlaying":true}}]}"#)
+        let failing = try temporaryFile(#"{"ruleset":"playback/1","#.appending(failingLog.dropFirst()))
+        let invalid = try temporaryFile(#"{"ruleset":"haptics/1","events":[{"type":"saveTaped"}]}"#)
+        let report = temporaryPath(suffix: ".xml")
+
+        let allPass = try check(["--junit", report, passing])
+        XCTAssertEqual(allPass.waitForExit(), 0)
+        XCTAssertEqual(allPass.stdoutText, "device-oracle check: 1 case: 1 passed, 0 failed, 0 unchecked, 0 errors; JUnit report in \(report)\n")
+        let oneFails = try check(["--junit=\(report)", passing, failing])
+        XCTAssertEqual(oneFails.waitForExit(), 1)
+        let xml = try String(contentsOfFile: report, encoding: .utf8)
+        XCTAssertTrue(xml.contains(#"<testcase name="\#(failing)" classname="playback/1">"#), xml)
+        XCTAssertTrue(xml.contains("step 0: isPlaying: expected false, observed true"), xml)
+        let badInput = try check(["--junit", report, failing, invalid])
+        XCTAssertEqual(badInput.waitForExit(), 2)
+        XCTAssertTrue(try String(contentsOfFile: report, encoding: .utf8).contains(#"errors="1""#))
+    }
+
+    func testCheckJUnitNeedsReadableFilesAndAReportPath() throws {
+        let report = temporaryPath(suffix: ".xml")
+
+        let missing = try check(["--junit", report, "/nonexistent/log.json"])
+        let noFiles = try check(["--junit", report])
+
+        XCTAssertEqual(missing.waitForExit(), 2)
+        XCTAssertTrue(missing.stderrText.contains("cannot read /nonexistent/log.json"), missing.stderrText)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: report))
+        XCTAssertEqual(noFiles.waitForExit(), 2)
+        XCTAssertTrue(noFiles.stderrText.contains("usage: device-oracle check --junit"), noFiles.stderrText)
+    }
+
+    func testHelpDescribesPlanAndCheckJUnit() throws {
+        let help = try command(["--help"])
+
+        XCTAssertEqual(help.waitForExit(), 0)
+        XCTAssertTrue(help.stdoutText.contains("device-oracle plan <ruleset> [--coverage transitions|random] [--max-length N]"))
+        XCTAssertTrue(help.stdoutText.contains("device-oracle check --junit REPORT.xml FILE..."))
+    }
+}
