@@ -21,9 +21,11 @@ let package = Package(
             dependencies: ["DeviceOracleWire", "DeviceOracleHTTP"],
             resources: [.embedInCode("openapi.yaml")]
         ),
-        .testTarget(name: "DeviceOracleRulesTests", dependencies: ["DeviceOracleRules"]),
+        // Seeded property checking, shared by the rules' and the wire's tests.
+        .target(name: "PropertyChecking", dependencies: ["DeviceOracleRules"], path: "Tests/PropertyChecking"),
+        .testTarget(name: "DeviceOracleRulesTests", dependencies: ["DeviceOracleRules", "PropertyChecking"]),
         .testTarget(name: "DeviceOracleJSONTests", dependencies: ["DeviceOracleJSON"]),
-        .testTarget(name: "DeviceOracleWireTests", dependencies: ["DeviceOracleWire"]),
+        .testTarget(name: "DeviceOracleWireTests", dependencies: ["DeviceOracleWire", "PropertyChecking"]),
         .testTarget(name: "DeviceOracleHTTPTests", dependencies: ["DeviceOracleHTTP"]),
         .testTarget(name: "EndToEndTests", dependencies: ["device-oracle"]),
     ],

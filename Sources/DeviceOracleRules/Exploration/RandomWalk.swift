@@ -16,7 +16,7 @@ public enum RandomWalk {
 /// is fixed by its seed. Written out here, with its own bounded draw, because the
 /// standard library promises neither its generators nor `random(in:using:)`'s
 /// algorithm across releases, and a plan's seed must reproduce its walk.
-public struct SplitMix64: Sendable {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     public init(seed: UInt64) {

@@ -1,5 +1,6 @@
-import XCTest
 import DeviceOracleRules
+import PropertyChecking
+import XCTest
 
 /// `audio-session.md` as properties over thousands of random lifecycles: from any
 /// starting state for the rules of one step, from a fresh launch for the rules

@@ -1,5 +1,6 @@
-import XCTest
 import DeviceOracleRules
+import PropertyChecking
+import XCTest
 
 /// `haptics.md` part 2 as properties over thousands of random sequences, each run
 /// on hardware with and without haptics.

@@ -1,5 +1,6 @@
-import XCTest
 import DeviceOracleRules
+import PropertyChecking
+import XCTest
 
 /// `playback.md` as properties over thousands of random sequences from random
 /// starting states: what must hold after every step, whatever came before.

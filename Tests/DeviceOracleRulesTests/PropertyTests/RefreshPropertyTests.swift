@@ -1,6 +1,7 @@
-import Foundation
-import XCTest
 import DeviceOracleRules
+import Foundation
+import PropertyChecking
+import XCTest
 
 /// `refresh.md` part 2 as properties over thousands of random run sequences: stores
 /// with colliding ids, pages repeated, every fault kind at every stage and page.

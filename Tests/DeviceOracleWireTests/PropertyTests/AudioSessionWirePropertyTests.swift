@@ -1,6 +1,7 @@
-import XCTest
 import DeviceOracleJSON
 import DeviceOracleRules
+import PropertyChecking
+import XCTest
 @testable import DeviceOracleWire
 
 /// `audio-session.md` over the wire, for random lifecycles mixing canonical events

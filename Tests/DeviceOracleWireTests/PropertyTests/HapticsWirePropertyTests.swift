@@ -1,6 +1,7 @@
-import XCTest
 import DeviceOracleJSON
 import DeviceOracleRules
+import PropertyChecking
+import XCTest
 @testable import DeviceOracleWire
 
 /// `haptics.md` part 2 over the wire, for random save flows on hardware with and

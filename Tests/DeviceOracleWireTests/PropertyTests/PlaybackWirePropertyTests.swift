@@ -1,6 +1,7 @@
-import XCTest
 import DeviceOracleJSON
 import DeviceOracleRules
+import PropertyChecking
+import XCTest
 @testable import DeviceOracleWire
 
 /// `playback.md` over the wire, for random logs mixing canonical events and raw

@@ -1,6 +1,7 @@
-import XCTest
 import DeviceOracleJSON
 import DeviceOracleRules
+import PropertyChecking
+import XCTest
 @testable import DeviceOracleWire
 
 /// `refresh.md` part 2 over the wire, for random run logs: starting stores, schedules,

@@ -1,5 +1,6 @@
 import DeviceOracleJSON
 import DeviceOracleRules
+import PropertyChecking
 @testable import DeviceOracleWire
 
 /// A JSON value for a generated request, written with its members in the order given.
@@ -245,3 +246,7 @@ func canonicalRouteChange(_ random: inout SplitMix64) -> (members: [(String, JSO
     }
     return ([("type", .string("routeChanged")), ("reason", reason)], meaning)
 }
+
+/// Random logs are this long: long enough to reach every state, short enough
+/// that each property's requests take a fraction of a second.
+let sequenceLengths = 0...24

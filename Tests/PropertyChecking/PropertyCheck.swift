@@ -1,45 +1,30 @@
+import DeviceOracleRules
 import Foundation
 import XCTest
 
-// Seeded property checking: many random event sequences per rule, reproducible
-// from a printed seed. (A copy of DeviceOracleRulesTests' file: test targets
-// share no code, and a shared target is not worth it for these few lines.)
+// Seeded property checking, shared by the rules' and the wire's property tests:
+// many random event sequences per rule, reproducible from a printed seed. The
+// generator is the rules' own SplitMix64, so a seed replays on every platform.
 
-/// SplitMix64 (Steele, Lea and Flood, 2014): a few lines, fast, and the same
-/// numbers for a seed on every platform, so a failing seed replays anywhere.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
+extension SplitMix64 {
+    public mutating func chance(_ percent: Int) -> Bool {
+        next(below: 100) < percent
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func chance(_ percent: Int) -> Bool {
-        Int.random(in: 0..<100, using: &self) < percent
-    }
-
-    mutating func pick<T>(_ choices: [T]) -> T {
-        choices.randomElement(using: &self)!
+    public mutating func pick<T>(_ choices: [T]) -> T {
+        choices[next(below: choices.count)]
     }
 }
 
 /// How many cases each property tries, and from which seed. `PROPERTY_RUNS=100000`
 /// searches longer; `PROPERTY_SEED=<printed seed> PROPERTY_RUNS=1` replays a failure.
-enum PropertyRuns {
-    static let count = environment("PROPERTY_RUNS") ?? 1_000
-    static let replayedSeed = ProcessInfo.processInfo.environment["PROPERTY_SEED"].flatMap { UInt64($0) }
+public enum PropertyRuns {
+    public static let count = environment("PROPERTY_RUNS") ?? 1_000
+    public static let replayedSeed = ProcessInfo.processInfo.environment["PROPERTY_SEED"].flatMap { UInt64($0) }
 
     /// Each property starts from its own seed, so the properties of a ruleset try
     /// different sequences; FNV-1a of the name, because `hashValue` changes per process.
-    static func firstSeed(_ property: String) -> UInt64 {
+    public static func firstSeed(_ property: String) -> UInt64 {
         if let replayedSeed { return replayedSeed }
         return property.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
     }
@@ -50,15 +35,20 @@ enum PropertyRuns {
 }
 
 /// A generated case: a setup (initial state, configuration) and the events.
-struct Sample<Setup, Event> {
-    var setup: Setup
-    var events: [Event]
+public struct Sample<Setup, Event> {
+    public var setup: Setup
+    public var events: [Event]
+
+    public init(setup: Setup, events: [Event]) {
+        self.setup = setup
+        self.events = events
+    }
 }
 
 /// Checks `property` on `runs` generated samples; it returns `nil` when it holds,
 /// or what went wrong. The first failing sample is shrunk — events dropped one at
 /// a time while it still fails — and reported with the seed that replays it.
-func checkProperty<Setup, Event>(
+public func checkProperty<Setup, Event>(
     _ name: String, runs: Int = PropertyRuns.count,
     generate: (inout SplitMix64) -> Sample<Setup, Event>,
     file: StaticString = #filePath, line: UInt = #line,
@@ -93,7 +83,3 @@ func checkProperty<Setup, Event>(
         return
     }
 }
-
-/// Random logs are this long: long enough to reach every state, short enough
-/// that each property's requests take a fraction of a second.
-let sequenceLengths = 0...24
