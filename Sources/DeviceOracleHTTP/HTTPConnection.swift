@@ -35,9 +35,25 @@ final class HTTPConnection {
         var startedAt: Int64
     }
 
+    /// A streamed body sent chunked, and its access line, written once it has ended.
+    private struct StreamedBody {
+        let stream: any HTTPBodyStream
+        var sentBytes: Int
+        let accessLine: AccessLineFields?
+    }
+
+    /// What an access line says of a request, kept while its body streams.
+    private struct AccessLineFields {
+        let method: String, path: String, status: Int, startedAt: Int64
+        let fields: [(String, String)], userAgent: String?
+    }
+
     static let maxLingerBytes = 64 * 1024
     /// Pipelined requests stop being parsed while this much output waits.
     static let outputHighWater = 256 * 1024
+    /// A streamed body is pulled in pieces of this size, the next one once less
+    /// than this waits for the socket: about two pieces in memory at a time.
+    static let streamPieceBytes = 256 * 1024
 
     let fd: Int32
     let generation: UInt32
@@ -59,6 +75,8 @@ final class HTTPConnection {
     @exclusivity(unchecked) private var pending: [UInt8] = []
     /// Answers the socket has not taken yet.
     @exclusivity(unchecked) private var output = OutputQueue()
+    /// The body being streamed after the output, if any; nothing else is answered until it ends.
+    @exclusivity(unchecked) private var streamedBody: StreamedBody?
     @exclusivity(unchecked) private var servedRequests = 0
     @exclusivity(unchecked) private var headStartedAt: Int64 = 0
     @exclusivity(unchecked) private var peerClosedInput = false
@@ -73,7 +91,8 @@ final class HTTPConnection {
                                  maxBodyBytes: loop.context.configuration.maxBodyBytes)
     }
 
-    private var hasPendingOutput: Bool { !output.isEmpty || !loop.scratch.isEmpty }
+    private var hasQueuedOutput: Bool { !output.isEmpty || !loop.scratch.isEmpty }
+    private var hasPendingOutput: Bool { hasQueuedOutput || streamedBody != nil }
 
     /// A request whose head has arrived and whose answer is not fully sent (http.md:
     /// such requests complete at shutdown).
@@ -161,6 +180,7 @@ final class HTTPConnection {
         phase = .closed
         loop.scratch.removeAll()  // only ever holds the current connection's answers
         output = OutputQueue()
+        streamedBody = nil
         pending = []
         loop.close(self)
     }
@@ -170,7 +190,7 @@ final class HTTPConnection {
     private func process(_ input: UnsafeRawBufferPointer) {
         var index = 0
         while case .reading = phase {
-            if output.count + loop.scratch.count >= Self.outputHighWater { break }
+            if output.count + loop.scratch.count >= Self.outputHighWater || streamedBody != nil { break }
             guard let event = decoder.next(input, index: &index) else { break }
             switch event {
             case .head(let head):
@@ -254,17 +274,59 @@ final class HTTPConnection {
         let keepAlive = exchange!.head.keepAlive && !forceClose && !loop.draining && !peerClosedInput
         let field: ResponseSerializer.ConnectionField = !keepAlive ? .close : exchange!.head.version == .http1_0 ? .keepAlive : .none
         let isHead = exchange!.head.method == .HEAD
-        appendOutput { ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: isHead, connection: field) }
-        if loop.logsAccess {
-            loop.logAccess(method: exchange!.head.method.rawValue, path: exchange!.head.path, status: response.status,
-                           bytes: isHead ? 0 : response.body.count, startedAt: exchange!.startedAt,
-                           fields: response.logFields, userAgent: exchange!.head.userAgent)
+        var response = response
+        var stream: (any HTTPBodyStream)?
+        var chunked = false
+        if let bodyStream = response.bodyStream.take() {
+            // A body that ends within its first piece, or goes to an HTTP/1.0 client
+            // (which has no chunked coding), is sent whole with a Content-Length.
+            // HEAD gets a GET's header fields without making the body.
+            let minimum = exchange!.head.version == .http1_0 ? Int.max : Self.streamPieceBytes
+            if isHead {
+                chunked = exchange!.head.version != .http1_0
+            } else if bodyStream.next(into: &response.body, minimum: minimum) {
+                stream = bodyStream
+                chunked = true
+            }
+        }
+        appendOutput {
+            ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: isHead, connection: field,
+                                      chunked: chunked)
+            if stream != nil { ResponseSerializer.appendChunk(response.body, to: &$0) }
+        }
+        let accessLine = !loop.logsAccess ? nil : AccessLineFields(
+            method: exchange!.head.method.rawValue, path: exchange!.head.path, status: response.status,
+            startedAt: exchange!.startedAt, fields: response.logFields, userAgent: exchange!.head.userAgent)
+        if let stream {
+            streamedBody = StreamedBody(stream: stream, sentBytes: response.body.count, accessLine: accessLine)
+        } else if let accessLine {
+            logAccess(accessLine, bytes: isHead ? 0 : response.body.count)
         }
         exchange = nil
         decidedResponse = nil
         servedRequests += 1
         loop.disarm(self)  // the idle clock starts again after every answer
         if !keepAlive { phase = .closingAfterWrite(linger: true) }
+    }
+
+    /// Appends the next piece of the streamed body once little output waits; after the
+    /// last one, the last chunk, and the access line with the body's whole size.
+    private func continueStreamedBody() {
+        guard streamedBody != nil, output.count + loop.scratch.count < Self.streamPieceBytes else { return }
+        var piece: [UInt8] = []
+        let more = streamedBody!.stream.next(into: &piece, minimum: Self.streamPieceBytes)
+        streamedBody!.sentBytes += piece.count
+        appendOutput {
+            ResponseSerializer.appendChunk(piece, to: &$0)
+            if !more { ResponseSerializer.appendLastChunk(to: &$0) }
+        }
+        guard !more, let ended = streamedBody.take() else { return }
+        if let accessLine = ended.accessLine { logAccess(accessLine, bytes: ended.sentBytes) }
+    }
+
+    private func logAccess(_ line: AccessLineFields, bytes: Int) {
+        loop.logAccess(method: line.method, path: line.path, status: line.status, bytes: bytes, startedAt: line.startedAt,
+                       fields: line.fields, userAgent: line.userAgent)
     }
 
     /// A framing error or timeout: answer, then close with a lingering close.
@@ -319,10 +381,13 @@ final class HTTPConnection {
     private func afterProcessing() {
         while true {
             if case .closed = phase { return }
-            if hasPendingOutput {
+            continueStreamedBody()
+            if hasQueuedOutput {
                 guard flush() else { return }
-                if hasPendingOutput { break }
+                if hasQueuedOutput { break }
             }
+            // The socket took everything: write the streamed body's next piece.
+            if streamedBody != nil { continue }
             guard case .reading = phase, !pending.isEmpty else { break }
             let buffered = pending
             pending = []
@@ -337,6 +402,12 @@ final class HTTPConnection {
             phase = .lingering(discarded: 0)
             loop.setInterest(self, UInt32(CSYSCALLS_EPOLLIN))
             loop.arm(self, .linger)
+            return
+        }
+        // Draining: an answer that was still going out when the drain began has now
+        // gone; the connection is idle and closes like the idle ones did then.
+        if loop.draining, !hasRequestInFlight {
+            closeNow()
             return
         }
         updateInterestAndTimer()

@@ -20,22 +20,35 @@ public struct HTTPRequest: Sendable {
     }
 }
 
-/// One response. The server adds `Date`, `Content-Length` and `Connection`.
+/// A response body written while it is sent, so a long one is never whole in memory.
+/// The server pulls pieces as the socket drains; one owner at a time calls it.
+public protocol HTTPBodyStream: AnyObject, Sendable {
+    /// Appends the next piece — at least `minimum` bytes unless the body ends first —
+    /// to `buffer`. Returns false once the whole body has been appended.
+    func next(into buffer: inout [UInt8], minimum: Int) -> Bool
+}
+
+/// One response. The server adds `Date`, `Content-Length` (or `Transfer-Encoding`)
+/// and `Connection`.
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var contentType: String?
     /// Extra header fields, sent in this order.
     public var headers: [(String, String)]
     public var body: [UInt8]
+    /// When set, the body comes from here instead of `body`: sent with `Content-Length`
+    /// when it ends within the first piece (or to an HTTP/1.0 client), else chunked.
+    public var bodyStream: (any HTTPBodyStream)?
     /// Extra members of the access-log line, such as `("verdict", "pass")`.
     public var logFields: [(String, String)]
 
     public init(status: Int, contentType: String? = nil, headers: [(String, String)] = [],
-                body: [UInt8] = [], logFields: [(String, String)] = []) {
+                body: [UInt8] = [], bodyStream: (any HTTPBodyStream)? = nil, logFields: [(String, String)] = []) {
         self.status = status
         self.contentType = contentType
         self.headers = headers
         self.body = body
+        self.bodyStream = bodyStream
         self.logFields = logFields
     }
 

@@ -13,9 +13,11 @@ enum ResponseSerializer {
 
     static let continueResponse: StaticString = "HTTP/1.1 100 Continue\r\n\r\n"
 
-    /// Appends the response; `omitBody` for HEAD (same headers, no body).
+    /// Appends the response; `omitBody` for HEAD (same headers, no body). `chunked`
+    /// writes `Transfer-Encoding: chunked` instead of `Content-Length` and no body:
+    /// the caller appends the chunks (`appendChunk`, `appendLastChunk`).
     static func append(_ response: HTTPResponse, to out: inout OutputQueue, date: [UInt8], omitBody: Bool,
-                       connection: ConnectionField) {
+                       connection: ConnectionField, chunked: Bool = false) {
         let status = response.status
         let statusLine = HTTPStatusText.statusLine(status)
         let reason = HTTPStatusText.reason(status)
@@ -45,9 +47,13 @@ enum ResponseSerializer {
                     head.append(utf8: contentType)
                     head.append("\r\n")
                 }
-                head.append("Content-Length: ")
-                head.appendDecimal(response.body.count)
-                head.append("\r\n")
+                if chunked {
+                    head.append("Transfer-Encoding: chunked\r\n")
+                } else {
+                    head.append("Content-Length: ")
+                    head.appendDecimal(response.body.count)
+                    head.append("\r\n")
+                }
             }
             for (name, value) in response.headers {
                 head.append(utf8: name)
@@ -62,9 +68,34 @@ enum ResponseSerializer {
             }
             head.append("\r\n")
         }
-        if mayHaveBody && !omitBody {
+        if mayHaveBody && !omitBody && !chunked {
             out.append(body: response.body)
         }
+    }
+
+    /// One chunk of a chunked body (RFC 9112 §7.1): its size in hex, the bytes, CRLF.
+    static func appendChunk(_ piece: [UInt8], to out: inout OutputQueue) {
+        guard !piece.isEmpty else { return }  // a zero-size chunk would end the body
+        out.append(maxCount: 18) { line in
+            var digits: UInt64 = 0, length = 0, rest = piece.count
+            withUnsafeMutableBytes(of: &digits) { scratch in
+                repeat {
+                    length += 1
+                    let digit = UInt8(rest & 0xF)
+                    scratch[8 - length] = digit < 10 ? 48 + digit : UInt8(ascii: "a") + digit - 10
+                    rest >>= 4
+                } while rest > 0
+                line.append(UnsafeRawBufferPointer(rebasing: scratch[(8 - length)...]))
+            }
+            line.append("\r\n")
+        }
+        out.append(body: piece)
+        out.append("\r\n")
+    }
+
+    /// The last chunk and the empty trailer section that end a chunked body.
+    static func appendLastChunk(to out: inout OutputQueue) {
+        out.append("0\r\n\r\n")
     }
 }
 

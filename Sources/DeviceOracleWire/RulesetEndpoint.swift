@@ -19,6 +19,9 @@ public struct RulesetAnswer: Sendable {
     /// The whole answer.
     public var json: [UInt8] { text.bytes }
 
+    /// How many steps the answer lists: its size grows with them.
+    public var stepCount: Int { text.stepped.stepCount }
+
     /// The answer in pieces, for sending a long one without holding it whole.
     public func pieces() -> AnswerPieces { AnswerPieces(text) }
 }

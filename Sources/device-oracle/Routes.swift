@@ -132,11 +132,17 @@ enum ServiceRoutes {
         return writer.bytes
     }
 
+    /// Answers with at least this many steps (a few hundred kilobytes) are streamed.
+    static let streamedStepCount = 2_000
+
     static func response(to answer: Result<RulesetAnswer, RequestRejection>) -> HTTPResponse {
         switch answer {
         case .success(let answer):
             let verdict = answer.verdict.rawValue
-            return .json(200, answer.json, headers: [("Oracle-Verdict", verdict)], logFields: [("verdict", verdict)])
+            var response = HTTPResponse.json(200, [], headers: [("Oracle-Verdict", verdict)], logFields: [("verdict", verdict)])
+            // A long log's answer (megabytes) is written as it is sent, never whole.
+            if answer.stepCount >= streamedStepCount { response.bodyStream = answer.pieces() } else { response.body = answer.json }
+            return response
         case .failure(let rejection):
             return problem(for: rejection).response
         }
@@ -156,3 +162,6 @@ func problem(for rejection: RequestRejection) -> ProblemDetails {
     return ProblemDetails(type: rejection.problemType, title: rejection.title, status: rejection.status,
                           detail: rejection.detail, extraIntegers: extra, errors: errors)
 }
+
+/// The server pulls a streamed answer's pieces as the socket drains.
+extension AnswerPieces: HTTPBodyStream {}

@@ -44,6 +44,73 @@ final class ServerTests: XCTestCase {
         XCTAssertEqual(connection.readResponse()?.text, "hello")
     }
 
+    // MARK: Streamed bodies
+
+    func testAStreamedBodyThatEndsInItsFirstPieceIsSentWithContentLength() throws {
+        let server = try TestServer()
+        let connection = try server.connect()
+        connection.send("GET /stream?bytes=1000 HTTP/1.1\r\nHost: t\r\n\r\n")
+        let response = try XCTUnwrap(connection.readResponse())
+        XCTAssertEqual(response.header("Content-Length"), "1000")
+        XCTAssertNil(response.header("Transfer-Encoding"))
+        XCTAssertEqual(response.body, CountingStream.expected(1000))
+    }
+
+    func testALongStreamedBodyIsSentChunkedAndArrivesWholeAndInOrder() throws {
+        let server = try TestServer()
+        let connection = try server.connect()
+        let byteCount = 3_000_001
+        connection.send("GET /stream?bytes=\(byteCount) HTTP/1.1\r\nHost: t\r\n\r\n")
+        let response = try XCTUnwrap(connection.readResponse(timeout: 10))
+        XCTAssertEqual(response.header("Transfer-Encoding"), "chunked")
+        XCTAssertNil(response.header("Content-Length"))
+        XCTAssertEqual(response.body, CountingStream.expected(byteCount))
+    }
+
+    func testRequestsPipelinedBehindAStreamedBodyAreAnsweredAfterIt() throws {
+        let server = try TestServer()
+        let connection = try server.connect()
+        let streamed = "GET /stream?bytes=2000000 HTTP/1.1\r\nHost: t\r\n\r\n"
+        connection.send(streamed + hello + streamed + post("/echo", "[3]"))
+        XCTAssertEqual(connection.readResponse(timeout: 10)?.body.count, 2_000_000)
+        XCTAssertEqual(connection.readResponse()?.text, "hello")
+        XCTAssertEqual(connection.readResponse(timeout: 10)?.body, CountingStream.expected(2_000_000))
+        XCTAssertEqual(connection.readResponse()?.text, "[3]")
+    }
+
+    func testAnHTTP10ClientGetsAStreamedBodyWholeWithContentLength() throws {
+        let server = try TestServer()
+        let connection = try server.connect()
+        connection.send("GET /stream?bytes=700000 HTTP/1.0\r\n\r\n")
+        let response = try XCTUnwrap(connection.readResponse(timeout: 10))
+        XCTAssertEqual(response.header("Content-Length"), "700000")
+        XCTAssertNil(response.header("Transfer-Encoding"))
+        XCTAssertEqual(response.body, CountingStream.expected(700_000))
+    }
+
+    func testHeadOfAStreamedBodyGetsTheChunkedHeaderAndNoBody() throws {
+        let server = try TestServer()
+        let connection = try server.connect()
+        connection.send("HEAD /stream?bytes=700000 HTTP/1.1\r\nHost: t\r\n\r\n" + hello)
+        let response = try XCTUnwrap(connection.readResponse(bodyless: true))
+        XCTAssertEqual(response.header("Transfer-Encoding"), "chunked")
+        XCTAssertEqual(connection.readResponse()?.text, "hello")
+    }
+
+    func testShutdownLetsAStreamedBodyEndThenClosesTheConnection() throws {
+        let server = try TestServer()
+        let connection = try server.connect()
+        connection.send("GET /stream?bytes=8000000 HTTP/1.1\r\nHost: t\r\n\r\n")
+        usleep(100_000)  // the socket buffers fill; the rest of the body waits to be pulled
+        let finished = Locked<Bool?>(nil)
+        Thread { finished.value = server.server.shutdown() }.start()
+        usleep(100_000)
+        XCTAssertEqual(connection.readResponse(timeout: 10)?.body, CountingStream.expected(8_000_000))
+        XCTAssertTrue(connection.waitForClose())
+        for _ in 0..<500 where finished.value == nil { usleep(10_000) }
+        XCTAssertEqual(finished.value, true, "no request was cut")
+    }
+
     func testHTTP10ClosesUnlessItAsksForKeepAlive() throws {
         let server = try TestServer()
         let closing = try server.connect()

@@ -97,6 +97,10 @@ final class TestConnection: @unchecked Sendable {
             return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
         buffer.removeFirst(headEnd + 4)
+        if !bodyless, headers.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1 == "chunked" }) {
+            guard let body = readChunkedBody(until: deadline) else { return nil }
+            return TestResponse(status: status, headers: headers, body: body)
+        }
         var length = 0
         if !bodyless, status >= 200, status != 204, status != 304,
            let value = headers.first(where: { $0.0.lowercased() == "content-length" })?.1 {
@@ -108,6 +112,27 @@ final class TestConnection: @unchecked Sendable {
         let body = Array(buffer[0..<length])
         buffer.removeFirst(length)
         return TestResponse(status: status, headers: headers, body: body)
+    }
+
+    /// A chunked body (RFC 9112 §7.1), without extensions or trailers (the server sends none).
+    private func readChunkedBody(until deadline: Date) -> [UInt8]? {
+        var body: [UInt8] = []
+        while true {
+            var lineEnd = firstRange(of: [13, 10])
+            while lineEnd == nil {
+                guard fill(until: deadline) else { return nil }
+                lineEnd = firstRange(of: [13, 10])
+            }
+            guard let size = Int(String(decoding: buffer[0..<lineEnd!], as: UTF8.self), radix: 16) else { return nil }
+            buffer.removeFirst(lineEnd! + 2)
+            while buffer.count < size + 2 {
+                guard fill(until: deadline) else { return nil }
+            }
+            guard buffer[size] == 13, buffer[size + 1] == 10 else { return nil }
+            body += buffer[0..<size]
+            buffer.removeFirst(size + 2)
+            if size == 0 { return body }
+        }
     }
 
     /// True when the server closes the connection within `timeout`; bytes received
@@ -151,6 +176,10 @@ final class TestServer: Sendable {
         Route(path: "/megabyte", methods: [.GET]) { _ in
             HTTPResponse(status: 200, contentType: "application/octet-stream", body: [UInt8](repeating: 0x61, count: 1 << 20))
         },
+        Route(path: "/stream", methods: [.GET]) { request in  // ?bytes=N
+            HTTPResponse(status: 200, contentType: "application/octet-stream",
+                         bodyStream: CountingStream(byteCount: Int(request.query.dropFirst(6)) ?? 0))
+        },
         Route(path: "/big", methods: [.GET]) { _ in
             HTTPResponse(status: 200, contentType: "application/octet-stream", body: [UInt8](repeating: 0x62, count: 32 << 20))
         },
@@ -170,4 +199,27 @@ final class TestServer: Sendable {
     func connect() throws -> TestConnection { try TestConnection(port: port) }
 
     deinit { server.shutdown() }
+}
+
+/// A body of `byteCount` bytes counting 0, 1, 2… modulo 251, written in pieces of
+/// whatever size is asked for, so a test can check every byte arrived in order.
+final class CountingStream: HTTPBodyStream, @unchecked Sendable {
+    // @unchecked: the server calls it from one thread at a time.
+    let byteCount: Int
+    private var written = 0
+
+    init(byteCount: Int) {
+        self.byteCount = byteCount
+    }
+
+    static func expected(_ byteCount: Int) -> [UInt8] {
+        (0..<byteCount).map { UInt8($0 % 251) }
+    }
+
+    func next(into buffer: inout [UInt8], minimum: Int) -> Bool {
+        let end = min(byteCount, written + max(minimum, 1))
+        buffer += (written..<end).lazy.map { UInt8($0 % 251) }
+        written = end
+        return written < byteCount
+    }
 }

@@ -106,17 +106,38 @@ final class RulesetEndpointTests: OracleProcessTestCase {
         XCTAssertEqual([form.status, missing.status, vendor.status, text.status], [200, 200, 200, 415])
     }
 
-    func testALongLogIsAnsweredInFull() throws {
+    func testALongLogsAnswerIsStreamedChunkedWithTheBytesCheckPrints() throws {
         let (_, port) = try startServer()
         let events = Array(repeating: #"{"type":"interruptionBegan"},{"type":"interruptionEnded","shouldResume":true}"#, count: 5000)
         let body = #"{"initial":{"isPlaying":true},"events":["# + events.joined(separator: ",") + "]}"
 
         let response = try XCTUnwrap(post("/playback/apply", body, port: port))
+        let checked = try check(["playback", try temporaryFile(body)])
 
         XCTAssertEqual(response.status, 200)
-        let steps = try XCTUnwrap(json(response.body)["steps"] as? [[String: Any]])
+        XCTAssertEqual(response.header("Transfer-Encoding"), "chunked")
+        XCTAssertEqual(response.header("Oracle-Verdict"), "unchecked")
+        let answer = try XCTUnwrap(response.payload, "well-formed chunks")
+        let steps = try XCTUnwrap(json(answer)["steps"] as? [[String: Any]])
         XCTAssertEqual(steps.count, 10000)
         XCTAssertEqual(steps.last?["action"] as? String, "play")
+        XCTAssertEqual(checked.waitForExit(), 0)
+        XCTAssertEqual(answer, checked.stdoutBytes)
+    }
+
+    func testAnHTTP10ClientGetsALongLogsAnswerWithContentLength() throws {
+        let (_, port) = try startServer()
+        let events = Array(repeating: #"{"type":"userPlayed"}"#, count: 5000)
+        let body = #"{"events":["# + events.joined(separator: ",") + "]}"
+
+        let response = try XCTUnwrap(RawExchange.send(
+            "POST /playback/apply HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)",
+            port: port))
+
+        XCTAssertEqual(response.status, 200)
+        XCTAssertNil(response.header("Transfer-Encoding"))
+        XCTAssertEqual(response.header("Content-Length"), "\(response.body.count)")
+        XCTAssertEqual((try json(response.body)["steps"] as? [Any])?.count, 5000)
     }
 
     func testTheAccessLineCarriesTheVerdictButNoDeviceData() throws {
