@@ -41,7 +41,7 @@ final class ServerContext: Sendable {
 /// servers on port 0 can even be given the same port).
 final class EpollEventLoop: EventLoop, @unchecked Sendable {
     // @unchecked: every member but `tasks` and `wakeFD` is touched only on the loop's
-    // own thread; `tasks` is behind a Mutex and the eventfd is safe to write from anywhere.
+    // own thread; `tasks` is behind a lock and the eventfd is safe to write from anywhere.
     // For the same reason every stored `var` is `@exclusivity(unchecked)`: one thread,
     // one call at a time, so the runtime's access tracking would only cost time.
 
@@ -56,7 +56,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private var listening = true
     /// Signalled once this loop has stopped watching the listener (the server then closes it).
     let stoppedAccepting = DispatchSemaphore(value: 0)
-    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    private let tasks = Locked<[@Sendable () -> Void]>([])
     let finished = DispatchSemaphore(value: 0)
 
     /// The bytes of the last read; borrowed by connections while they parse.

@@ -1,7 +1,6 @@
 import CSyscalls
 import Dispatch
 import Glibc
-import Synchronization
 
 /// The HTTP/1.1 server: one listening socket and one `EpollEventLoop` thread per
 /// configured loop, each accepting from that socket.
@@ -19,7 +18,7 @@ public final class HTTPServer: Sendable {
 
     public let configuration: ServerConfiguration
     private let context: ServerContext
-    private let state = Mutex<State>(.idle)
+    private let state = Locked<State>(.idle)
 
     public init(configuration: ServerConfiguration, routes: [Route], logger: Logger) {
         self.configuration = configuration

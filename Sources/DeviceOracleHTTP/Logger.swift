@@ -2,7 +2,6 @@ import CSyscalls
 import DeviceOracleJSON
 import Glibc
 import Dispatch
-import Synchronization
 
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     case debug, info, warn, error
@@ -56,9 +55,9 @@ public final class Logger: Sendable {
 
     public let level: LogLevel
     private let fileDescriptor: Int32
-    private let queue = Mutex(Queue())
+    private let queue = Locked(Queue())
     /// Held around `write`, so batches reach the file in the order they were taken.
-    private let writeLock = Mutex(())
+    private let writeLock = Locked(())
     private let wake = DispatchSemaphore(value: 0)
 
     public init(level: LogLevel = .info, fileDescriptor: Int32 = 1) {
