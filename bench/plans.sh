@@ -24,21 +24,14 @@ if [[ -z $binary ]]; then
 fi
 
 work=$(mktemp -d)
-pid=
+server_pid=
 cleanup() {
-  [[ -n $pid ]] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
+  [[ -n $server_pid ]] && kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
-"$binary" --host 127.0.0.1 --port 0 --log-level warn >"$work/server.out" 2>&1 &
-pid=$!
-port=
-for _ in $(seq 1 100); do
-  port=$(sed -n 's/.*"msg":"listening".*"port":\([0-9]*\).*/\1/p' "$work/server.out" | head -1)
-  [[ -n $port ]] && break
-  sleep 0.05
-done
-[[ -n $port ]] || { echo "the server did not start" >&2; cat "$work/server.out" >&2; exit 1; }
+source "$repo/.ci/start-server.sh"
+start_server "$work/server.out" "$binary" --log-level warn
 base=http://127.0.0.1:$port
 failed=0
 
@@ -82,14 +75,14 @@ with open(path, "w") as f:
 PY
 size=$(stat -c %s "$work/coverage.json")
 curl -s -o /dev/null -X POST "$base/rulesets/playback/1/plan"  # the answer path warmed up
-rss_before=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status")
+rss_before=$(awk '/^VmRSS/ {print $2}' "/proc/$server_pid/status")
 # Resets VmHWM to the current RSS (Linux, proc(5) "clear_refs"), so the peak is this request's.
-echo 5 >"/proc/$pid/clear_refs" 2>/dev/null || echo "note: clear_refs not writable; VmHWM includes the startup peak" >&2
+echo 5 >"/proc/$server_pid/clear_refs" 2>/dev/null || echo "note: clear_refs not writable; VmHWM includes the startup peak" >&2
 started=$(date +%s%N)
 status=$(curl -s -o "$work/coverage.out" -w '%{http_code}' -H 'Content-Type: application/json' \
   --data-binary @"$work/coverage.json" "$base/rulesets/playback/1/coverage")
 ms=$((($(date +%s%N) - started) / 1000000))
-hwm_after=$(awk '/^VmHWM/ {print $2}' "/proc/$pid/status")
+hwm_after=$(awk '/^VmHWM/ {print $2}' "/proc/$server_pid/status")
 growth=$((hwm_after - rss_before))
 limit=$((4 * size / 1024))
 coverage=$(sed -n 's/.*"transitionCoverage":\([0-9.e-]*\),.*/\1/p' "$work/coverage.out")

@@ -62,16 +62,8 @@ EOF
 rm -rf "$work/generated"
 
 # Short timeouts, so the slow clients are answered many times within the run.
-"$binary" serve --host 127.0.0.1 --port 0 --log-level warn --header-timeout 2 --body-timeout 2 --idle-timeout 5 \
-  >"$work/server.out" 2>"$work/server.err" &
-server_pid=$!
-port=
-for _ in $(seq 1 100); do
-  port=$(sed -n 's/.*"msg":"listening".*"port":\([0-9]*\).*/\1/p' "$work/server.out" | head -1)
-  [[ -n $port ]] && break
-  sleep 0.1
-done
-[[ -n $port ]] || { echo "soak: the server did not start" >&2; cat "$work/server.err" >&2; exit 1; }
+source "$repo/.ci/start-server.sh"
+start_server "$work/server.out" "$binary" --log-level warn --header-timeout 2 --body-timeout 2 --idle-timeout 5
 url=http://127.0.0.1:$port
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$server_pid/status"; }
 fds() { find "/proc/$server_pid/fd" -mindepth 1 -maxdepth 1 | wc -l; }
