@@ -49,16 +49,7 @@ final class HapticsWirePropertyTests: XCTestCase {
     }
 
     func testEqualRequestsGetByteIdenticalAnswersWithOneStepPerEvent() {
-        // common.md: byte-identical answers, one step per event, the verdict of the header; outOfOrder exactly
-        // where `at` goes back; `unchecked` exactly when nothing is observed.
-        checkProperty("answers", runs: Self.runs, generate: Self.generate) { sample in
-            holds { () throws(Broken) in
-                let answer = try checkedAnswer(Self.endpoint, Self.body(sample), steps: sample.events.count)
-                try checkOutOfOrder(answer, sample.events)
-                let observes = sample.events.contains { $0.observed != nil }
-                try expect((answer.verdict == .unchecked) == !observes, "verdict \(answer.verdict)")
-            }
-        }
+        checkAnswersProperty(Self.endpoint, runs: Self.runs, generate: Self.generate, body: { Self.body($0) })
     }
 
     func testEveryStepAndTheSummaryAreTheRulesApplied() {

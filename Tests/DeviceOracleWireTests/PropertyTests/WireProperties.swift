@@ -140,6 +140,26 @@ func checkedAnswer(_ endpoint: RulesetEndpoint, _ body: JSON, steps: Int) throws
     return parsed
 }
 
+/// The property every ruleset's answers share (common.md): byte-identical answers
+/// with one step per event and the header's verdict (`checkedAnswer`), `outOfOrder`
+/// exactly where `at` goes back, `unchecked` exactly when nothing is observed.
+func checkAnswersProperty<Setup, Meaning>(
+    _ endpoint: RulesetEndpoint, runs: Int,
+    generate: (inout SplitMix64) -> Sample<Setup, GeneratedEvent<Meaning>>,
+    body: (Sample<Setup, GeneratedEvent<Meaning>>) -> JSON,
+    observesFinal: (Setup) -> Bool = { _ in false },
+    file: StaticString = #filePath, line: UInt = #line
+) {
+    checkProperty("answers", runs: runs, generate: generate, file: file, line: line) { sample in
+        holds { () throws(Broken) in
+            let answer = try checkedAnswer(endpoint, body(sample), steps: sample.events.count)
+            try checkOutOfOrder(answer, sample.events)
+            let observes = observesFinal(sample.setup) || sample.events.contains { $0.observed != nil }
+            try expect((answer.verdict == .unchecked) == !observes, "verdict \(answer.verdict)")
+        }
+    }
+}
+
 /// common.md "Ordering diagnostic": an `outOfOrder` warning exactly on each event whose
 /// `at` is smaller than that of the event before it, when both carry one.
 func checkOutOfOrder<Meaning>(_ answer: ParsedAnswer, _ events: [GeneratedEvent<Meaning>]) throws(Broken) {
