@@ -83,3 +83,30 @@ public func checkProperty<Setup, Event>(
         return
     }
 }
+
+/// One event applied to a machine: the state before and after, and the decision.
+public struct AppliedStep<Machine: StateMachine> {
+    public let before: Machine.State
+    public let event: Machine.Event
+    public let decision: Machine.Decision
+    public let after: Machine.State
+}
+
+extension StateMachine {
+    /// Applies `events` in order, recording each step.
+    public mutating func steps(_ events: [Event]) -> [AppliedStep<Self>] {
+        events.map { event in
+            let before = state
+            let decision = apply(event)
+            return AppliedStep(before: before, event: event, decision: decision, after: state)
+        }
+    }
+}
+
+/// The first step that breaks `rule` (which says what is wrong, or nil), described.
+public func firstViolation<Machine>(_ steps: [AppliedStep<Machine>], _ rule: (AppliedStep<Machine>) -> String?) -> String? {
+    for (index, step) in steps.enumerated() {
+        if let broken = rule(step) { return "step \(index) (\(step.event)) from \(step.before): \(broken)" }
+    }
+    return nil
+}

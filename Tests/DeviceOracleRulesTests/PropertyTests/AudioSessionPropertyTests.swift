@@ -12,13 +12,8 @@ final class AudioSessionPropertyTests: XCTestCase {
     }
 
     private typealias AudioSessionSample = Sample<Setup, AudioSessionEvent>
+    private typealias Step = AppliedStep<AudioSessionMachine>
 
-    private struct Step {
-        let before: AudioSessionState
-        let event: AudioSessionEvent
-        let decision: AudioSessionDecision
-        let after: AudioSessionState
-    }
 
     private static func randomEvent(_ random: inout SplitMix64) -> AudioSessionEvent {
         let reasons: [RouteChangeReason?] = [nil] + RouteChangeReason.allCases
@@ -56,14 +51,7 @@ final class AudioSessionPropertyTests: XCTestCase {
 
     private static func violation(_ sample: AudioSessionSample, _ rule: (Step) -> String?) -> String? {
         var machine = AudioSessionMachine(state: sample.setup.state, category: sample.setup.category)
-        for (index, event) in sample.events.enumerated() {
-            let before = machine.state
-            let decision = machine.apply(event)
-            if let broken = rule(Step(before: before, event: event, decision: decision, after: machine.state)) {
-                return "step \(index) (\(event)) from \(before): \(broken)"
-            }
-        }
-        return nil
+        return firstViolation(machine.steps(sample.events), rule)
     }
 
     func testASoundPlaysOnlyWhileTheSessionIsActive() {

@@ -11,13 +11,8 @@ final class HapticsPropertyTests: XCTestCase {
     }
 
     private typealias HapticsSample = Sample<Setup, HapticsEvent>
+    private typealias Step = AppliedStep<HapticsMachine>
 
-    private struct Step {
-        let before: HapticsState
-        let event: HapticsEvent
-        let decision: HapticsDecision
-        let after: HapticsState
-    }
 
     private static func generate(_ random: inout SplitMix64) -> HapticsSample {
         let setup = Setup(phase: random.pick(SavePhase.allCases), supportsHaptics: random.chance(70))
@@ -31,19 +26,12 @@ final class HapticsPropertyTests: XCTestCase {
 
     private static func run(_ sample: HapticsSample, supportsHaptics: Bool? = nil) -> (steps: [Step], summary: HapticsSummary) {
         var machine = HapticsMachine(phase: sample.setup.phase, supportsHaptics: supportsHaptics ?? sample.setup.supportsHaptics)
-        let steps = sample.events.map { event in
-            let before = machine.state
-            let decision = machine.apply(event)
-            return Step(before: before, event: event, decision: decision, after: machine.state)
-        }
+        let steps = machine.steps(sample.events)
         return (steps, machine.summary)
     }
 
     private static func violation(_ sample: HapticsSample, _ rule: (Step) -> String?) -> String? {
-        for (index, step) in run(sample).steps.enumerated() {
-            if let broken = rule(step) { return "step \(index) (\(step.event)): \(broken)" }
-        }
-        return nil
+        firstViolation(run(sample).steps, rule)
     }
 
     func testHapticRequestsEqualSavesWhenSupportedAndZeroOtherwise() {

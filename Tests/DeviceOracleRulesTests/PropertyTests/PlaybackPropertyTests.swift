@@ -7,12 +7,6 @@ import XCTest
 final class PlaybackPropertyTests: XCTestCase {
     private typealias PlaybackSample = Sample<PlaybackState, PlaybackEvent>
 
-    private struct Step {
-        let before: PlaybackState
-        let event: PlaybackEvent
-        let decision: PlaybackDecision
-        let after: PlaybackState
-    }
 
     private static func generate(_ random: inout SplitMix64) -> PlaybackSample {
         let initial = PlaybackState(isPlaying: Bool.random(using: &random),
@@ -31,21 +25,16 @@ final class PlaybackPropertyTests: XCTestCase {
         return Sample(setup: initial, events: events)
     }
 
+    private typealias Step = AppliedStep<PlaybackMachine>
+
     private static func steps(_ sample: PlaybackSample) -> [Step] {
         var machine = PlaybackMachine(state: sample.setup)
-        return sample.events.map { event in
-            let before = machine.state
-            let decision = machine.apply(event)
-            return Step(before: before, event: event, decision: decision, after: machine.state)
-        }
+        return machine.steps(sample.events)
     }
 
     /// The first step that breaks `rule`, described.
     private static func violation(_ sample: PlaybackSample, _ rule: (Step) -> String?) -> String? {
-        for (index, step) in steps(sample).enumerated() {
-            if let broken = rule(step) { return "step \(index) (\(step.event)): \(broken)" }
-        }
-        return nil
+        firstViolation(steps(sample), rule)
     }
 
     func testPlaybackStartsOnlyOnUserPlayOrAnInterruptionEndThatMayResume() {

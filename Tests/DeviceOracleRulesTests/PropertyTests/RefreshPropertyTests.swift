@@ -43,27 +43,15 @@ final class RefreshPropertyTests: XCTestCase {
         return Sample(setup: Setup(state: state, schedule: schedule, successfulRun: run(faults: false)), events: runs)
     }
 
-    private struct Step {
-        let before: RefreshState<Int>
-        let run: Run
-        let decision: RefreshDecision
-        let after: RefreshState<Int>
-    }
+    private typealias Step = AppliedStep<RefreshMachine<Int>>
 
     private static func steps(_ sample: RefreshSample) -> [Step] {
         var machine = RefreshMachine(state: sample.setup.state, schedule: sample.setup.schedule)
-        return sample.events.map { run in
-            let before = machine.state
-            let decision = machine.apply(run)
-            return Step(before: before, run: run, decision: decision, after: machine.state)
-        }
+        return machine.steps(sample.events)
     }
 
     private static func violation(_ sample: RefreshSample, _ rule: (Step) -> String?) -> String? {
-        for (index, step) in steps(sample).enumerated() {
-            if let broken = rule(step) { return "run \(index): \(broken)" }
-        }
-        return nil
+        firstViolation(steps(sample), rule)
     }
 
     // MARK: The store
@@ -82,7 +70,7 @@ final class RefreshPropertyTests: XCTestCase {
         // "lastSuccessAt never changes on a run that did not succeed"; a success sets it to `at`.
         checkProperty("lastSuccessAt", generate: Self.generate) { sample in
             Self.violation(sample) { step in
-                let expected = step.decision.outcome == .succeeded ? step.run.at : step.before.store.lastSuccessAt
+                let expected = step.decision.outcome == .succeeded ? step.event.at : step.before.store.lastSuccessAt
                 return step.after.store.lastSuccessAt == expected
                     ? nil : "\(step.decision.outcome) moved lastSuccessAt to \(String(describing: step.after.store.lastSuccessAt))"
             }
@@ -109,7 +97,7 @@ final class RefreshPropertyTests: XCTestCase {
         checkProperty("pages written up to the fault", generate: Self.generate) { sample in
             var model = RefreshModel(sample.setup)
             return Self.violation(sample) { step in
-                let expected = model.apply(step.run)
+                let expected = model.apply(step.event)
                 if step.after.store != model.store { return "store \(step.after.store), expected \(model.store)" }
                 return (step.decision.pagesCommitted, step.decision.commits) == (expected.pagesCommitted, expected.commits)
                     ? nil : "pagesCommitted/commits \(step.decision.pagesCommitted)/\(step.decision.commits)"
@@ -125,7 +113,7 @@ final class RefreshPropertyTests: XCTestCase {
         checkProperty("outcome from the fault", generate: Self.generate) { sample in
             var model = RefreshModel(sample.setup)
             return Self.violation(sample) { step in
-                let expected = model.apply(step.run)
+                let expected = model.apply(step.event)
                 let decided = (step.decision.outcome, step.decision.taskCompleted, step.decision.actions)
                 return decided == (expected.outcome, expected.taskCompleted, expected.actions)
                     ? nil : "decided \(decided), expected \((expected.outcome, expected.taskCompleted, expected.actions))"
@@ -137,7 +125,7 @@ final class RefreshPropertyTests: XCTestCase {
         // "a crash at stage write leaves one (tempFilesLeft: 1)"; error and expire remove it.
         checkProperty("temporary files", generate: Self.generate) { sample in
             Self.violation(sample) { step in
-                let crashedStaging = step.run.fault.map { $0.kind == .crash && $0.stage == .write } ?? false
+                let crashedStaging = step.event.fault.map { $0.kind == .crash && $0.stage == .write } ?? false
                 return step.decision.tempFilesLeft == (crashedStaging ? 1 : 0) ? nil : "tempFilesLeft \(step.decision.tempFilesLeft)"
             }
         }
@@ -149,7 +137,7 @@ final class RefreshPropertyTests: XCTestCase {
         checkProperty("next earliest begin", generate: Self.generate) { sample in
             var model = RefreshModel(sample.setup)
             return Self.violation(sample) { step in
-                let expected = model.apply(step.run)
+                let expected = model.apply(step.event)
                 return step.decision.nextEarliestBeginAt == expected.nextEarliestBeginAt
                     ? nil : "\(String(describing: step.decision.nextEarliestBeginAt)), expected \(String(describing: expected.nextEarliestBeginAt))"
             }
@@ -163,7 +151,7 @@ final class RefreshPropertyTests: XCTestCase {
                 let early = step.decision.diagnostics.contains {
                     if case .ranBeforeEarliestBegin = $0 { return true } else { return false }
                 }
-                let expected = step.before.earliestBeginAt.map { step.run.at < $0 } ?? false
+                let expected = step.before.earliestBeginAt.map { step.event.at < $0 } ?? false
                 return early == expected ? nil : "flagged \(early) with pending \(String(describing: step.before.earliestBeginAt))"
             }
         }
