@@ -38,9 +38,17 @@ echo "== playback against the peers, server on CPU 0" >&2
 (cd "$work" && SECS=$secs SERVER_CPUS=0 ./compare.sh --only 'nginx-w1|^go$|oracle' --extra "$oracle" >"$results/pinned.md")
 echo "== playback against the peers, unpinned" >&2
 (cd "$work" && SECS=$secs ./compare.sh --only 'nginx-w1|^go$|oracle' --extra "$oracle" >"$results/unpinned.md")
-echo "== the default access log's cost (server on CPU 0)" >&2
-(cd "$work" && SECS=$secs SERVER_CPUS=0 ./compare.sh --only 'oracle' \
-  --extra "oracle=$binary serve --port 8091 --log-level info" >"$results/access-log.md")
+echo "== the default access log's cost (server on CPU 0): warn and info in one run" >&2
+(cd "$work" && SECS=$secs SERVER_CPUS=0 ./compare.sh --only 'oracle' --extra "oracle-warn=$binary serve --port 8091 --log-level warn" \
+  --extra "oracle-info=$binary serve --port 8091 --log-level info" >"$results/access-log.md")
+
+echo "== idle memory, and 10,000 idle keep-alive connections" >&2
+log=$(mktemp)
+"$binary" --host 127.0.0.1 --port 8093 --log-level warn >"$log" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do grep -q listening "$log" && break; sleep 0.05; done
+idle=$(python3 "$here/idle_connections.py" 8093 "$pid" 10000)
+kill -TERM "$pid"; wait "$pid" || true; rm -f "$log"
 
 echo "== every ruleset: small body (wrk, c=64) and large body (curl), server on CPU 0" >&2
 rulesets=$results/rulesets.md
@@ -83,9 +91,13 @@ rules=$("$here/rules/run.sh" 2>/dev/null)
   echo
   tail -n +1 "$results/unpinned.md"
   echo
-  echo "## The default access log (\`--log-level info\`), server pinned to CPU 0"
+  echo "## The default access log (\`--log-level info\`) against none, server pinned to CPU 0"
   echo
-  tail -n 1 "$results/access-log.md"
+  tail -n 4 "$results/access-log.md"
+  echo
+  echo "## Idle memory (static build)"
+  echo
+  echo "\`bench/idle_connections.py\`, VmRSS in KiB: $idle"
   echo
   echo "## Every ruleset, server pinned to CPU 0"
   echo
