@@ -69,7 +69,7 @@ enum ServiceRoutes {
         }
     }
 
-    /// `?format=mermaid|dot` (mermaid when absent; other parameters are ignored).
+    /// `?format=mermaid|dot|json` (mermaid when absent; other parameters are ignored).
     /// A bad format is `400 /problems/invalid-query`: there is no body to point into.
     static func diagramResponse(_ endpoint: RulesetEndpoint, query: String) -> HTTPResponse {
         let formats = QueryParameters(query).values("format")
