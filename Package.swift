@@ -19,7 +19,7 @@ let package = Package(
         .executableTarget(
             name: "device-oracle",
             dependencies: ["DeviceOracleWire", "DeviceOracleHTTP"],
-            resources: [.embedInCode("openapi.yaml")]
+            resources: [.embedInCode("openapi.yaml"), .embedInCode("viewer.html")]
         ),
         .testTarget(name: "DeviceOracleRulesTests", dependencies: ["DeviceOracleRules"]),
         .testTarget(name: "DeviceOracleJSONTests", dependencies: ["DeviceOracleJSON"]),

@@ -2,11 +2,14 @@ import DeviceOracleHTTP
 import DeviceOracleJSON
 import DeviceOracleWire
 
-/// The service's routes: health, the OpenAPI document, the ruleset list, one POST
-/// route per ruleset endpoint, each ruleset's model routes, and the batch check.
+/// The service's routes: the trace viewer, health, the OpenAPI document, the ruleset
+/// list, one POST route per ruleset endpoint, each ruleset's model routes, and the
+/// batch check.
 enum ServiceRoutes {
     static func all() -> [Route] {
+        let viewer = TraceViewer.response()
         var routes = [
+            Route(path: "/", methods: [.GET]) { _ in viewer },
             Route(path: "/healthz", methods: [.GET]) { _ in
                 .json(200, Array(#"{"status":"ok"}"#.utf8))
             },
