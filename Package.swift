@@ -19,7 +19,7 @@ let package = Package(
         .executableTarget(
             name: "device-oracle",
             dependencies: ["DeviceOracleWire", "DeviceOracleHTTP"],
-            resources: [.embedInCode("openapi.yaml")]
+            resources: [.embedInCode("openapi.yaml"), .embedInCode("viewer.html")]
         ),
         // Seeded property checking, shared by the rules' and the wire's tests.
         .target(name: "PropertyChecking", dependencies: ["DeviceOracleRules"], path: "Tests/PropertyChecking"),

@@ -2,11 +2,14 @@ import DeviceOracleHTTP
 import DeviceOracleJSON
 import DeviceOracleWire
 
-/// The service's routes: health, the OpenAPI document, the ruleset list, one POST
-/// route per ruleset endpoint, each ruleset's model routes, and the batch check.
+/// The service's routes: the trace viewer, health, the OpenAPI document, the ruleset
+/// list, one POST route per ruleset endpoint, each ruleset's model routes, and the
+/// batch check.
 enum ServiceRoutes {
     static func all() -> [Route] {
+        let viewer = TraceViewer.response()
         var routes = [
+            Route(path: "/", methods: [.GET]) { _ in viewer },
             Route(path: "/healthz", methods: [.GET]) { _ in
                 .json(200, Array(#"{"status":"ok"}"#.utf8))
             },
@@ -69,7 +72,7 @@ enum ServiceRoutes {
         }
     }
 
-    /// `?format=mermaid|dot` (mermaid when absent; other parameters are ignored).
+    /// `?format=mermaid|dot|json` (mermaid when absent; other parameters are ignored).
     /// A bad format is `400 /problems/invalid-query`: there is no body to point into.
     static func diagramResponse(_ endpoint: RulesetEndpoint, query: String) -> HTTPResponse {
         let formats = QueryParameters(query).values("format")

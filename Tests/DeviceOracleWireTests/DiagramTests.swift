@@ -41,6 +41,36 @@ final class DiagramTests: XCTestCase {
         }
     }
 
+    func testPlaybackJSONDiagramHasTheMermaidNodesAndEdgesWithTheirFields() {
+        XCTAssertEqual(text(PlaybackEndpoint.endpoint, .json), #"{"ruleset":"playback/1","nodes":["#
+            + #"{"id":"s0","label":"(none set)","fields":{"isPlaying":false,"resumeAfterInterruption":false}},"#
+            + #"{"id":"s1","label":"isPlaying","fields":{"isPlaying":true,"resumeAfterInterruption":false}},"#
+            + #"{"id":"s2","label":"resumeAfterInterruption","fields":{"isPlaying":false,"resumeAfterInterruption":true}}],"#
+            + #""starts":["s0"],"edges":["#
+            + #"{"from":"s0","to":"s0","events":["interruptionBegan","interruptionEnded(shouldResume=true)","interruptionEnded(shouldResume=false)","userPaused","outputDisconnected","routeChanged(reason=oldDeviceUnavailable)","routeChanged(reason=otherKnown)","routeChanged(reason=unknown)"],"decision":"none"},"#
+            + #"{"from":"s0","to":"s1","events":["userPlayed"],"decision":"play"},"#
+            + #"{"from":"s1","to":"s2","events":["interruptionBegan"],"decision":"pause"},"#
+            + #"{"from":"s1","to":"s0","events":["interruptionEnded(shouldResume=true)","interruptionEnded(shouldResume=false)","userPaused","outputDisconnected","routeChanged(reason=oldDeviceUnavailable)"],"decision":"pause"},"#
+            + #"{"from":"s1","to":"s1","events":["userPlayed","routeChanged(reason=otherKnown)","routeChanged(reason=unknown)"],"decision":"none"},"#
+            + #"{"from":"s2","to":"s0","events":["interruptionBegan","interruptionEnded(shouldResume=false)","userPaused","outputDisconnected","routeChanged(reason=oldDeviceUnavailable)"],"decision":"none"},"#
+            + #"{"from":"s2","to":"s1","events":["interruptionEnded(shouldResume=true)","userPlayed"],"decision":"play"},"#
+            + #"{"from":"s2","to":"s2","events":["routeChanged(reason=otherKnown)","routeChanged(reason=unknown)"],"decision":"none"}]}"#)
+    }
+
+    func testJSONDiagramsNameEveryTransitionOnceAndEveryEdgeEndIsANode() throws {
+        let transitions = [27, 88, 87, 608]
+        for (endpoint, count) in zip(Rulesets.all, transitions) {
+            let graph = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(endpoint.diagram(.json))) as? [String: Any])
+            let nodes = try XCTUnwrap(graph["nodes"] as? [[String: Any]]).compactMap { $0["id"] as? String }
+            let edges = try XCTUnwrap(graph["edges"] as? [[String: Any]])
+            let starts = try XCTUnwrap(graph["starts"] as? [String])
+
+            XCTAssertEqual(edges.map { ($0["events"] as? [String])?.count ?? 0 }.reduce(0, +), count, endpoint.name)
+            XCTAssertTrue(edges.allSatisfy { nodes.contains($0["from"] as? String ?? "") && nodes.contains($0["to"] as? String ?? "") })
+            XCTAssertTrue(starts.allSatisfy(nodes.contains), endpoint.name)
+        }
+    }
+
     func testDOTRendersWithGraphviz() throws {
         guard let dot = ["/usr/bin/dot", "/usr/local/bin/dot"].first(where: FileManager.default.isExecutableFile) else {
             // .ci/run installs Graphviz and sets this, so CI never skips the test.
@@ -83,6 +113,6 @@ final class DiagramTests: XCTestCase {
     func testAnUnknownFormatSaysWhichThereAre() {
         guard case .failure(let error) = DiagramFormat.named("mermiad") else { return XCTFail("accepted") }
 
-        XCTAssertEqual(error.detail, "unknown diagram format 'mermiad'; did you mean 'mermaid'? (formats: mermaid, dot)")
+        XCTAssertEqual(error.detail, "unknown diagram format 'mermiad'; did you mean 'mermaid'? (formats: mermaid, dot, json)")
     }
 }

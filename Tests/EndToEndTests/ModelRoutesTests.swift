@@ -64,11 +64,12 @@ final class ModelRoutesTests: OracleProcessTestCase {
 
     // MARK: GET /rulesets/{name}/diagram
 
-    func testDiagramsAreMermaidByDefaultOrDOTAndAnUnknownFormatIs400() throws {
+    func testDiagramsAreMermaidByDefaultOrDOTOrJSONAndAnUnknownFormatIs400() throws {
         let (_, port) = try startServer()
 
         let mermaid = try XCTUnwrap(get("/rulesets/playback/1/diagram", port: port))
         let dot = try XCTUnwrap(get("/rulesets/playback/diagram?format=dot", port: port))
+        let graph = try XCTUnwrap(get("/rulesets/audio-session/1/diagram?format=json", port: port))
         let head = try XCTUnwrap(get("/rulesets/playback/diagram?format=dot", port: port, method: "HEAD"))
         let unknown = try XCTUnwrap(get("/rulesets/playback/diagram?format=mermiad", port: port))
         let twice = try XCTUnwrap(get("/rulesets/playback/diagram?format=dot&format=mermaid", port: port))
@@ -79,13 +80,15 @@ final class ModelRoutesTests: OracleProcessTestCase {
         XCTAssertTrue(String(decoding: mermaid.body, as: UTF8.self).hasPrefix("stateDiagram-v2\n"))
         XCTAssertEqual(dot.header("Content-Type"), "text/vnd.graphviz; charset=utf-8")
         XCTAssertTrue(String(decoding: dot.body, as: UTF8.self).hasPrefix(#"digraph "playback/1" {"#))
+        XCTAssertEqual(graph.header("Content-Type"), "application/json")
+        XCTAssertEqual((try json(graph.body)["nodes"] as? [Any])?.count, 38)
         XCTAssertEqual(head.status, 200)
         XCTAssertEqual(head.header("Content-Length"), "\(dot.body.count)")
         XCTAssertTrue(head.body.isEmpty)
         XCTAssertEqual(unknown.status, 400)
         XCTAssertEqual(try json(unknown.body)["type"] as? String, "/problems/invalid-query")
         XCTAssertEqual(try json(unknown.body)["detail"] as? String,
-                       "unknown diagram format 'mermiad'; did you mean 'mermaid'? (formats: mermaid, dot)")
+                       "unknown diagram format 'mermiad'; did you mean 'mermaid'? (formats: mermaid, dot, json)")
         XCTAssertEqual(twice.status, 400)
         XCTAssertEqual(posted.status, 405)
         XCTAssertEqual(posted.header("Allow"), "GET, HEAD")

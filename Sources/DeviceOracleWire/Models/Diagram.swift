@@ -7,11 +7,15 @@ public enum DiagramFormat: String, CaseIterable, Sendable {
     case mermaid
     /// Graphviz DOT (`dot -Tsvg`).
     case dot
+    /// The graph as data — nodes with their fields, starts, edges — for a page that
+    /// draws it itself and matches coverage's transitions (`from`, `to`) to its nodes.
+    case json
 
     public var contentType: String {
         switch self {
         case .mermaid: "text/plain; charset=utf-8"
         case .dot: "text/vnd.graphviz; charset=utf-8"
+        case .json: "application/json"
         }
     }
 
@@ -38,6 +42,8 @@ enum Diagram {
         let names = graph.nodes.map { nodeName(graph.model.fields(of: $0)) }
         var lines: [String]
         switch format {
+        case .json:
+            return json(graph, edges: edges, names: names, title: title)
         case .mermaid:
             // Mermaid ends a label at a colon or semicolon; the names hold neither.
             lines = ["stateDiagram-v2", "    direction LR"]
@@ -58,6 +64,51 @@ enum Diagram {
             lines.append("}")
         }
         return Array((lines.joined(separator: "\n") + "\n").utf8)
+    }
+
+    /// `{"ruleset", "nodes": [{"id", "label", "fields"}], "starts", "edges": [{"from",
+    /// "to", "events", "decision"}]}`: the same nodes, ids and edges as the text forms.
+    private static func json<Model>(_ graph: StateGraph<Model>, edges: [Edge], names: [String], title: String) -> [UInt8] {
+        var writer = JSONWriter(capacity: 256 * (graph.nodes.count + edges.count))
+        writer.beginObject()
+        writer.key("ruleset")
+        writer.string(escaping: title)
+        writer.key("nodes")
+        writer.beginArray()
+        for (index, node) in graph.nodes.enumerated() {
+            writer.beginObject()
+            writer.key("id")
+            writer.string(escaping: "s\(index)")
+            writer.key("label")
+            writer.string(escaping: names[index])
+            writer.key("fields")
+            writer.node(graph.model.fields(of: node))
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("starts")
+        writer.beginArray()
+        for start in graph.startNodes { writer.string(escaping: "s\(start)") }
+        writer.endArray()
+        writer.key("edges")
+        writer.beginArray()
+        for edge in edges {
+            writer.beginObject()
+            writer.key("from")
+            writer.string(escaping: "s\(edge.from)")
+            writer.key("to")
+            writer.string(escaping: "s\(edge.to)")
+            writer.key("events")
+            writer.beginArray()
+            for event in edge.events { writer.string(escaping: event) }
+            writer.endArray()
+            writer.key("decision")
+            writer.string(escaping: edge.decision)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return writer.finish()
     }
 
     private struct Edge {

@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""The trace viewer (GET /) in a real browser: headless Chromium driven by Playwright.
+
+Starts the built binary on a free port, loads the page, and checks from the DOM what
+a person would see: a failing playback trace (verdict, the highlighted mismatch, the
+lane values, the first divergence in view, the path on the diagram), a 422 as a list
+of pointers into the body, a 1,000-step log rendered lazily, keyboard moves between
+steps, a share link that reopens the same trace, and that nothing but this service is
+ever contacted. A dropped file is read, its ruleset guessed and run. Waits on DOM
+conditions, never on sleeps.
+
+    python3 Tests/browser/viewer_e2e.py [--binary PATH] [--screenshot PATH]
+
+Needs Playwright (pip) and Chromium (Debian: apt-get install chromium); .ci/run
+installs both. Prints one line per check and "N passed, N failed" last; exits 1 on
+any failure.
+"""
+
+import argparse
+import base64
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+import zlib
+
+from playwright.sync_api import expect, sync_playwright
+
+# Example positions in the page's Example list.
+FAILING_PLAYBACK, TYPOS, LONG_LOG = 0, 3, 4
+TIMEOUT_MS = 20_000  # per wait; a shared 2-core machine can be slow, never this slow
+
+
+def start_server(binary):
+    """The binary on port 0; the port from its startup line."""
+    server = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", "--log-level", "info"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = server.stdout.readline()
+        if not line:
+            break
+        match = re.search(r'"msg":"listening".*"port":(\d+)', line)
+        if match:
+            return server, int(match.group(1))
+    server.kill()
+    raise RuntimeError("the server printed no startup line")
+
+
+def run_example(page, index):
+    page.select_option("#example", str(index))
+
+
+def wait_for_answer(page, verdict):
+    expect(page.locator("#verdict")).to_have_attribute("data-verdict", verdict, timeout=TIMEOUT_MS)
+    expect(page.locator("#run")).to_be_enabled(timeout=TIMEOUT_MS)
+
+
+def lane(page, name, steps):
+    """The canonical values of one lane, parsed, for the given step columns."""
+    return [json.loads(page.locator(f'.cell[data-lane="{name}"][data-step="{step}"]').get_attribute("data-value"))
+            for step in steps]
+
+
+def check_failing_playback_trace(page, base, screenshot):
+    run_example(page, FAILING_PLAYBACK)
+    wait_for_answer(page, "fail")
+
+    expect(page.locator("#verdict")).to_have_text("fail")
+    expect(page.locator("#mismatch-list li")).to_have_count(2)
+    # The divergence: step 3 (headphones unplugged), where the device kept playing.
+    mismatches = page.locator(".cell.mismatch")
+    expect(mismatches).to_have_count(2)
+    playing = page.locator('.cell.mismatch[data-step="3"][data-lane="isPlaying"]')
+    expect(playing).to_have_attribute("data-value", "false")
+    expect(playing).to_have_attribute("data-observed", "true")
+    expect(playing).to_contain_text("obs true")
+    action = page.locator('.cell.mismatch[data-step="3"][data-lane="action"]')
+    expect(action).to_have_attribute("data-value", '"pause"')
+    expect(action).to_have_attribute("data-observed", '"none"')
+    # Every lane, every step: the canonical values after each event.
+    steps = range(5)
+    assert lane(page, "isPlaying", steps) == [True, False, True, False, False], lane(page, "isPlaying", steps)
+    assert lane(page, "resumeAfterInterruption", steps) == [False, True, False, False, False]
+    assert lane(page, "action", steps) == ["play", "pause", "play", "pause", "none"]
+    assert lane(page, "isPlaying", ["final"]) == [False]
+    # Observed values that agree are marked, not highlighted.
+    expect(page.locator('.cell.ok[data-step="1"][data-lane="action"]')).to_contain_text("obs pause")
+    # The raw notification beside the canonical event it became.
+    expect(page.locator('.col[data-col="3"] .cell.raw')).to_contain_text("RouteChange")
+    expect(page.locator('.col[data-col="3"] .cell.event')).to_contain_text("routeChanged")
+    # The first divergence is selected and scrolled into the timeline's view.
+    expect(page.locator(".col.selected")).to_have_attribute("data-col", "3")
+    inside = page.evaluate("""() => {
+        const column = document.querySelector('.col.selected').getBoundingClientRect();
+        const view = document.getElementById('tl-scroll').getBoundingClientRect();
+        return column.left >= view.left - 1 && column.right <= view.right + 1;
+    }""")
+    assert inside, "the first divergence is not in the timeline's view"
+    expect(page.locator("#step-title")).to_have_text("Event 3 — line-88")
+    # The diagram: the path this log took (5 of playback's 8 edges), step 3's edge marked.
+    expect(page.locator("#diagram .edge.taken")).to_have_count(5, timeout=TIMEOUT_MS)
+    current = page.locator("#diagram .edge.current")
+    expect(current).to_have_count(1)
+    expect(current).to_have_attribute("data-from", "s1")
+    expect(current).to_have_attribute("data-to", "s0")
+    if screenshot:
+        os.makedirs(os.path.dirname(os.path.abspath(screenshot)), exist_ok=True)
+        # The page from the top down to the diagram, as a 1280-wide window shows it.
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=screenshot, full_page=True, clip={"x": 0, "y": 0, "width": 1280, "height": 1040})
+
+
+def check_keyboard_moves_between_steps(page, base, screenshot):
+    # The selected step's button is the one tab stop of the step row.
+    expect(page.locator(".step-btn[tabindex='0']")).to_have_count(1)
+    page.locator(".col.selected .step-btn").focus()
+    page.keyboard.press("ArrowLeft")
+    expect(page.locator(".col.selected")).to_have_attribute("data-col", "2")
+    page.keyboard.press("End")
+    expect(page.locator(".col.selected")).to_have_attribute("data-col", "5")  # the final state
+    assert page.evaluate("document.activeElement.closest('.col').dataset.col") == "5"
+    page.keyboard.press("Home")
+    expect(page.locator(".col.selected")).to_have_attribute("data-col", "0")
+    page.get_by_role("button", name="Next step with a mismatch").click()
+    expect(page.locator(".col.selected")).to_have_attribute("data-col", "3")
+    # A mismatch in the list takes the timeline to its step.
+    page.locator("#mismatch-list button").first.click()
+    expect(page.locator(".col.selected")).to_have_attribute("data-col", "3")
+
+
+def check_share_link_reopens_the_trace(page, base, screenshot):
+    body = page.input_value("#body")
+    page.click("#share")
+    link = page.locator("#share-link")
+    expect(link).to_have_value(re.compile(r"#r=playback/1&z="), timeout=TIMEOUT_MS)
+    shared = page.context.new_page()
+    shared.goto(link.input_value())
+    wait_for_answer(shared, "fail")
+    assert shared.input_value("#body") == body
+    assert shared.input_value("#ruleset") == "playback/1"
+    expect(shared.locator('.cell.mismatch[data-step="3"][data-lane="isPlaying"]')).to_have_count(1)
+    shared.close()
+    # A link a CI log prints, made without a browser: base64url of the raw-deflated body.
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    deflated = compressor.compress(b'{"events":[{"type":"userPlayed","observed":{"isPlaying":false}}]}') + compressor.flush()
+    printed = base64.urlsafe_b64encode(deflated).decode().rstrip("=")
+    plain = base64.urlsafe_b64encode(b'{"events":[{"type":"userPlayed","observed":{"isPlaying":true}}]}').decode().rstrip("=")
+    for fragment, verdict in [(f"r=playback&z={printed}", "fail"), (f"r=playback/1&b={plain}", "pass")]:
+        ci = page.context.new_page()
+        ci.goto(f"{base}/#{fragment}")
+        wait_for_answer(ci, verdict)
+        expect(ci.locator('.cell[data-step="0"][data-lane="isPlaying"]')).to_have_attribute("data-value", "true")
+        ci.close()
+
+
+def check_problem_list_points_into_the_body(page, base, screenshot):
+    run_example(page, TYPOS)
+    problem = page.locator("#problem")
+    expect(problem).to_be_visible(timeout=TIMEOUT_MS)
+    expect(page.locator("#problem-title")).to_have_text("422 Invalid request")
+    pointers = page.locator("#problem-list button[data-pointer]")
+    expect(pointers).to_have_count(3)
+    assert [pointers.nth(i).get_attribute("data-pointer") for i in range(3)] == \
+        ["/events/0/type", "/events/1/shouldResume", "/events/2/observed/isPlayng"]
+    expect(page.locator("#problem-list li").first).to_contain_text("did you mean 'userPaused'?")
+    pointers.first.click()
+    selected = page.evaluate("(() => { const a = document.getElementById('body'); return a.value.slice(a.selectionStart, a.selectionEnd); })()")
+    assert selected == '"type": "userPause"', selected
+    # Malformed JSON: a 400 naming the line and column.
+    page.fill("#body", '{"events":[{"type":"userPaused"},]}')
+    page.click("#run")
+    expect(page.locator("#problem-title")).to_have_text("400 Invalid JSON", timeout=TIMEOUT_MS)
+    expect(page.locator("#problem-list")).to_contain_text("line 1, column 34")
+
+
+def check_long_log_renders_lazily(page, base, screenshot):
+    started = time.monotonic()
+    run_example(page, LONG_LOG)
+    wait_for_answer(page, "fail")
+    expect(page.locator(".col.selected")).to_have_attribute("data-col", "713", timeout=TIMEOUT_MS)
+    elapsed = time.monotonic() - started
+    columns = page.locator(".col").count()
+    assert columns < 40, f"{columns} step columns in the DOM for 1,001"
+    assert elapsed < 10, f"1,000 steps took {elapsed:.1f} s to show"
+    expect(page.locator('.cell.mismatch[data-step="713"][data-lane="isPlaying"]')).to_have_count(1)
+    # Scrolling renders the columns that come into view, and only those.
+    page.evaluate("document.getElementById('tl-scroll').scrollLeft = 136 * 990")
+    expect(page.locator('.col[data-col="995"]')).to_have_count(1, timeout=TIMEOUT_MS)
+    assert page.locator(".col").count() < 40
+    page.locator(".col.selected .step-btn").focus()
+    page.keyboard.press("End")
+    expect(page.locator(".col.selected")).to_have_attribute("data-col", "1000")
+
+
+def check_ruleset_is_guessed_from_the_body(page, base, screenshot):
+    page.select_option("#ruleset", "playback/1")
+    page.fill("#body", '{"category":"ambient","events":[{"type":"launched"},{"type":"playSound","name":"coin"}]}')
+    page.locator("#body").blur()  # a change event, as after typing or pasting
+    expect(page.locator("#ruleset")).to_have_value("audio-session/1")
+    page.click("#run")
+    wait_for_answer(page, "unchecked")
+    # Lanes come from the answer: audio-session's six state fields and its decision fields.
+    for name in ["foreground", "active", "interrupted", "categorySet", "observing", "deactivationPending", "actions", "soundPlayed"]:
+        expect(page.locator(f'.lane-label:has-text("{name}")')).to_have_count(1)
+    assert lane(page, "actions", [0]) == [["setCategory", "addObservers", "activate"]]
+
+
+def check_dropped_file_is_read_guessed_and_run(page, base, screenshot):
+    page.select_option("#ruleset", "playback/1")
+    body = '{"events":[{"type":"saveTapped"},{"type":"saveSucceeded","observed":{"haptic":"none"}}]}'
+    # What a drag from the file manager delivers: a File in the drop's DataTransfer.
+    page.evaluate("""(body) => {
+        const transfer = new DataTransfer();
+        transfer.items.add(new File([body], 'device-log.json', { type: 'application/json' }));
+        document.getElementById('drop').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+    }""", body)
+    wait_for_answer(page, "fail")
+    expect(page.locator("#ruleset")).to_have_value("haptics/1")
+    assert page.input_value("#body") == body
+    haptic = page.locator('.cell.mismatch[data-step="1"][data-lane="haptic"]')
+    expect(haptic).to_have_attribute("data-value", '"play"')
+    assert lane(page, "actions", [0, 1]) == [["startSave"], ["startEngine", "playHaptic"]]
+
+
+def check_narrow_window_scrolls_only_the_timeline(page, base, screenshot):
+    page.set_viewport_size({"width": 400, "height": 800})
+    try:
+        run_example(page, FAILING_PLAYBACK)
+        wait_for_answer(page, "fail")
+        expect(page.locator(".col.selected")).to_have_attribute("data-col", "3")
+        # The page itself never scrolls sideways; the timeline and the diagram do, inside.
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the page scrolls sideways"
+        box = page.locator(".col.selected").bounding_box()
+        view = page.locator("#tl-scroll").bounding_box()
+        assert view["x"] - 1 <= box["x"] and box["x"] + box["width"] <= view["x"] + view["width"] + 1, (box, view)
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 800})
+
+
+CHECKS = [
+    check_failing_playback_trace,
+    check_keyboard_moves_between_steps,
+    check_share_link_reopens_the_trace,
+    check_problem_list_points_into_the_body,
+    check_long_log_renders_lazily,
+    check_ruleset_is_guessed_from_the_body,
+    check_dropped_file_is_read_guessed_and_run,
+    check_narrow_window_scrolls_only_the_timeline,
+]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--binary", help="the device-oracle binary (default: swift build's release binary)")
+    parser.add_argument("--screenshot", default=".build/browser/viewer.png", help="where the failing trace's screenshot goes")
+    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+    arguments = parser.parse_args()
+    binary = arguments.binary or os.path.join(
+        subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], capture_output=True, text=True, check=True).stdout.strip(),
+        "device-oracle")
+
+    started = time.monotonic()
+    server, port = start_server(binary)
+    base = f"http://127.0.0.1:{port}"
+    passed = failed = 0
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=arguments.chromium, args=["--no-sandbox"])
+            context = browser.new_context(viewport={"width": 1280, "height": 800})
+            expect.set_options(timeout=TIMEOUT_MS)
+            foreign, errors = [], []
+            context.on("request", lambda request: None if request.url.startswith(base + "/") else foreign.append(request.url))
+            context.on("weberror", lambda error: errors.append(str(error.error)))
+            page = context.new_page()
+            page.on("console", lambda message: errors.append(message.text) if message.type == "error" and "422" not in message.text and "400" not in message.text else None)
+            page.goto(base + "/")
+            expect(page.locator("html")).to_have_attribute("data-ready", "true")
+            for check in CHECKS:
+                check_started = time.monotonic()
+                try:
+                    check(page, base, arguments.screenshot)
+                    passed += 1
+                    print(f"ok    {check.__name__} ({time.monotonic() - check_started:.1f} s)", flush=True)
+                except Exception:  # one failing check must not hide the others
+                    failed += 1
+                    print(f"FAIL  {check.__name__}\n{traceback.format_exc()}", flush=True)
+            # Nothing leaves the browser but requests to the service itself, and no script failed.
+            for name, found in [("requests to another origin", foreign), ("script errors", errors)]:
+                if found:
+                    failed += 1
+                    print(f"FAIL  {name}: {found}", flush=True)
+                else:
+                    passed += 1
+                    print(f"ok    no {name}", flush=True)
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    print(f"{time.monotonic() - started:.1f} s in all")
+    print(f"browser: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
