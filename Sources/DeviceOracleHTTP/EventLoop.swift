@@ -1,4 +1,5 @@
 import CSyscalls
+import DeviceOracleJSON
 import Dispatch
 import Glibc
 import Synchronization
@@ -77,7 +78,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private(set) var dateField: [UInt8] = []
     @exclusivity(unchecked) private var timestampPrefix: [UInt8] = []
     @exclusivity(unchecked) private var wallMilliseconds = 0
-    @exclusivity(unchecked) private(set) var accessLog: [UInt8] = []
+    /// Access lines written since the last hand-over to the logger.
+    @exclusivity(unchecked) private var accessLog = JSONWriter(capacity: 64 * 1024)
     @exclusivity(unchecked) private var accessLogLines = 0
     /// Answers of the connection being processed, built here and sent in one write;
     /// a connection keeps only what the socket did not take.
@@ -322,9 +324,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     private func flushAccessLog() {
-        guard !accessLog.isEmpty else { return }
-        context.logger.enqueue(accessLog, lineCount: accessLogLines)
-        accessLog.removeAll(keepingCapacity: accessLog.capacity <= 1 << 20)
+        guard accessLog.byteCount > 0 else { return }
+        var lines: [UInt8] = []
+        accessLog.move(into: &lines)
+        context.logger.enqueue(lines, lineCount: accessLogLines)
         accessLogLines = 0
     }
 

@@ -83,6 +83,12 @@ public struct JSONWriter: ~Copyable {
         needsComma = true
     }
 
+    /// Ends a line of JSON Lines: a line feed, and the next value starts a new document.
+    @inlinable public mutating func endLine() {
+        append(0x0A)
+        needsComma = false
+    }
+
     @inlinable public mutating func beginArray() {
         separate()
         append(UInt8(ascii: "["))

@@ -1,15 +1,16 @@
 @testable import DeviceOracleHTTP
+import DeviceOracleJSON
 import XCTest
 
 /// The access line's bytes, member by member (the server's log readers depend on them).
 final class AccessLineTests: XCTestCase {
     private func line(id: UInt64, milliseconds: Int, elapsedNanoseconds: Int64, method: String? = "POST",
                       path: String? = "/playback/apply", userAgent: String? = nil) -> String {
-        var out: [UInt8] = []
+        var out = JSONWriter()
         AccessLine.append(to: &out, timestampPrefix: Array("2026-11-30T01:44:15.".utf8), milliseconds: milliseconds, id: id,
                           method: method, path: path, status: 200, bytes: 15, elapsedNanoseconds: elapsedNanoseconds,
                           fields: [("verdict", "pass")], userAgent: userAgent)
-        return String(decoding: out, as: UTF8.self)
+        return String(decoding: out.finish(), as: UTF8.self)
     }
 
     func testEveryMemberInOrder() {
