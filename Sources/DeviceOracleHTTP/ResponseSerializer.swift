@@ -152,7 +152,7 @@ enum AccessLine {
         writer.key("bytes")
         writer.integer(bytes)
         writer.key("ms")
-        writer.number(Double(elapsedNanoseconds / 1000) / 1000)
+        writer.number(thousandths: Int(elapsedNanoseconds / 1000))
         for (name, value) in fields {
             writer.key(escaping: name)
             writer.string(escaping: value)

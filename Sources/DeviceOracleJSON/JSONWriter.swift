@@ -209,6 +209,31 @@ public struct JSONWriter: ~Copyable {
         needsComma = true
     }
 
+    /// `thousandths / 1000` as a number, the same text `number(_:)` writes for it
+    /// (`1.5`, `0.073`, `2`), without formatting a `Double`: that cost more than
+    /// the rest of an access line.
+    public mutating func number(thousandths: Int) {
+        let whole = thousandths / 1000, fraction = abs(thousandths % 1000)
+        guard fraction != 0 else {
+            integer(whole)
+            return
+        }
+        if thousandths < 0 && whole == 0 {
+            separate()
+            append(UInt8(ascii: "-"))
+            append(UInt8(ascii: "0"))
+        } else {
+            integer(whole)
+        }
+        append(UInt8(ascii: "."))
+        append(UInt8(48 + fraction / 100))
+        if fraction % 100 != 0 {
+            append(UInt8(48 + fraction / 10 % 10))
+            if fraction % 10 != 0 { append(UInt8(48 + fraction % 10)) }
+        }
+        needsComma = true
+    }
+
     /// Bytes that are already a complete JSON value.
     public mutating func raw(_ json: [UInt8]) {
         separate()

@@ -29,6 +29,16 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(text { $0.integer(Int.min) }, "-9223372036854775808")
     }
 
+    func testThousandthsAreWrittenAsTheirDoubleWouldBe() {
+        for value in Array(-2_100...2_100) + [12_345_678, 99_999_999_999, -7_000_001] {
+            var fixed = JSONWriter(), double = JSONWriter()
+            fixed.number(thousandths: value)
+            double.number(Double(value) / 1000)
+            let (written, expected) = (fixed.finish(), double.finish())
+            XCTAssertEqual(String(decoding: written, as: UTF8.self), String(decoding: expected, as: UTF8.self))
+        }
+    }
+
     func testStringsEscapeOnlyWhatJSONRequires() {
         XCTAssertEqual(text { $0.string(escaping: "a\"b\\c/d\né\u{01}") }, #""a\"b\\c/d\né\u0001""#)
     }
