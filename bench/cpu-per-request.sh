@@ -11,7 +11,7 @@ path=${2:-/playback/apply}
 body=${3:-$here/bodies/playback-small.json}
 conns=${4:-64}
 secs=${5:-5}
-port=${PORT:-18181}
+pid=
 lua=$(mktemp --suffix .lua)
 log=$(mktemp)
 trap 'kill "$pid" 2>/dev/null || true; rm -f "$lua" "$log"' EXIT
@@ -21,9 +21,9 @@ wrk.method = "POST"; wrk.body = f:read("*a"); f:close()
 wrk.headers["Content-Type"] = "application/json"
 function done(summary) io.write(string.format("REQUESTS %d\n", summary.requests)) end
 LUA
-taskset -c 0 "$binary" --host 127.0.0.1 --port "$port" --log-level "${LOG_LEVEL:-warn}" >"$log" 2>&1 &
-pid=$!
-for _ in $(seq 1 100); do grep -q listening "$log" && break; sleep 0.05; done
+source "$here/../.ci/start-server.sh"
+SERVER_CPUS=0 start_server "$log" "$binary" --log-level "${LOG_LEVEL:-warn}"
+pid=$server_pid
 ticks() { awk '{print $14, $15}' "/proc/$pid/stat"; }
 taskset -c 1 wrk -t1 -c"$conns" -d1s -s "$lua" "http://127.0.0.1:$port$path" >/dev/null  # warm-up
 read -r u0 s0 < <(ticks)

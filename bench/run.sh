@@ -43,12 +43,11 @@ echo "== the default access log's cost (server on CPU 0): warn and info in one r
   --extra "oracle-info=$binary serve --port 8091 --log-level info" >"$results/access-log.md")
 
 echo "== idle memory, and 10,000 idle keep-alive connections" >&2
+source "$repo/.ci/start-server.sh"
 log=$(mktemp)
-"$binary" --host 127.0.0.1 --port 8093 --log-level warn >"$log" 2>&1 &
-pid=$!
-for _ in $(seq 1 100); do grep -q listening "$log" && break; sleep 0.05; done
-idle=$(python3 "$here/idle_connections.py" 8093 "$pid" 10000)
-kill -TERM "$pid"; wait "$pid" || true; rm -f "$log"
+start_server "$log" "$binary" --log-level warn
+idle=$(python3 "$here/idle_connections.py" "$port" "$server_pid" 10000)
+kill -TERM "$server_pid"; wait "$server_pid" || true; rm -f "$log"
 
 echo "== every ruleset: small body (wrk, c=64) and large body (curl), server on CPU 0" >&2
 rulesets=$results/rulesets.md
@@ -59,13 +58,11 @@ rulesets=$results/rulesets.md
 for entry in playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run; do
   name=${entry%%:*} path=${entry#*:}
   log=$(mktemp)
-  taskset -c 0 "$binary" --host 127.0.0.1 --port 8092 --log-level warn >"$log" 2>&1 &
-  pid=$!
-  for _ in $(seq 1 100); do grep -q listening "$log" && break; sleep 0.05; done
-  small=$(cd "$work" && CONNS=64 BODY=$bodies/$name-small.json ./http-bench.sh "http://127.0.0.1:8092$path" "$secs" | tail -1)
-  large=$(cd "$work" && BODY=$bodies/$name-large.json ./large-bench.sh "http://127.0.0.1:8092$path" 10)
-  rss=$(awk '/^VmHWM/ {print int($2 / 1024)}' "/proc/$pid/status")
-  kill -TERM "$pid"; wait "$pid" || true; rm -f "$log"
+  SERVER_CPUS=0 start_server "$log" "$binary" --log-level warn
+  small=$(cd "$work" && CONNS=64 BODY=$bodies/$name-small.json ./http-bench.sh "http://127.0.0.1:$port$path" "$secs" | tail -1)
+  large=$(cd "$work" && BODY=$bodies/$name-large.json ./large-bench.sh "http://127.0.0.1:$port$path" 10)
+  rss=$(awk '/^VmHWM/ {print int($2 / 1024)}' "/proc/$server_pid/status")
+  kill -TERM "$server_pid"; wait "$server_pid" || true; rm -f "$log"
   read -r _ rps p50 p99 _ <<<"$small"
   seconds=$(grep -oE 'median_s=[0-9.]+' <<<"$large" | cut -d= -f2)
   mbs=$(grep -oE 'req_MB/s=[0-9.]+' <<<"$large" | cut -d= -f2)
