@@ -77,16 +77,7 @@ enum ResponseSerializer {
     static func appendChunk(_ piece: [UInt8], to out: inout OutputQueue) {
         guard !piece.isEmpty else { return }  // a zero-size chunk would end the body
         out.append(maxCount: 18) { line in
-            var digits: UInt64 = 0, length = 0, rest = piece.count
-            withUnsafeMutableBytes(of: &digits) { scratch in
-                repeat {
-                    length += 1
-                    let digit = UInt8(rest & 0xF)
-                    scratch[8 - length] = digit < 10 ? 48 + digit : UInt8(ascii: "a") + digit - 10
-                    rest >>= 4
-                } while rest > 0
-                line.append(UnsafeRawBufferPointer(rebasing: scratch[(8 - length)...]))
-            }
+            withHexDigits(UInt64(piece.count)) { line.append(UnsafeRawBufferPointer($0)) }
             line.append("\r\n")
         }
         out.append(body: piece)
@@ -128,17 +119,7 @@ enum AccessLine {
         writer.key("msg")
         writer.string("request")
         writer.key("id")
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { text in
-            var count = 0
-            var rest = id
-            repeat {
-                count += 1
-                let digit = UInt8(truncatingIfNeeded: rest & 0xF)
-                text[16 - count] = digit < 10 ? 48 + digit : UInt8(ascii: "a") + digit - 10
-                rest >>= 4
-            } while rest != 0
-            writer.string(utf8: UnsafeBufferPointer(rebasing: text[(16 - count)...]))
-        }
+        withHexDigits(id) { writer.string(utf8: $0) }
         if let method {
             writer.key("method")
             writer.string(escaping: method)
@@ -163,5 +144,21 @@ enum AccessLine {
         }
         writer.endObject()
         writer.endLine()
+    }
+}
+
+/// `value` in lowercase hexadecimal without leading zeros, handed to `body` from the
+/// stack: a request id in an access line, a chunk's size.
+func withHexDigits<Result>(_ value: UInt64, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { text in
+        var count = 0
+        var rest = value
+        repeat {
+            count += 1
+            let digit = UInt8(truncatingIfNeeded: rest & 0xF)
+            text[16 - count] = digit < 10 ? 48 + digit : UInt8(ascii: "a") + digit - 10
+            rest >>= 4
+        } while rest != 0
+        return body(UnsafeBufferPointer(rebasing: text[(16 - count)...]))
     }
 }

@@ -102,18 +102,7 @@ public struct JSONWriter: ~Copyable {
 
     /// A member name we own: written as is, so it must need no escaping.
     @inlinable public mutating func key(_ name: StaticString) {
-        // One capacity check for `,"name":` — keys are most of what an answer writes.
-        let length = name.utf8CodeUnitCount
-        reserve(length + 4)
-        if needsComma {
-            base[count] = UInt8(ascii: ",")
-            count += 1
-        }
-        base[count] = UInt8(ascii: "\"")
-        (base + count + 1).update(from: name.utf8Start, count: length)
-        base[count + 1 + length] = UInt8(ascii: "\"")
-        base[count + 2 + length] = UInt8(ascii: ":")
-        count += length + 3
+        appendQuoted(name, colon: true)
         needsComma = false
     }
 
@@ -126,8 +115,15 @@ public struct JSONWriter: ~Copyable {
 
     /// A string we own that needs no escaping (an enum case name, a code).
     @inlinable public mutating func string(_ text: StaticString) {
+        appendQuoted(text, colon: false)
+        needsComma = true
+    }
+
+    /// `,"text"` (the comma when one is due), and `:` after it for a member name, with
+    /// one capacity check: keys and our own strings are most of what an answer writes.
+    @inlinable @inline(__always) mutating func appendQuoted(_ text: StaticString, colon: Bool) {
         let length = text.utf8CodeUnitCount
-        reserve(length + 3)
+        reserve(length + 4)
         if needsComma {
             base[count] = UInt8(ascii: ",")
             count += 1
@@ -136,7 +132,10 @@ public struct JSONWriter: ~Copyable {
         (base + count + 1).update(from: text.utf8Start, count: length)
         base[count + 1 + length] = UInt8(ascii: "\"")
         count += length + 2
-        needsComma = true
+        if colon {
+            base[count] = UInt8(ascii: ":")
+            count += 1
+        }
     }
 
     /// Text from elsewhere, escaped. (Literals take the `StaticString` overload.)
