@@ -40,6 +40,20 @@ final class HTTPConnection {
         let stream: any HTTPBodyStream
         var sentBytes: Int
         let accessLine: AccessLineFields?
+        /// The last two pieces' arrays. A new piece starts only once less than a piece
+        /// waits, so the older one has normally been sent and dropped by the output
+        /// queue: it is written again in place instead of allocating (and page-faulting
+        /// in) a fresh quarter megabyte for every piece.
+        var recycled: (older: [UInt8], newer: [UInt8]) = ([], [])
+
+        /// An empty array for the next piece, with the older piece's capacity.
+        mutating func takeBuffer() -> [UInt8] {
+            var buffer: [UInt8] = []
+            swap(&buffer, &recycled.older)
+            swap(&recycled.older, &recycled.newer)
+            buffer.removeAll(keepingCapacity: true)
+            return buffer
+        }
     }
 
     /// What an access line says of a request, kept while its body streams.
@@ -313,9 +327,10 @@ final class HTTPConnection {
     /// last one, the last chunk, and the access line with the body's whole size.
     private func continueStreamedBody() {
         guard streamedBody != nil, output.count + loop.scratch.count < Self.streamPieceBytes else { return }
-        var piece: [UInt8] = []
+        var piece = streamedBody!.takeBuffer()
         let more = streamedBody!.stream.next(into: &piece, minimum: Self.streamPieceBytes)
         streamedBody!.sentBytes += piece.count
+        streamedBody!.recycled.newer = piece
         appendOutput {
             ResponseSerializer.appendChunk(piece, to: &$0)
             if !more { ResponseSerializer.appendLastChunk(to: &$0) }
