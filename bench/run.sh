@@ -38,9 +38,8 @@ echo "== playback against the peers, server on CPU 0" >&2
 (cd "$work" && SECS=$secs SERVER_CPUS=0 ./compare.sh --only 'nginx-w1|^go$|oracle' --extra "$oracle" >"$results/pinned.md")
 echo "== playback against the peers, unpinned" >&2
 (cd "$work" && SECS=$secs ./compare.sh --only 'nginx-w1|^go$|oracle' --extra "$oracle" >"$results/unpinned.md")
-echo "== the default access log's cost (server on CPU 0): warn and info in one run" >&2
-(cd "$work" && SECS=$secs SERVER_CPUS=0 ./compare.sh --only 'oracle' --extra "oracle-warn=$binary serve --port 8091 --log-level warn" \
-  --extra "oracle-info=$binary serve --port 8091 --log-level info" >"$results/access-log.md")
+echo "== the default access log's cost (server on CPU 0): warn and info in alternating pairs" >&2
+"$here/access-log-cost.sh" "$binary" 5 5 >"$results/access-log.txt"
 
 echo "== idle memory, and 10,000 idle keep-alive connections" >&2
 source "$repo/.ci/start-server.sh"
@@ -90,7 +89,12 @@ rules=$("$here/rules/run.sh" 2>/dev/null)
   echo
   echo "## The default access log (\`--log-level info\`) against none, server pinned to CPU 0"
   echo
-  tail -n 4 "$results/access-log.md"
+  echo "\`bench/access-log-cost.sh\`: five alternating pairs of 5 s wrk runs at c=64, each side measured by"
+  echo "\`bench/cpu-per-request.sh\` (req/s, and the server's CPU time per request from /proc)."
+  echo
+  echo '```'
+  cat "$results/access-log.txt"
+  echo '```'
   echo
   echo "## Idle memory (static build)"
   echo

@@ -81,6 +81,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// Access lines written since the last hand-over to the logger.
     @exclusivity(unchecked) private var accessLog = JSONWriter(capacity: 64 * 1024)
     @exclusivity(unchecked) private var accessLogLines = 0
+    /// The lines handed to the logger, in an array kept for the next batch.
+    @exclusivity(unchecked) private var accessBatch: [UInt8] = []
     /// Answers of the connection being processed, built here and sent in one write;
     /// a connection keeps only what the socket did not take.
     @exclusivity(unchecked) var scratch = OutputQueue()
@@ -325,9 +327,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     private func flushAccessLog() {
         guard accessLog.byteCount > 0 else { return }
-        var lines: [UInt8] = []
-        accessLog.move(into: &lines)
-        context.logger.enqueue(lines, lineCount: accessLogLines)
+        accessBatch.removeAll(keepingCapacity: true)
+        accessLog.move(into: &accessBatch)
+        context.logger.enqueue(accessBatch, lineCount: accessLogLines)
         accessLogLines = 0
     }
 

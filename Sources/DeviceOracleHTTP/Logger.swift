@@ -46,6 +46,8 @@ public final class Logger: Sendable {
     static let maxQueuedBytes = 16 << 20
     /// How long the writer waits after a wake-up, so one write carries many batches.
     static let batchDelayMicroseconds: UInt32 = 5000
+    /// Capacity a buffer keeps for the next batch; one grown past it (a burst) is freed.
+    static let retainedCapacity = 1 << 20
 
     private struct Queue {
         var bytes: [UInt8] = []
@@ -53,17 +55,24 @@ public final class Logger: Sendable {
         var writerStarted = false
     }
 
+    /// Where lines go, and the buffer the queue's lines are swapped into to be written.
+    /// The two buffers trade places on every write and keep their capacity: at 100k
+    /// lines a second, a queue grown afresh for every batch was mapped, faulted in and
+    /// unmapped each time, which cost more system time than the writes.
+    private struct Output {
+        let fileDescriptor: Int32
+        var spare: [UInt8] = []
+    }
+
     public let level: LogLevel
     private let queue = Locked(Queue())
-    /// The output, held around `write` so batches reach it in the order they were
-    /// taken. (Not a `Locked<Void>` beside the descriptor: ThreadSanitizer misplaces
-    /// accesses to a value of no size and reports a race.)
-    private let output: Locked<Int32>
+    /// The output, held around `write` so batches reach it in the order they were taken.
+    private let output: Locked<Output>
     private let wake = DispatchSemaphore(value: 0)
 
     public init(level: LogLevel = .info, fileDescriptor: Int32 = 1) {
         self.level = level
-        output = Locked(fileDescriptor)
+        output = Locked(Output(fileDescriptor: fileDescriptor))
     }
 
     /// Access lines are `info`: `--log-level warn` drops them.
@@ -108,11 +117,7 @@ public final class Logger: Sendable {
                 queue.droppedLines += lineCount
                 return false
             }
-            if wasEmpty {
-                queue.bytes = lines  // handed over, not copied: the writer takes the queue whole
-            } else {
-                queue.bytes += lines
-            }
+            queue.bytes.append(contentsOf: lines)
             if wasEmpty && queue.writerStarted { wake.signal() }
             if queue.writerStarted { return false }
             queue.writerStarted = true
@@ -123,17 +128,20 @@ public final class Logger: Sendable {
 
     /// Writes everything queued so far, in this thread.
     public func flush() {
-        output.withLock { fileDescriptor in
-            let (bytes, dropped) = queue.withLock { queue -> ([UInt8], Int) in
-                let taken = (queue.bytes, queue.droppedLines)
-                queue.bytes = []
-                queue.droppedLines = 0
-                return taken
+        output.withLock { output in
+            var lines: [UInt8] = []
+            swap(&lines, &output.spare)
+            let dropped = queue.withLock { queue in
+                swap(&lines, &queue.bytes)
+                defer { queue.droppedLines = 0 }
+                return queue.droppedLines
             }
-            write(bytes, to: fileDescriptor)
+            write(lines, to: output.fileDescriptor)
             if dropped > 0 {
-                write(Array(#"{"level":"warn","msg":"log lines dropped: output too slow","dropped":\#(dropped)}"#.utf8) + [0x0A], to: fileDescriptor)
+                write(Array(#"{"level":"warn","msg":"log lines dropped: output too slow","dropped":\#(dropped)}"#.utf8) + [0x0A], to: output.fileDescriptor)
             }
+            lines.removeAll(keepingCapacity: lines.capacity <= Self.retainedCapacity)
+            output.spare = lines
         }
     }
 
