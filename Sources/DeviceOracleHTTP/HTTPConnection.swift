@@ -283,7 +283,7 @@ final class HTTPConnection {
     }
 
     /// Queues the answer to the current request and decides what the connection does next.
-    private func finish(_ response: HTTPResponse, forceClose: Bool = false) {
+    private func finish(_ response: consuming HTTPResponse, forceClose: Bool = false) {
         guard exchange != nil else { return }
         let keepAlive = exchange!.head.keepAlive && !forceClose && !loop.draining && !peerClosedInput
         let field: ResponseSerializer.ConnectionField = !keepAlive ? .close : exchange!.head.version == .http1_0 ? .keepAlive : .none

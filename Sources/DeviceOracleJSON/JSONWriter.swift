@@ -299,21 +299,36 @@ public struct JSONWriter: ~Copyable {
     }
 
     @usableFromInline mutating func appendDecimal(magnitude: UInt) {
-        // Digits go backwards into reserved space, so nothing is moved afterwards.
         var digitCount = 1
-        var scan = magnitude
-        while scan >= 10 {
-            scan /= 10
+        var power: UInt = 10
+        while digitCount < 20, magnitude >= power {
             digitCount += 1
+            power &*= 10  // wraps only once digitCount is 20, the most a UInt has
         }
         reserve(digitCount)
+        // Digits go backwards into reserved space, two at a time (a step index is
+        // written for every step of a long log).
         var rest = magnitude
         var position = count + digitCount
-        repeat {
-            position -= 1
-            base[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-            rest /= 10
-        } while rest > 0
+        let pairs = Self.digitPairs.utf8Start
+        while rest >= 100 {
+            let pair = Int(rest % 100) &* 2
+            rest /= 100
+            position -= 2
+            base[position] = pairs[pair]
+            base[position + 1] = pairs[pair + 1]
+        }
+        if rest >= 10 {
+            base[position - 2] = pairs[Int(rest) &* 2]
+            base[position - 1] = pairs[Int(rest) &* 2 + 1]
+        } else {
+            base[position - 1] = UInt8(ascii: "0") + UInt8(rest)
+        }
         count += digitCount
+    }
+
+    /// "00", "01", … "99" back to back.
+    @usableFromInline static var digitPairs: StaticString {
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
     }
 }

@@ -28,14 +28,14 @@ enum ServiceRoutes {
         routes.append(Route(path: "/check", methods: [.POST], body: .json) { request in
             switch BatchCheck.answer(request.body) {
             case .success(let report):
-                let verdict = report.verdict.rawValue
+                let verdict = VerdictFields.of(report.verdict)
                 // The same report either way, so caches must tell the two apart.
-                let headers = [("Oracle-Verdict", verdict), ("Vary", "Accept")]
+                let headers = verdict.headers + [("Vary", "Accept")]
                 guard prefersJUnit(accept: request.headers["Accept"]) else {
-                    return .json(200, report.json, headers: headers, logFields: [("verdict", verdict)])
+                    return .json(200, report.json, headers: headers, logFields: verdict.logFields)
                 }
                 return HTTPResponse(status: 200, contentType: "application/xml", headers: headers, body: report.junitXML,
-                                    logFields: [("verdict", verdict)])
+                                    logFields: verdict.logFields)
             case .failure(let rejection):
                 return problem(for: rejection).response
             }
@@ -62,8 +62,8 @@ enum ServiceRoutes {
                 Route(path: base + "/coverage", methods: [.POST], body: .json) { request in
                     switch endpoint.coverage(request.body) {
                     case .success(let answer):
-                        let verdict = answer.verdict.rawValue
-                        return .json(200, answer.json, headers: [("Oracle-Verdict", verdict)], logFields: [("verdict", verdict)])
+                        let verdict = VerdictFields.of(answer.verdict)
+                        return .json(200, answer.json, headers: verdict.headers, logFields: verdict.logFields)
                     case .failure(let rejection):
                         return problem(for: rejection).response
                     }
@@ -141,13 +141,35 @@ enum ServiceRoutes {
     static func response(to answer: Result<RulesetAnswer, RequestRejection>) -> HTTPResponse {
         switch answer {
         case .success(let answer):
-            let verdict = answer.verdict.rawValue
-            var response = HTTPResponse.json(200, [], headers: [("Oracle-Verdict", verdict)], logFields: [("verdict", verdict)])
+            let verdict = VerdictFields.of(answer.verdict)
+            var response = HTTPResponse.json(200, [], headers: verdict.headers, logFields: verdict.logFields)
             // A long log's answer (megabytes) is written as it is sent, never whole.
             if answer.stepCount >= streamedStepCount { response.bodyStream = answer.pieces() } else { response.body = answer.json }
             return response
         case .failure(let rejection):
             return problem(for: rejection).response
+        }
+    }
+}
+
+/// A verdict's `Oracle-Verdict` header field and its access-line field, made once:
+/// written out at every answer they were two allocations a request.
+private struct VerdictFields {
+    let headers: [(String, String)]
+    let logFields: [(String, String)]
+
+    private init(_ verdict: Verdict) {
+        headers = [("Oracle-Verdict", verdict.rawValue)]
+        logFields = [("verdict", verdict.rawValue)]
+    }
+
+    private static let pass = VerdictFields(.pass), fail = VerdictFields(.fail), unchecked = VerdictFields(.unchecked)
+
+    static func of(_ verdict: Verdict) -> VerdictFields {
+        switch verdict {
+        case .pass: pass
+        case .fail: fail
+        case .unchecked: unchecked
         }
     }
 }

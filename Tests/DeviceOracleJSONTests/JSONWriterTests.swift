@@ -29,6 +29,18 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(text { $0.integer(Int.min) }, "-9223372036854775808")
     }
 
+    func testIntegersAreWrittenAsTheirDescriptionAtEveryDigitCount() {
+        var values = [0, 1, 9, 10, 99, 100, 101, 999, 1_000, 65_535, 100_000, Int.max, Int.min, Int.min + 1]
+        var power = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power - 1, power, power + 1, -power, -(power - 1)]
+        }
+        for value in values {
+            XCTAssertEqual(text { $0.integer(value) }, String(value))
+        }
+    }
+
     func testThousandthsAreWrittenAsTheirDoubleWouldBe() {
         for value in Array(-2_100...2_100) + [12_345_678, 99_999_999_999, -7_000_001] {
             var fixed = JSONWriter(), double = JSONWriter()

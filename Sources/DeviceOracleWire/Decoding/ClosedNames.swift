@@ -31,17 +31,20 @@ final class ClosedNames<Name: Sendable>: Sendable {
         }
     }
 
-    /// The length's low byte and the first seven bytes in one integer; for names of
-    /// up to 7 bytes equal signatures mean equal names.
+    /// The length's low byte and the first seven bytes (in memory order) in one
+    /// integer; for names of up to 7 bytes equal signatures mean equal names.
     @inline(__always)
     private static func signature(of bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
         let length = UInt64(truncatingIfNeeded: bytes.count)
         if let base = bytes.baseAddress, bytes.count >= 8 {
             return UnsafeRawPointer(base).loadUnaligned(as: UInt64.self) << 8 | length & 0xFF
         }
-        var signature = length
-        for index in 0..<bytes.count { signature |= UInt64(bytes[index]) << (8 * (index + 1)) }
-        return signature
+        // One small copy rather than a shift per byte: most names are short.
+        var word: UInt64 = 0
+        if let base = bytes.baseAddress {
+            withUnsafeMutableBytes(of: &word) { $0.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
+        }
+        return word << 8 | length
     }
 
     /// The name a string node spells, without allocating.
@@ -56,7 +59,7 @@ final class ClosedNames<Name: Sendable>: Sendable {
                 guard end - start == bytes.count else { continue }
                 let same = utf8.withUnsafeBufferPointer { all in
                     var index = 7
-                    while index < bytes.count, all[start + index] == bytes[index] { index += 1 }
+                    while index < bytes.count, all[start &+ index] == bytes[index] { index &+= 1 }
                     return index == bytes.count
                 }
                 if same { return names[position] }

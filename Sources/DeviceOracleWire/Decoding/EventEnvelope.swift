@@ -50,15 +50,20 @@ extension RequestDecoder {
     mutating func objects(in array: JSONValue) -> [(index: Int, object: JSONValue)] {
         var objects: [(index: Int, object: JSONValue)] = []
         objects.reserveCapacity(document.count(array))
-        for (index, element) in document.elements(array).enumerated() {
-            let kind = document.kind(element)
-            if kind == .object {
-                objects.append((index, element))
-            } else {
-                report("expected an object, got \(kind.article)", at: element)
-            }
+        for (index, element) in document.elements(array).enumerated() where isObject(element) {
+            objects.append((index, element))
         }
         return objects
+    }
+
+    /// Whether an array element is an object; reports it when not.
+    mutating func isObject(_ element: JSONValue) -> Bool {
+        let kind = document.kind(element)
+        guard kind == .object else {
+            report("expected an object, got \(kind.article)", at: element)
+            return false
+        }
+        return true
     }
 }
 

@@ -38,7 +38,9 @@ extension RequestDecoder {
                                                read: (inout RequestDecoder, JSONValue) -> ReadEvent<Decoded>,
                                                run: (LoggedEvent<Decoded, Field>) -> Void) {
         var arrival = ArrivalOrder()
-        for (index, object) in objects(in: events) {
+        // Element by element rather than through `objects(in:)`: no array for a short log.
+        for (index, object) in document.elements(events).enumerated() {
+            guard isObject(object) else { continue }
             let event = read(&self, object)
             let observed = self.observed(event.envelope.observed, names: observedNames)
             guard !hasProblems else { continue }
