@@ -31,19 +31,21 @@ final class ClosedNames<Name: Sendable>: Sendable {
         }
     }
 
-    /// The length's low byte and the first seven bytes (in memory order) in one
-    /// integer; for names of up to 7 bytes equal signatures mean equal names.
+    /// The length's low byte, and above it: for names of up to 7 bytes the bytes
+    /// themselves (equal signatures mean equal names), for longer ones a mix of the
+    /// first and last eight (`interruptionBegan` and `interruptionEnded` differ).
     @inline(__always)
     private static func signature(of bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        let length = UInt64(truncatingIfNeeded: bytes.count)
-        if let base = bytes.baseAddress, bytes.count >= 8 {
-            return UnsafeRawPointer(base).loadUnaligned(as: UInt64.self) << 8 | length & 0xFF
+        let length = UInt64(truncatingIfNeeded: bytes.count) & 0xFF
+        guard let base = bytes.baseAddress else { return length }
+        if bytes.count >= 8 {
+            let first = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
+            let last = UnsafeRawPointer(base + bytes.count - 8).loadUnaligned(as: UInt64.self)
+            return ((first ^ (last << 29 | last >> 35)) &* 0x9E37_79B9_7F4A_7C15) & ~0xFF | length
         }
         // One small copy rather than a shift per byte: most names are short.
         var word: UInt64 = 0
-        if let base = bytes.baseAddress {
-            withUnsafeMutableBytes(of: &word) { $0.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
-        }
+        withUnsafeMutableBytes(of: &word) { $0.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
         return word << 8 | length
     }
 
@@ -52,19 +54,29 @@ final class ClosedNames<Name: Sendable>: Sendable {
         document.withUTF8(value) { bytes in
             let signature = Self.signature(of: bytes)
             for position in 0..<signatures.count where signatures[position] == signature {
-                if bytes.count <= 7 { return names[position] }
-                // The signature keeps only the length's low byte: check it whole.
-                let start = starts[position]
-                let end = position + 1 < starts.count ? starts[position + 1] : utf8.count
-                guard end - start == bytes.count else { continue }
-                let same = utf8.withUnsafeBufferPointer { all in
-                    var index = 7
-                    while index < bytes.count, all[start &+ index] == bytes[index] { index &+= 1 }
-                    return index == bytes.count
-                }
-                if same { return names[position] }
+                if bytes.count <= 7 || spells(position, bytes) { return names[position] }
             }
             return nil
+        }
+    }
+
+    /// Whether the name at `position` is exactly `bytes` (8 bytes or more), eight
+    /// bytes at a time.
+    private func spells(_ position: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let start = starts[position]
+        let end = position + 1 < starts.count ? starts[position + 1] : utf8.count
+        guard end - start == bytes.count, let given = bytes.baseAddress.map(UnsafeRawPointer.init) else { return false }
+        return utf8.withUnsafeBytes { all in
+            let known = all.baseAddress! + start
+            var offset = 0
+            while offset + 8 < bytes.count {
+                guard known.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                        == given.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+                offset += 8
+            }
+            // The last eight bytes, overlapping the words before when the length is not a multiple of 8.
+            return known.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
+                == given.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
         }
     }
 

@@ -1,0 +1,47 @@
+import DeviceOracleJSON
+@testable import DeviceOracleWire
+import XCTest
+
+/// `ClosedNames.match` tells names apart by a signature first; these are the names
+/// a signature alone cannot tell apart or could confuse.
+final class ClosedNamesTests: XCTestCase {
+    private let spellings = [
+        "", "a", "type", "reason", "session", "observed", "userPaused", "shouldResume",
+        "interruptionBegan", "interruptionEnded", "mediaServicesWereLost", "mediaServicesWereReset",
+        "abcdefgh", "abcdefgi", "bbcdefgh", "abcdefghabcdefgh", "abcdefghXbcdefgh",
+    ]
+
+    private func matched(_ names: ClosedNames<Int>, _ text: String) -> Int? {
+        var writer = JSONWriter()
+        writer.beginArray()
+        writer.string(escaping: text)
+        writer.endArray()
+        let document = try! JSONReader.parse(writer.finish())
+        let element = document.elements(document.root).first { _ in true }!
+        return names.match(element, in: document)
+    }
+
+    func testEverySpellingMatchesItsOwnName() {
+        let names = ClosedNames("name", spellings.enumerated().map { ($1, $0) })
+        for (index, spelling) in spellings.enumerated() {
+            XCTAssertEqual(matched(names, spelling), index, spelling)
+        }
+    }
+
+    func testNearMissesMatchNothing() {
+        let names = ClosedNames("name", spellings.enumerated().map { ($1, $0) })
+        let nearMisses = ["A", "typ", "types", "Type", "userPause", "userPausedX", "interruptionBeganX",
+                          "interruptionEndeD", "interruptionBegam", "xnterruptionEnded", "abcdefgj", "abcdefghabcdefgi",
+                          "abcdefghabcdefg", "mediaServicesWereLosT", String(repeating: "a", count: 264)]
+        for text in nearMisses {
+            XCTAssertNil(matched(names, text), text)
+        }
+    }
+
+    func testAnEscapedSpellingMatchesTheNameItDecodesTo() {
+        let names = ClosedNames("name", spellings.enumerated().map { ($1, $0) })
+        let document = try! JSONReader.parse(Array(#"["user\u0050aused"]"#.utf8))
+        let element = document.elements(document.root).first { _ in true }!
+        XCTAssertEqual(names.match(element, in: document), spellings.firstIndex(of: "userPaused"))
+    }
+}
