@@ -3,7 +3,8 @@
 # peers) against `info` (one line per request), in ROUNDS alternating pairs, so both
 # sides of a pair see the same machine. Each side is bench/cpu-per-request.sh: req/s
 # under wrk (c=64, server on CPU 0, wrk on CPU 1) and server CPU µs per request.
-# Prints one line per pair and the medians of the pairs' costs.
+# Prints one line per pair and the medians of the pairs' changes (req/s down and CPU
+# per request up are the cost).
 # Usage: bench/access-log-cost.sh [BINARY] [ROUNDS] [SECONDS]   (defaults: release build, 5, 5)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,11 +18,12 @@ for ((round = 1; round <= rounds; round++)); do
   info=$(LOG_LEVEL=info "$here/cpu-per-request.sh" "$binary" /playback/apply "$here/bodies/playback-small.json" 64 "$secs")
   line=$(awk -v wr="$(field req/s "$warn")" -v ir="$(field req/s "$info")" \
              -v wc="$(field total_us/req "$warn")" -v ic="$(field total_us/req "$info")" 'BEGIN {
-    printf "%.1f %.1f %.0f %.0f %.2f %.2f", (1 - ir / wr) * 100, (ic / wc - 1) * 100, wr, ir, wc, ic }')
+    printf "%.1f %.1f %.0f %.0f %.2f %.2f", (ir / wr - 1) * 100, (ic / wc - 1) * 100, wr, ir, wc, ic }')
   read -r throughput cpu wr ir wc ic <<<"$line"
-  echo "pair $round: warn $wr req/s ${wc} µs/req, info $ir req/s ${ic} µs/req: req/s -$throughput %, CPU/req +$cpu %"
+  printf 'pair %d: warn %s req/s %s µs/req, info %s req/s %s µs/req: req/s %+.1f %%, CPU/req %+.1f %%\n' \
+    "$round" "$wr" "$wc" "$ir" "$ic" "$throughput" "$cpu"
   costs+=("$throughput $cpu")
 done
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-echo "median over $rounds pairs: req/s -$(printf '%s\n' "${costs[@]}" | cut -d' ' -f1 | median) %," \
-  "server CPU per request +$(printf '%s\n' "${costs[@]}" | cut -d' ' -f2 | median) %"
+printf 'median over %d pairs: req/s %+.1f %%, server CPU per request %+.1f %%\n' "$rounds" \
+  "$(printf '%s\n' "${costs[@]}" | cut -d' ' -f1 | median)" "$(printf '%s\n' "${costs[@]}" | cut -d' ' -f2 | median)"
