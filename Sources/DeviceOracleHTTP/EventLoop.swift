@@ -202,7 +202,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         Glibc.close(fd)
         context.openConnections.subtract(1, ordering: .relaxed)
         if logsAccess {
-            logAccess(method: nil, path: nil, status: 503, bytes: response.body.count, startedAt: now, fields: [], userAgent: nil)
+            logAccess(AccessLineFields(status: 503, startedAt: now), bytes: response.body.count)
         }
     }
 
@@ -272,12 +272,12 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     /// Callers check `logsAccess` first, so no line's `String`s are made for nothing.
-    func logAccess(method: String?, path: String?, status: Int, bytes: Int, startedAt: Int64,
-                   fields: [(String, String)], userAgent: String?) {
+    func logAccess(_ line: AccessLineFields, bytes: Int) {
         let id = context.nextRequestID()
         AccessLine.append(to: &accessLog, timestampPrefix: timestampPrefix, milliseconds: wallMilliseconds % 1000,
-                          id: id, method: method, path: path, status: status, bytes: bytes,
-                          elapsedNanoseconds: max(0, csyscalls_monotonic_ns() - startedAt), fields: fields, userAgent: userAgent)
+                          id: id, method: line.method, path: line.path, status: line.status, bytes: bytes,
+                          elapsedNanoseconds: max(0, csyscalls_monotonic_ns() - line.startedAt), fields: line.fields,
+                          userAgent: line.userAgent)
         accessLogLines += 1
     }
 

@@ -56,12 +56,6 @@ final class HTTPConnection {
         }
     }
 
-    /// What an access line says of a request, kept while its body streams.
-    private struct AccessLineFields {
-        let method: String, path: String, status: Int, startedAt: Int64
-        let fields: [(String, String)], userAgent: String?
-    }
-
     static let maxLingerBytes = 64 * 1024
     /// Pipelined requests stop being parsed while this much output waits.
     static let outputHighWater = 256 * 1024
@@ -314,7 +308,7 @@ final class HTTPConnection {
         if let stream {
             streamedBody = StreamedBody(stream: stream, sentBytes: response.body.count, accessLine: accessLine)
         } else if let accessLine {
-            logAccess(accessLine, bytes: isHead ? 0 : response.body.count)
+            loop.logAccess(accessLine, bytes: isHead ? 0 : response.body.count)
         }
         exchange = nil
         decidedResponse = nil
@@ -336,12 +330,7 @@ final class HTTPConnection {
             if !more { ResponseSerializer.appendLastChunk(to: &$0) }
         }
         guard !more, let ended = streamedBody.take() else { return }
-        if let accessLine = ended.accessLine { logAccess(accessLine, bytes: ended.sentBytes) }
-    }
-
-    private func logAccess(_ line: AccessLineFields, bytes: Int) {
-        loop.logAccess(method: line.method, path: line.path, status: line.status, bytes: bytes, startedAt: line.startedAt,
-                       fields: line.fields, userAgent: line.userAgent)
+        if let accessLine = ended.accessLine { loop.logAccess(accessLine, bytes: ended.sentBytes) }
     }
 
     /// A framing error or timeout: answer, then close with a lingering close.
@@ -356,8 +345,9 @@ final class HTTPConnection {
         let response = error.response
         appendOutput { ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: .close) }
         if loop.logsAccess {
-            loop.logAccess(method: summary.method, path: summary.path, status: error.status, bytes: response.body.count,
-                           startedAt: startedAt, fields: [], userAgent: summary.userAgent)
+            loop.logAccess(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
+                                            startedAt: startedAt, userAgent: summary.userAgent),
+                           bytes: response.body.count)
         }
         phase = .closingAfterWrite(linger: true)
     }

@@ -92,6 +92,18 @@ enum ResponseSerializer {
 
 /// One access line: `ts`, `level`, `msg`, `id`, `method`, `path`, `status`, `bytes`,
 /// `ms`, the response's log fields, `userAgent`. No bodies, queries or other header values.
+/// What an access line says of a request besides its size: known once its answer is
+/// decided, written once the answer's body has been sent (a streamed one later). Method
+/// and path are missing when the request was refused before its head was read.
+struct AccessLineFields {
+    var method: String?
+    var path: String?
+    let status: Int
+    let startedAt: Int64
+    var fields: [(String, String)] = []
+    var userAgent: String?
+}
+
 enum AccessLine {
     /// Written straight into the loop's batch of lines: a writer per line cost an
     /// allocation and a copy per request.
