@@ -23,11 +23,13 @@ let package = Package(
         ),
         // Seeded property checking, shared by the rules' and the wire's tests.
         .target(name: "PropertyChecking", dependencies: ["DeviceOracleRules"], path: "Tests/PropertyChecking"),
+        // Reading the server's chunked answers, shared by the HTTP and end-to-end tests.
+        .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "DeviceOracleRulesTests", dependencies: ["DeviceOracleRules", "PropertyChecking"]),
         .testTarget(name: "DeviceOracleJSONTests", dependencies: ["DeviceOracleJSON"]),
         .testTarget(name: "DeviceOracleWireTests", dependencies: ["DeviceOracleWire", "PropertyChecking"]),
-        .testTarget(name: "DeviceOracleHTTPTests", dependencies: ["DeviceOracleHTTP"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["device-oracle"]),
+        .testTarget(name: "DeviceOracleHTTPTests", dependencies: ["DeviceOracleHTTP", "HTTPTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["device-oracle", "HTTPTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

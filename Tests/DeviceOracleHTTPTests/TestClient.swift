@@ -1,5 +1,6 @@
 import DeviceOracleHTTP
 import Foundation
+import HTTPTestSupport
 import Glibc
 
 /// One response as read off the wire.
@@ -114,24 +115,18 @@ final class TestConnection: @unchecked Sendable {
         return TestResponse(status: status, headers: headers, body: body)
     }
 
-    /// A chunked body (RFC 9112 §7.1), without extensions or trailers (the server sends none).
+    /// A chunked body, read until its last chunk has arrived.
     private func readChunkedBody(until deadline: Date) -> [UInt8]? {
-        var body: [UInt8] = []
         while true {
-            var lineEnd = firstRange(of: [13, 10])
-            while lineEnd == nil {
+            switch ChunkedBody.decode(buffer) {
+            case .complete(let body, let consumed):
+                buffer.removeFirst(consumed)
+                return body
+            case .malformed:
+                return nil
+            case .incomplete:
                 guard fill(until: deadline) else { return nil }
-                lineEnd = firstRange(of: [13, 10])
             }
-            guard let size = Int(String(decoding: buffer[0..<lineEnd!], as: UTF8.self), radix: 16) else { return nil }
-            buffer.removeFirst(lineEnd! + 2)
-            while buffer.count < size + 2 {
-                guard fill(until: deadline) else { return nil }
-            }
-            guard buffer[size] == 13, buffer[size + 1] == 10 else { return nil }
-            body += buffer[0..<size]
-            buffer.removeFirst(size + 2)
-            if size == 0 { return body }
         }
     }
 

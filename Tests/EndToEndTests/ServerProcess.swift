@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import XCTest
 
 /// The built `device-oracle` binary, run as a child process with stdout and stderr in
@@ -119,19 +120,11 @@ struct RawExchange {
     }
 
     /// The body with a chunked transfer coding removed, if it has one; nil when the
-    /// chunks are malformed.
+    /// chunks are malformed, cut short, or followed by anything.
     var payload: Data? {
         guard header("Transfer-Encoding") == "chunked" else { return body }
-        var payload = Data(), rest = body[...]
-        while let lineEnd = rest.range(of: Data("\r\n".utf8)) {
-            guard let size = Int(String(decoding: rest[..<lineEnd.lowerBound], as: UTF8.self), radix: 16),
-                  rest.distance(from: lineEnd.upperBound, to: rest.endIndex) >= size + 2 else { return nil }
-            let start = lineEnd.upperBound, end = rest.index(start, offsetBy: size)
-            payload.append(rest[start..<end])
-            rest = rest[rest.index(end, offsetBy: 2)...]
-            if size == 0 { return rest.isEmpty ? payload : nil }
-        }
-        return nil
+        guard case .complete(let payload, let consumed) = ChunkedBody.decode(body), consumed == body.count else { return nil }
+        return Data(payload)
     }
 
     static func send(_ request: String, port: Int, timeout: Double = 10) -> RawExchange? {

@@ -1,0 +1,25 @@
+import HTTPTestSupport
+import XCTest
+
+/// The tests read streamed answers with `ChunkedBody`; a reader that accepted bad
+/// framing would let a framing bug in the server pass.
+final class ChunkedBodyTests: XCTestCase {
+    private func decode(_ text: String) -> ChunkedBody.Decoded { ChunkedBody.decode(Array(text.utf8)) }
+
+    func testChunksAreJoinedAndTheLastChunkEndsTheBody() {
+        XCTAssertEqual(decode("5\r\nhello\r\n1\r\n!\r\n0\r\n\r\nnext"), .complete(body: Array("hello!".utf8), consumed: 21))
+        XCTAssertEqual(decode("a\r\n0123456789\r\n0\r\n\r\n"), .complete(body: Array("0123456789".utf8), consumed: 20))
+    }
+
+    func testACutShortBodyNeedsMoreBytes() {
+        for text in ["", "5", "5\r\nhel", "5\r\nhello\r", "5\r\nhello\r\n0\r\n", "5\r\nhello\r\n0\r\n\r"] {
+            XCTAssertEqual(decode(text), .incomplete, text.debugDescription)
+        }
+    }
+
+    func testBadFramingIsMalformed() {
+        for text in ["x\r\n", "-1\r\n", "5\r\nhelloXY0\r\n\r\n", "0\r\nX-Trailer: 1\r\n\r\n"] {
+            XCTAssertEqual(decode(text), .malformed, text.debugDescription)
+        }
+    }
+}

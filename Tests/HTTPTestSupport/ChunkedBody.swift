@@ -1,0 +1,39 @@
+/// A chunked response body (RFC 9112 §7.1) as the server sends it: no chunk
+/// extensions, no trailer fields. Shared by the HTTP tests' client, which reads it as
+/// it arrives, and the end-to-end tests, which read it after the connection closed.
+public enum ChunkedBody {
+    public enum Decoded: Equatable {
+        /// The body, and how many bytes of the input its chunks took.
+        case complete(body: [UInt8], consumed: Int)
+        /// More bytes are needed.
+        case incomplete
+        /// Not a chunked body this server could have sent.
+        case malformed
+    }
+
+    public static func decode(_ bytes: some Collection<UInt8>) -> Decoded {
+        let bytes = Array(bytes)
+        var body: [UInt8] = [], position = 0
+        while true {
+            guard let lineEnd = crlf(in: bytes, from: position) else { return .incomplete }
+            guard let size = Int(String(decoding: bytes[position..<lineEnd], as: UTF8.self), radix: 16), size >= 0 else {
+                return .malformed
+            }
+            let dataStart = lineEnd + 2
+            guard bytes.count >= dataStart + size + 2 else { return .incomplete }
+            guard bytes[dataStart + size] == 13, bytes[dataStart + size + 1] == 10 else { return .malformed }
+            body += bytes[dataStart..<(dataStart + size)]
+            position = dataStart + size + 2
+            if size == 0 { return .complete(body: body, consumed: position) }
+        }
+    }
+
+    private static func crlf(in bytes: [UInt8], from start: Int) -> Int? {
+        var index = start
+        while index + 1 < bytes.count {
+            if bytes[index] == 13, bytes[index + 1] == 10 { return index }
+            index += 1
+        }
+        return nil
+    }
+}
