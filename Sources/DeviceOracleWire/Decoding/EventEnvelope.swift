@@ -50,20 +50,10 @@ extension RequestDecoder {
     mutating func objects(in array: JSONValue) -> [(index: Int, object: JSONValue)] {
         var objects: [(index: Int, object: JSONValue)] = []
         objects.reserveCapacity(document.count(array))
-        for (index, element) in document.elements(array).enumerated() where isObject(element) {
+        for (index, element) in document.elements(array).enumerated() where has(element, .object) {
             objects.append((index, element))
         }
         return objects
-    }
-
-    /// Whether an array element is an object; reports it when not.
-    mutating func isObject(_ element: JSONValue) -> Bool {
-        let kind = document.kind(element)
-        guard kind == .object else {
-            report("expected an object, got \(kind.article)", at: element)
-            return false
-        }
-        return true
     }
 }
 

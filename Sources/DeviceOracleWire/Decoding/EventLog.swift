@@ -40,7 +40,7 @@ extension RequestDecoder {
         var arrival = ArrivalOrder()
         // Element by element rather than through `objects(in:)`: no array for a short log.
         for (index, object) in document.elements(events).enumerated() {
-            guard isObject(object) else { continue }
+            guard has(object, .object) else { continue }
             let event = read(&self, object)
             let observed = self.observed(event.envelope.observed, names: observedNames)
             guard !hasProblems else { continue }

@@ -66,13 +66,19 @@ struct RequestDecoder {
 
     /// The value when it has the expected kind; reports it otherwise.
     mutating func value(_ value: JSONValue?, of kind: JSONKind) -> JSONValue? {
-        guard let value = present(value) else { return nil }
+        guard let value = present(value), has(value, kind) else { return nil }
+        return value
+    }
+
+    /// Whether a value (`null` included: an array element) has the expected kind;
+    /// reports it otherwise.
+    mutating func has(_ value: JSONValue, _ kind: JSONKind) -> Bool {
         let actual = document.kind(value)
         guard actual == kind else {
             report("expected \(kind.article), got \(actual.article)", at: value)
-            return nil
+            return false
         }
-        return value
+        return true
     }
 
     /// Like `value(_:of:)`, and reports an absent member as missing.
