@@ -164,7 +164,13 @@ long csyscalls_raise_open_files(long wanted) {
 
 void csyscalls_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
 
-void csyscalls_fix_mmap_threshold(int bytes) { mallopt(M_MMAP_THRESHOLD, bytes); }
+void csyscalls_keep_freed_memory(int mmap_bytes) {
+    mallopt(M_ARENA_MAX, 1);
+    mallopt(M_MMAP_THRESHOLD, mmap_bytes);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+}
+
+int csyscalls_trim_heap(void) { return malloc_trim(0); }
 
 /// Monotonic clock in nanoseconds.
 int64_t csyscalls_monotonic_ns(void) {

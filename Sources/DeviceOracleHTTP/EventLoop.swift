@@ -19,6 +19,7 @@ final class ServerContext: Sendable {
     let logger: Logger
     let openConnections = Atomic<Int>(0)
     let requestCounter = Atomic<UInt64>(0)
+    let heapTrimmer = HeapTrimmer()
 
     init(configuration: ServerConfiguration, router: Router, logger: Logger) {
         self.configuration = configuration
@@ -262,6 +263,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         let handler = context.router.routes[routeIndex].handler
         DispatchQueue.global().async {
             let response = handler(request)
+            self.context.heapTrimmer.largeWorkEnded()
             self.execute {
                 let index = Int(fd)
                 guard index < self.connections.count, let connection = self.connections[index],

@@ -188,7 +188,7 @@ final class HTTPConnection {
         phase = .closed
         loop.scratch.removeAll()  // only ever holds the current connection's answers
         output = OutputQueue()
-        streamedBody = nil
+        if streamedBody.take() != nil { loop.context.heapTrimmer.largeWorkEnded() }
         pending = []
         loop.close(self)
     }
@@ -330,6 +330,7 @@ final class HTTPConnection {
             if !more { ResponseSerializer.appendLastChunk(to: &$0) }
         }
         guard !more, let ended = streamedBody.take() else { return }
+        loop.context.heapTrimmer.largeWorkEnded()
         if let accessLine = ended.accessLine { loop.logAccess(accessLine, bytes: ended.sentBytes) }
     }
 

@@ -28,11 +28,9 @@ public final class HTTPServer: Sendable {
     /// Binds and starts the loops; returns the bound address (the real port for port 0).
     public func start() throws(HTTPServerError) -> Address {
         csyscalls_ignore_sigpipe()
-        // Request bodies and answers of megabytes live for one request. After glibc frees
-        // one such block it raises its mmap threshold to that size, and the next ones come
-        // from heaps it rarely gives back: the 100k-event log left the process 55 MiB
-        // larger for good. At a fixed threshold they are mapped and unmapped every time.
-        csyscalls_fix_mmap_threshold(128 * 1024)
+        // Request bodies and answers of megabytes live for one request: kept in the heap
+        // for the next one, and given back by the context's trimmer once work goes quiet.
+        csyscalls_keep_freed_memory(HeapTrimmer.largestKeptBlock)
         // Every connection is a descriptor: leave room for listeners, stdio and the eventfds.
         let wantedFiles = configuration.maxConnections + 64 + 4 * configuration.eventLoops
         let openFiles = csyscalls_raise_open_files(wantedFiles)

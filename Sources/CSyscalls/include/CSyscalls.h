@@ -71,9 +71,15 @@ long csyscalls_raise_open_files(long wanted);
 
 void csyscalls_ignore_sigpipe(void);
 
-/// Fixes glibc's mmap threshold at `bytes`: larger blocks are mapped on their own and
-/// unmapped when freed (glibc otherwise raises the threshold to the largest block freed).
-void csyscalls_fix_mmap_threshold(int bytes);
+/// Makes glibc keep freed blocks: ones up to `mmap_bytes` come from its heap (not a
+/// mapping of their own), and free memory at the heap's top is not given back by `free`.
+/// One arena for every thread, so whichever thread runs the next large request reuses
+/// the blocks (small blocks still come from per-thread caches, without the lock).
+/// `csyscalls_trim_heap` gives the memory back.
+void csyscalls_keep_freed_memory(int mmap_bytes);
+
+/// Gives the heaps' free pages back to the system (malloc_trim); returns 1 if any were.
+int csyscalls_trim_heap(void);
 
 /// Monotonic clock in nanoseconds.
 int64_t csyscalls_monotonic_ns(void);
