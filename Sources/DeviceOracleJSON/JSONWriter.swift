@@ -72,13 +72,13 @@ public struct JSONWriter: ~Copyable {
         if needsComma { append(UInt8(ascii: ",")) }
     }
 
-    @inlinable public mutating func beginObject() {
+    @inlinable @inline(__always) public mutating func beginObject() {
         separate()
         append(UInt8(ascii: "{"))
         needsComma = false
     }
 
-    @inlinable public mutating func endObject() {
+    @inlinable @inline(__always) public mutating func endObject() {
         append(UInt8(ascii: "}"))
         needsComma = true
     }
@@ -101,7 +101,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// A member name we own: written as is, so it must need no escaping.
-    @inlinable public mutating func key(_ name: StaticString) {
+    @inlinable @inline(__always) public mutating func key(_ name: StaticString) {
         appendQuoted(name, colon: true)
         needsComma = false
     }
@@ -242,7 +242,7 @@ public struct JSONWriter: ~Copyable {
 
     /// Members written before (`"a":1,"b":2`), placed like one member: after a comma
     /// when something precedes them in the object.
-    public mutating func members(_ json: UnsafeBufferPointer<UInt8>) {
+    @inlinable public mutating func members(_ json: UnsafeBufferPointer<UInt8>) {
         reserve(json.count + 1)
         if needsComma {
             base[count] = UInt8(ascii: ",")

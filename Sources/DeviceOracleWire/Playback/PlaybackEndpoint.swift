@@ -62,6 +62,8 @@ private struct PlaybackAnswer: SteppedAnswer {
     let final: PlaybackState
     let sessions: [(name: [UInt8], state: PlaybackState)]?
     let records: [StepRecord]
+    /// Held here so writing a step does not go through the global's lazy initializer.
+    let tails = StepTail.table
 
     var stepCount: Int { records.count }
 
@@ -87,7 +89,7 @@ private struct PlaybackAnswer: SteppedAnswer {
             writer.key("session")
             writer.value(name, of: document)
         }
-        if let event = record.event, StepTail.write(event, before: record.before, to: &writer) {
+        if let event = record.event, StepTail.write(event, before: record.before, from: tails, to: &writer) {
             writer.endObject()
             return
         }
@@ -287,8 +289,10 @@ private enum StepTail {
     private static func slot(_ state: PlaybackState) -> Int {
         (state.isPlaying ? 2 : 0) + (state.resumeAfterInterruption ? 1 : 0)
     }
+    typealias Table = (bytes: [UInt8], ends: [Int])
+
     /// Every tail back to back, and where each one ends.
-    private static let table: (bytes: [UInt8], ends: [Int]) = {
+    static let table: Table = {
         var bytes: [UInt8] = [], ends: [Int] = []
         for event in events {
             for slot in 0..<4 {
@@ -306,7 +310,7 @@ private enum StepTail {
     }()
 
     /// Writes the tail of a step when the event has a fixed form; false otherwise.
-    static func write(_ event: PlaybackEvent, before: PlaybackState, to writer: inout JSONWriter) -> Bool {
+    static func write(_ event: PlaybackEvent, before: PlaybackState, from table: Table, to writer: inout JSONWriter) -> Bool {
         guard let eventSlot = slot(event) else { return false }
         let entry = eventSlot * 4 + slot(before)
         let start = entry == 0 ? 0 : table.ends[entry - 1]
