@@ -307,22 +307,24 @@ public struct JSONWriter: ~Copyable {
         }
         reserve(digitCount)
         // Digits go backwards into reserved space, two at a time (a step index is
-        // written for every step of a long log).
+        // written for every step of a long log). Through a local pointer: a byte
+        // stored through `base` might alias this writer's own fields, which the
+        // compiler would then reload after every store.
         var rest = magnitude
-        var position = count + digitCount
+        var end = base + count + digitCount
         let pairs = Self.digitPairs.utf8Start
         while rest >= 100 {
             let pair = Int(rest % 100) &* 2
             rest /= 100
-            position -= 2
-            base[position] = pairs[pair]
-            base[position + 1] = pairs[pair + 1]
+            end -= 2
+            end[0] = pairs[pair]
+            end[1] = pairs[pair + 1]
         }
         if rest >= 10 {
-            base[position - 2] = pairs[Int(rest) &* 2]
-            base[position - 1] = pairs[Int(rest) &* 2 + 1]
+            end[-2] = pairs[Int(rest) &* 2]
+            end[-1] = pairs[Int(rest) &* 2 + 1]
         } else {
-            base[position - 1] = UInt8(ascii: "0") + UInt8(rest)
+            end[-1] = UInt8(ascii: "0") + UInt8(rest)
         }
         count += digitCount
     }
