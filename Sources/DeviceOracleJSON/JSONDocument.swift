@@ -132,7 +132,7 @@ extension JSONDocument {
     }
 
     /// Calls `body` with the decoded UTF-8 bytes of a string (or object key) node.
-    @inlinable public func withUTF8<R>(_ value: JSONValue, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    @inlinable @inline(__always) public func withUTF8<R>(_ value: JSONValue, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         let node = storage.nodes[value.index]
         let start = Int(node.payload), count = Int(node.count)
         // Branch rather than pick an array first: a picked array is a retained copy.
@@ -187,13 +187,13 @@ extension JSONDocument {
     }
 
     /// The elements of an array (empty for anything else).
-    @inlinable public func elements(_ value: JSONValue) -> Elements {
+    @inlinable @inline(__always) public func elements(_ value: JSONValue) -> Elements {
         let node = nodes[value.index]
         return Elements(document: self, first: value.index + 1, count: node.tag == .array ? Int(node.count) : 0)
     }
 
     /// The members of an object in document order (empty for anything else).
-    @inlinable public func members(_ value: JSONValue) -> Members {
+    @inlinable @inline(__always) public func members(_ value: JSONValue) -> Members {
         let node = nodes[value.index]
         return Members(document: self, first: value.index + 1, count: node.tag == .object ? Int(node.count) : 0)
     }

@@ -169,7 +169,9 @@ private struct Parser: ~Copyable {
         position += 1
         skipWhitespace(bytes)
         var count: UInt32 = 0
-        var keys: [Int] = []  // only for objects too large for the pairwise duplicate check
+        // Only for objects too large for the pairwise duplicate check; nil otherwise,
+        // so a small object does not even release an empty array.
+        var keys: [Int]? = nil
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
         } else {
@@ -210,7 +212,7 @@ private struct Parser: ~Copyable {
 
     /// Pairwise for the small objects of real logs; past 16 members, a sorted
     /// index keeps a hostile object with thousands of keys linear-logarithmic.
-    mutating func checkDuplicate(key: Int, objectStart: Int, memberCount: Int, largeObjectKeys: inout [Int]) {
+    mutating func checkDuplicate(key: Int, objectStart: Int, memberCount: Int, largeObjectKeys: inout [Int]?) {
         if memberCount < 16 {
             var earlier = objectStart + 1
             for _ in 0..<memberCount {
@@ -219,23 +221,26 @@ private struct Parser: ~Copyable {
             }
             return
         }
-        if largeObjectKeys.isEmpty {
+        var keys = largeObjectKeys.take() ?? {
+            var keys: [Int] = []
             var earlier = objectStart + 1
             for _ in 0..<memberCount {
-                largeObjectKeys.append(earlier)
+                keys.append(earlier)
                 earlier = nextIndex(after: earlier + 1)
             }
-            largeObjectKeys.sort { compareStrings($0, $1) < 0 }
-        }
+            keys.sort { compareStrings($0, $1) < 0 }
+            return keys
+        }()
+        defer { largeObjectKeys = keys }
         // Binary search for the insertion point; equal means duplicate.
-        var low = 0, high = largeObjectKeys.count
+        var low = 0, high = keys.count
         while low < high {
             let mid = (low + high) / 2
-            let order = compareStrings(largeObjectKeys[mid], key)
+            let order = compareStrings(keys[mid], key)
             if order == 0 { duplicateKeys.append(JSONValue(index: key)); return }
             if order < 0 { low = mid + 1 } else { high = mid }
         }
-        largeObjectKeys.insert(key, at: low)
+        keys.insert(key, at: low)
     }
 
     func nextIndex(after index: Int) -> Int {

@@ -41,6 +41,34 @@ final class JSONWriterTests: XCTestCase {
         }
     }
 
+    func testAnObjectOfAnIntegerAndWrittenMembersIsTheSameAsMemberByMember() {
+        let tail = Array(#""event":{"type":"userPaused"},"action":"none""#.utf8)
+        for value in [0, 7, 99_999, -12, Int.min, Int.max] {
+            for members in [tail, []] {
+                let whole = text { w in
+                    w.beginArray()
+                    members.withUnsafeBufferPointer { w.object(key: "index", integer: value, members: $0) }
+                    members.withUnsafeBufferPointer { w.object(key: "index", integer: value, members: $0) }
+                    w.endArray()
+                }
+                let byMember = text { w in
+                    w.beginArray()
+                    for _ in 0..<2 {
+                        w.beginObject()
+                        w.key("index")
+                        w.integer(value)
+                        if !members.isEmpty { members.withUnsafeBufferPointer { w.members($0) } }
+                        w.endObject()
+                    }
+                    w.endArray()
+                }
+                XCTAssertEqual(whole, byMember)
+            }
+        }
+        XCTAssertEqual(text { w in [UInt8]().withUnsafeBufferPointer { w.object(key: "index", integer: 3, members: $0) } },
+                       #"{"index":3}"#)
+    }
+
     func testThousandthsAreWrittenAsTheirDoubleWouldBe() {
         for value in Array(-2_100...2_100) + [12_345_678, 99_999_999_999, -7_000_001] {
             var fixed = JSONWriter(), double = JSONWriter()

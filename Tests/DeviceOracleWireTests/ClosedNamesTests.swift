@@ -6,7 +6,7 @@ import XCTest
 /// a signature alone cannot tell apart or could confuse.
 final class ClosedNamesTests: XCTestCase {
     private let spellings = [
-        "", "a", "type", "reason", "session", "observed", "userPaused", "shouldResume",
+        "", "a", "ab", "abc", "type", "typed", "reason", "session", "observed", "userPaused", "shouldResume",
         "interruptionBegan", "interruptionEnded", "mediaServicesWereLost", "mediaServicesWereReset",
         "abcdefgh", "abcdefgi", "bbcdefgh", "abcdefghabcdefgh", "abcdefghXbcdefgh",
     ]
@@ -30,7 +30,8 @@ final class ClosedNamesTests: XCTestCase {
 
     func testNearMissesMatchNothing() {
         let names = ClosedNames("name", spellings.enumerated().map { ($1, $0) })
-        let nearMisses = ["A", "typ", "types", "Type", "userPause", "userPausedX", "interruptionBeganX",
+        let nearMisses = ["A", "b", "ba", "abd", "bbc", "tipe", "typf", "typee", "types", "Type", "reasom", "sessiom",
+                          "typ", "userPause", "userPausedX", "interruptionBeganX",
                           "interruptionEndeD", "interruptionBegam", "xnterruptionEnded", "abcdefgj", "abcdefghabcdefgi",
                           "abcdefghabcdefg", "mediaServicesWereLosT", String(repeating: "a", count: 264)]
         for text in nearMisses {

@@ -43,13 +43,24 @@ final class ClosedNames<Name: Sendable>: Sendable {
             let last = UnsafeRawPointer(base + bytes.count - 8).loadUnaligned(as: UInt64.self)
             return ((first ^ (last << 29 | last >> 35)) &* 0x9E37_79B9_7F4A_7C15) & ~0xFF | length
         }
-        // One small copy rather than a shift per byte: most names are short.
-        var word: UInt64 = 0
-        withUnsafeMutableBytes(of: &word) { $0.baseAddress!.copyMemory(from: base, byteCount: bytes.count) }
+        // Two loads that overlap in the middle (never past the end): the overlapping
+        // bytes are the same, so OR-ing them in place gives the name's bytes exactly.
+        let raw = UnsafeRawPointer(base), count = bytes.count
+        let word: UInt64
+        if count >= 4 {
+            word = UInt64(raw.loadUnaligned(as: UInt32.self))
+                | UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << (8 * (count - 4))
+        } else if count >= 2 {
+            word = UInt64(raw.loadUnaligned(as: UInt16.self))
+                | UInt64(raw.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)) << (8 * (count - 2))
+        } else {
+            word = count == 1 ? UInt64(base[0]) : 0
+        }
         return word << 8 | length
     }
 
     /// The name a string node spells, without allocating.
+    @inline(__always)
     func match(_ value: JSONValue, in document: JSONDocument) -> Name? {
         document.withUTF8(value) { bytes in
             let signature = Self.signature(of: bytes)

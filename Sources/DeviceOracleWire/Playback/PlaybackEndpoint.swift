@@ -83,13 +83,20 @@ private struct PlaybackAnswer: SteppedAnswer {
 
     func writeStep(_ index: Int, to writer: inout JSONWriter) {
         let record = records[index]
+        // Most steps of a long log: no id, no session, an event of fixed form.
+        if record.id == nil, record.sessionName == nil, let event = record.event,
+           StepTail.withTail(event, before: record.before, in: tails, {
+               writer.object(key: "index", integer: index, members: $0)
+           }) {
+            return
+        }
         writer.beginObject()
         writer.stepHead(index: index, id: record.id, document: document)
         if let name = record.sessionName {
             writer.key("session")
             writer.value(name, of: document)
         }
-        if let event = record.event, StepTail.write(event, before: record.before, from: tails, to: &writer) {
+        if let event = record.event, StepTail.withTail(event, before: record.before, in: tails, { writer.members($0) }) {
             writer.endObject()
             return
         }
@@ -309,12 +316,13 @@ private enum StepTail {
         return (bytes, ends)
     }()
 
-    /// Writes the tail of a step when the event has a fixed form; false otherwise.
-    static func write(_ event: PlaybackEvent, before: PlaybackState, from table: Table, to writer: inout JSONWriter) -> Bool {
+    /// Calls `body` with the tail of a step when the event has a fixed form; false otherwise.
+    static func withTail(_ event: PlaybackEvent, before: PlaybackState, in table: Table,
+                         _ body: (UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
         guard let eventSlot = slot(event) else { return false }
         let entry = eventSlot * 4 + slot(before)
         let start = entry == 0 ? 0 : table.ends[entry - 1]
-        table.bytes.withUnsafeBufferPointer { writer.members(UnsafeBufferPointer(rebasing: $0[start..<table.ends[entry]])) }
+        table.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<table.ends[entry]])) }
         return true
     }
 }
