@@ -332,11 +332,18 @@ public struct JSONWriter: ~Copyable {
     }
 
     @usableFromInline mutating func appendDecimal(magnitude: UInt) {
-        var digitCount = 1
-        var power: UInt = 10
-        while digitCount < 20, magnitude >= power {
-            digitCount += 1
-            power &*= 10  // wraps only once digitCount is 20, the most a UInt has
+        // Up to five digits (every step index of a log within the body limit) in at
+        // most three compares; longer numbers count on from there.
+        var digitCount: Int
+        if magnitude < 100_000 {
+            digitCount = magnitude < 100 ? (magnitude < 10 ? 1 : 2) : magnitude < 1_000 ? 3 : magnitude < 10_000 ? 4 : 5
+        } else {
+            digitCount = 6
+            var power: UInt = 1_000_000
+            while digitCount < 20, magnitude >= power {
+                digitCount += 1
+                power &*= 10  // wraps only once digitCount is 20, the most a UInt has
+            }
         }
         reserve(digitCount)
         // Digits go backwards into reserved space, two at a time (a step index is
