@@ -25,12 +25,20 @@ public final class HTTPServer: Sendable {
         context = ServerContext(configuration: configuration, router: Router(routes), logger: logger)
     }
 
+    /// The process's memory policy for serving. Request bodies, parses and answers of
+    /// megabytes live for one request: glibc keeps them in one heap for the next one,
+    /// and the server's `HeapTrimmer` gives them back once it goes quiet.
+    ///
+    /// Call it first, before anything starts a thread (a logger, a Dispatch source):
+    /// glibc binds a thread to an arena at its first allocation, and a thread bound
+    /// before would keep a second heap, as large as the first, of its own.
+    public static func prepareProcessMemory() {
+        csyscalls_keep_freed_memory(HeapTrimmer.largestKeptBlock)
+    }
+
     /// Binds and starts the loops; returns the bound address (the real port for port 0).
     public func start() throws(HTTPServerError) -> Address {
         csyscalls_ignore_sigpipe()
-        // Request bodies and answers of megabytes live for one request: kept in the heap
-        // for the next one, and given back by the context's trimmer once work goes quiet.
-        csyscalls_keep_freed_memory(HeapTrimmer.largestKeptBlock)
         // Every connection is a descriptor: leave room for listeners, stdio and the eventfds.
         let wantedFiles = configuration.maxConnections + 64 + 4 * configuration.eventLoops
         let openFiles = csyscalls_raise_open_files(wantedFiles)

@@ -9,6 +9,7 @@ enum ServeCommand {
     nonisolated(unsafe) static var signalSources: [DispatchSourceSignal] = []
 
     static func run(_ options: ServeOptions) -> Never {
+        HTTPServer.prepareProcessMemory()  // before any thread starts
         let logger = Logger(level: options.logLevel)
         let configuration = options.configuration
         let server = HTTPServer(configuration: configuration, routes: ServiceRoutes.all(), logger: logger)
