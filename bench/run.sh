@@ -38,6 +38,8 @@ echo "== playback against the peers, server on CPU 0" >&2
 (cd "$work" && SECS=$secs SERVER_CPUS=0 ./compare.sh --only 'nginx-w1|^go$|oracle' --extra "$oracle" >"$results/pinned.md")
 echo "== playback against the peers, unpinned" >&2
 (cd "$work" && SECS=$secs ./compare.sh --only 'nginx-w1|^go$|oracle' --extra "$oracle" >"$results/unpinned.md")
+echo "== the 100k-event log against Go in alternating pairs (servers on CPU 0)" >&2
+"$here/large-log-pairs.sh" "$binary" "$work" 5 10 >"$results/large-pairs.txt"
 echo "== the default access log's cost (server on CPU 0): warn and info in alternating pairs" >&2
 "$here/access-log-cost.sh" "$binary" 5 5 >"$results/access-log.txt"
 
@@ -86,6 +88,16 @@ rules=$("$here/rules/run.sh" 2>/dev/null)
   echo "## playback/1 against the peers, unpinned"
   echo
   tail -n +1 "$results/unpinned.md"
+  echo
+  echo "## The 100k-event log against Go in alternating pairs, servers pinned to CPU 0"
+  echo
+  echo "\`bench/large-log-pairs.sh\`: Go's median of 10 sequential POSTs, then DeviceOracle's, five times"
+  echo "(Go's time alone swings by half between runs here); peak RSS of each server over all of them,"
+  echo "and DeviceOracle's RSS after 1.5 s without requests (the heap kept for large requests is given back)."
+  echo
+  echo '```'
+  cat "$results/large-pairs.txt"
+  echo '```'
   echo
   echo "## The default access log (\`--log-level info\`) against none, server pinned to CPU 0"
   echo
