@@ -49,10 +49,15 @@ public struct JSONDocument: Sendable {
 
 /// A handle to one value (or object key) of a `JSONDocument`. Its `index` is the
 /// value's position in document order, so sorting by it sorts by position.
+///
+/// Stored in 32 bits (the reader takes texts under 4 GiB, so fewer nodes than that):
+/// a long log's per-event records hold several optional handles, and at half the
+/// size they are copied, stored and read back in half the bytes.
 public struct JSONValue: Hashable, Comparable, Sendable {
-    public let index: Int
-    @inlinable public init(index: Int) { self.index = index }
-    @inlinable public static func < (a: JSONValue, b: JSONValue) -> Bool { a.index < b.index }
+    @usableFromInline let position: UInt32
+    @inlinable public var index: Int { Int(position) }
+    @inlinable public init(index: Int) { position = UInt32(truncatingIfNeeded: index) }
+    @inlinable public static func < (a: JSONValue, b: JSONValue) -> Bool { a.position < b.position }
 }
 
 public enum JSONKind: UInt8, Sendable {

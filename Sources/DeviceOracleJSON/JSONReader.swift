@@ -18,6 +18,10 @@ public enum JSONReader {
     public static let defaultMaxDepth = 64
 
     public static func parse(_ input: [UInt8], maxDepth: Int = defaultMaxDepth) throws(JSONSyntaxError) -> JSONDocument {
+        // Node handles are 32-bit, and a text has fewer nodes than bytes.
+        guard input.count < Int(UInt32.max) else {
+            throw JSONSyntaxError(offset: 0, line: 1, column: 1, reason: "the text is 4 GiB or larger", isDepthLimit: false)
+        }
         var parser = Parser(maxDepth: maxDepth)
         let failure: (offset: Int, reason: String, depth: Bool)? = input.withUnsafeBufferPointer { bytes in
             do throws(Parser.Failure) {
