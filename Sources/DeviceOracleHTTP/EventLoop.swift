@@ -276,10 +276,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// Callers check `logsAccess` first, so no line's `String`s are made for nothing.
     func logAccess(_ line: AccessLineFields, bytes: Int) {
         let id = context.nextRequestID()
-        AccessLine.append(to: &accessLog, timestampPrefix: timestampPrefix, milliseconds: wallMilliseconds % 1000,
-                          id: id, method: line.method, path: line.path, status: line.status, bytes: bytes,
-                          elapsedNanoseconds: max(0, csyscalls_monotonic_ns() - line.startedAt), fields: line.fields,
-                          userAgent: line.userAgent)
+        AccessLine.append(line, bytes: bytes, elapsedNanoseconds: max(0, csyscalls_monotonic_ns() - line.startedAt), id: id,
+                          timestampPrefix: timestampPrefix, milliseconds: wallMilliseconds % 1000, to: &accessLog)
         accessLogLines += 1
     }
 

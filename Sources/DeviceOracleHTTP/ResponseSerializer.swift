@@ -90,8 +90,6 @@ enum ResponseSerializer {
     }
 }
 
-/// One access line: `ts`, `level`, `msg`, `id`, `method`, `path`, `status`, `bytes`,
-/// `ms`, the response's log fields, `userAgent`. No bodies, queries or other header values.
 /// What an access line says of a request besides its size: known once its answer is
 /// decided, written once the answer's body has been sent (a streamed one later). Method
 /// and path are missing when the request was refused before its head was read.
@@ -104,12 +102,13 @@ struct AccessLineFields {
     var userAgent: String?
 }
 
+/// One access line: `ts`, `level`, `msg`, `id`, `method`, `path`, `status`, `bytes`,
+/// `ms`, the response's log fields, `userAgent`. No bodies, queries or other header values.
 enum AccessLine {
     /// Written straight into the loop's batch of lines: a writer per line cost an
     /// allocation and a copy per request.
-    static func append(to writer: inout JSONWriter, timestampPrefix: [UInt8], milliseconds: Int, id: UInt64,
-                       method: String?, path: String?, status: Int, bytes: Int, elapsedNanoseconds: Int64,
-                       fields: [(String, String)], userAgent: String?) {
+    static func append(_ line: AccessLineFields, bytes: Int, elapsedNanoseconds: Int64, id: UInt64,
+                       timestampPrefix: [UInt8], milliseconds: Int, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("ts")
         // The timestamp and the hexadecimal id are put together on the stack: building
@@ -132,25 +131,25 @@ enum AccessLine {
         writer.string("request")
         writer.key("id")
         withHexDigits(id) { writer.string(utf8: $0) }
-        if let method {
+        if let method = line.method {
             writer.key("method")
             writer.string(escaping: method)
         }
-        if let path {
+        if let path = line.path {
             writer.key("path")
             writer.string(escaping: path)
         }
         writer.key("status")
-        writer.integer(status)
+        writer.integer(line.status)
         writer.key("bytes")
         writer.integer(bytes)
         writer.key("ms")
         writer.number(thousandths: Int(elapsedNanoseconds / 1000))
-        for (name, value) in fields {
+        for (name, value) in line.fields {
             writer.key(escaping: name)
             writer.string(escaping: value)
         }
-        if let userAgent {
+        if let userAgent = line.userAgent {
             writer.key("userAgent")
             writer.string(escaping: userAgent)
         }

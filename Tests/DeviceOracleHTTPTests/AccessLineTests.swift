@@ -7,9 +7,10 @@ final class AccessLineTests: XCTestCase {
     private func line(id: UInt64, milliseconds: Int, elapsedNanoseconds: Int64, method: String? = "POST",
                       path: String? = "/playback/apply", userAgent: String? = nil) -> String {
         var out = JSONWriter()
-        AccessLine.append(to: &out, timestampPrefix: Array("2026-11-30T01:44:15.".utf8), milliseconds: milliseconds, id: id,
-                          method: method, path: path, status: 200, bytes: 15, elapsedNanoseconds: elapsedNanoseconds,
-                          fields: [("verdict", "pass")], userAgent: userAgent)
+        let fields = AccessLineFields(method: method, path: path, status: 200, startedAt: 0, fields: [("verdict", "pass")],
+                                      userAgent: userAgent)
+        AccessLine.append(fields, bytes: 15, elapsedNanoseconds: elapsedNanoseconds, id: id,
+                          timestampPrefix: Array("2026-11-30T01:44:15.".utf8), milliseconds: milliseconds, to: &out)
         return String(decoding: out.finish(), as: UTF8.self)
     }
 
