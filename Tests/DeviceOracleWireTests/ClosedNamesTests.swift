@@ -45,4 +45,22 @@ final class ClosedNamesTests: XCTestCase {
         let element = document.elements(document.root).first { _ in true }!
         XCTAssertEqual(names.match(element, in: document), spellings.firstIndex(of: "userPaused"))
     }
+
+    func testLengthsThatShareTheLowByteAreToldApart() {
+        let long = String(repeating: "a", count: 264)
+        let names = ClosedNames("name", [(long, 0), ("bbbbbbbb", 1)])
+        XCTAssertNil(matched(names, "aaaaaaaa"))
+        XCTAssertEqual(matched(names, long), 0)
+        XCTAssertNil(matched(names, String(repeating: "a", count: 8 + 512)))
+    }
+
+    func testALargeSetFindsEveryNameAmongCollidingSlots() {
+        let spellings = (0..<300).map { "name\($0)" } + (0..<100).map { "a much longer spelling number \($0)" }
+        let names = ClosedNames("name", spellings.enumerated().map { ($1, $0) })
+        for (index, spelling) in spellings.enumerated() {
+            XCTAssertEqual(matched(names, spelling), index, spelling)
+        }
+        XCTAssertNil(matched(names, "name300"))
+        XCTAssertNil(matched(names, "a much longer spelling number 100"))
+    }
 }

@@ -88,14 +88,29 @@ struct ObservedFields<Field: Sendable>: Sendable {
     static var none: ObservedFields { ObservedFields(entries: []) }
 }
 
+extension ObservedFields {
+    /// The named, non-null members of an object whose names were checked against `names`.
+    init(_ object: JSONValue, names: ClosedNames<Field>, in document: JSONDocument) {
+        var entries: [(field: Field, value: JSONValue)] = []
+        for member in document.members(object) where !document.isNull(member.value) {
+            if let field = names.match(member.key, in: document) { entries.append((field, member.value)) }
+        }
+        self.init(entries: entries)
+    }
+}
+
 extension RequestDecoder {
     /// Reads an `observed`/`observedFinal` object: any subset of `names`, any
     /// other name a `422` with a did-you-mean. `null` values are not checked.
     mutating func observed<Field>(_ value: JSONValue?, names: ClosedNames<Field>) -> ObservedFields<Field>? {
+        observedObject(value, names: names).map { ObservedFields($0, names: names, in: document) }
+    }
+
+    /// Checks an `observed` object as `observed(_:names:)` does, and keeps just the object.
+    mutating func observedObject<Field>(_ value: JSONValue?, names: ClosedNames<Field>) -> JSONValue? {
         guard let object = self.value(value, of: .object) else { return nil }
-        var entries: [(field: Field, value: JSONValue)] = []
-        closedObject(object, names: names) { _, field, value in entries.append((field, value)) }
-        return ObservedFields(entries: entries)
+        closedObject(object, names: names) { _, _, _ in }
+        return object
     }
 }
 

@@ -167,7 +167,7 @@ private struct AudioSessionRun {
             records.append(record)
 
             let after = record.after, decision = record.decision
-            mismatches.compare(logged.observed, index: logged.index, document: document, name: \.name) { field in
+            mismatches.compare(logged.observed(observedFields, in: document), index: logged.index, document: document, name: \.name) { field in
                 switch field {
                 case .state(let field): .bool(after[field])
                 case .actions: .array(decision.actions.map { .string($0.rawValue) })

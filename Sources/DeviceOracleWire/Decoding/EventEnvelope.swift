@@ -21,6 +21,7 @@ extension RequestDecoder {
     /// carry more than the rules read. `session` is read only where the ruleset
     /// has sessions; `atRequired` where the ruleset's clock is not optional
     /// (refresh runs).
+    @inline(__always)
     mutating func envelope<Member>(of event: JSONValue, own: ClosedNames<Member>, sessions: Bool = false,
                                    atRequired: Bool = false,
                                    _ found: (inout RequestDecoder, Member, JSONValue) -> Void) -> EventEnvelope {

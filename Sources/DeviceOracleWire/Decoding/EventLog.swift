@@ -15,7 +15,9 @@ struct LoggedEvent<Decoded, Field: Sendable> {
     let index: Int
     let envelope: EventEnvelope
     let decoded: Decoded
-    let observed: ObservedFields<Field>?
+    /// Its `observed` object, whose names are already checked: a plain handle keeps
+    /// this struct free of references, so a long log moves it without retains.
+    let observedObject: JSONValue?
     /// Whether its `at` is earlier than the previous event's.
     let outOfOrder: Bool
     let translationDiagnostic: DiagnosticCode?
@@ -26,6 +28,11 @@ struct LoggedEvent<Decoded, Field: Sendable> {
         if outOfOrder { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
         if let translationDiagnostic { diagnostics.append(Diagnostic(index: index, translationDiagnostic)) }
     }
+
+    /// The fields its `observed` gave, read with the names it was checked against.
+    func observed(_ names: ClosedNames<Field>, in document: JSONDocument) -> ObservedFields<Field>? {
+        observedObject.map { ObservedFields($0, names: names, in: document) }
+    }
 }
 
 extension RequestDecoder {
@@ -33,7 +40,9 @@ extension RequestDecoder {
     /// an object; `read` decodes its members and its `observed` is checked against
     /// `observedNames`. `run` gets each event while the request has no problems so
     /// far; after the first one the log is still validated to the end, so the `422`
-    /// lists everything, but nothing more is run.
+    /// lists everything, but nothing more is run. Inlined, with the readers it uses,
+    /// into each ruleset's walk, so that `read` and `run` inline too.
+    @inline(__always)
     mutating func forEachEvent<Decoded, Field: Sendable>(in events: JSONValue, observedNames: ClosedNames<Field>,
                                                read: (inout RequestDecoder, JSONValue) -> ReadEvent<Decoded>,
                                                run: (LoggedEvent<Decoded, Field>) -> Void) {
@@ -42,9 +51,9 @@ extension RequestDecoder {
         for (index, object) in document.elements(events).enumerated() {
             guard has(object, .object) else { continue }
             let event = read(&self, object)
-            let observed = self.observed(event.envelope.observed, names: observedNames)
+            let observed = observedObject(event.envelope.observed, names: observedNames)
             guard !hasProblems else { continue }
-            run(LoggedEvent(index: index, envelope: event.envelope, decoded: event.decoded, observed: observed,
+            run(LoggedEvent(index: index, envelope: event.envelope, decoded: event.decoded, observedObject: observed,
                             outOfOrder: arrival.isOutOfOrder(event.envelope.at),
                             translationDiagnostic: event.translationDiagnostic))
         }

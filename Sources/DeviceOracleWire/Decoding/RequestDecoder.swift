@@ -48,6 +48,7 @@ struct RequestDecoder {
     }
 
     /// The value unless it is absent or `null`.
+    @inline(__always)
     func present(_ value: JSONValue?) -> JSONValue? {
         guard let value, !document.isNull(value) else { return nil }
         return value
@@ -65,6 +66,7 @@ struct RequestDecoder {
     }
 
     /// The value when it has the expected kind; reports it otherwise.
+    @inline(__always)
     mutating func value(_ value: JSONValue?, of kind: JSONKind) -> JSONValue? {
         guard let value = present(value), has(value, kind) else { return nil }
         return value
@@ -72,13 +74,21 @@ struct RequestDecoder {
 
     /// Whether a value (`null` included: an array element) has the expected kind;
     /// reports it otherwise.
+    @inline(__always)
     mutating func has(_ value: JSONValue, _ kind: JSONKind) -> Bool {
         let actual = document.kind(value)
         guard actual == kind else {
-            report("expected \(kind.article), got \(actual.article)", at: value)
+            reportKind(of: value, actual, expected: kind)
             return false
         }
         return true
+    }
+
+    // Out of line: a report is rare, and building its message would bloat every
+    // inlined check on a long log's path.
+    @inline(never)
+    private mutating func reportKind(of value: JSONValue, _ actual: JSONKind, expected kind: JSONKind) {
+        report("expected \(kind.article), got \(actual.article)", at: value)
     }
 
     /// Like `value(_:of:)`, and reports an absent member as missing.
@@ -99,11 +109,17 @@ struct RequestDecoder {
     }
 
     /// A name from a closed set, or a reported problem with a did-you-mean.
+    @inline(__always)
     mutating func name<Name>(_ value: JSONValue, in names: ClosedNames<Name>) -> Name? {
         guard let string = self.value(value, of: .string) else { return nil }
         if let name = names.match(string, in: document) { return name }
-        report(names.unknownNameDetail(document.string(string) ?? ""), at: string)
+        reportUnknown(string, in: names)
         return nil
+    }
+
+    @inline(never)
+    private mutating func reportUnknown<Name>(_ string: JSONValue, in names: ClosedNames<Name>) {
+        report(names.unknownNameDetail(document.string(string) ?? ""), at: string)
     }
 
     /// Checks that every member of `object` is one of `names` (and of the right

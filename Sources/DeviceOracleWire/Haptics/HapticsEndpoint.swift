@@ -161,7 +161,7 @@ private struct HapticsRun {
                 let record = StepRecord(id: logged.envelope.id, event: event, before: before, after: machine.state,
                                         decision: decision)
                 records.append(record)
-                compare(logged.observed, with: record, index: logged.index, timing: timing, document: document)
+                compare(logged.observed(observedFields, in: document), with: record, index: logged.index, timing: timing, document: document)
             }
         }
         guard !decoder.hasProblems else { return nil }

@@ -24,6 +24,7 @@ extension RequestDecoder {
     /// `types`; a string `notification` whose `userInfo`, when given, is an object.
     /// `nil` once a problem is reported. `mediaServices` as in
     /// `AudioSessionNotification.translate`.
+    @inline(__always)
     mutating func eventForm<EventType>(_ members: EventFormMembers, of event: JSONValue,
                                        types: ClosedNames<EventType>, mediaServices: Bool) -> EventForm<EventType>? {
         switch (members.type, members.notification) {

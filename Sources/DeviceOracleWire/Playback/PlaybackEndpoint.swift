@@ -145,31 +145,8 @@ private struct PlaybackRun {
         guard let events = decoder.required(eventsMember, of: .array, member: "events", in: root) else { return nil }
 
         records.reserveCapacity(document.count(events))
-        decoder.forEachEvent(in: events, observedNames: observedFields, read: Self.readEvent) { logged in
-            logged.appendLeadingDiagnostics(to: &diagnostics)
-            var record = logged.decoded
-            let session = sessionIndex(logged.envelope.session, initial: initial, document: document)
-            record.id = logged.envelope.id
-            record.sessionName = logged.envelope.session
-            record.before = sessions[session].machine.state
-            if let event = record.event {
-                let decision = sessions[session].machine.apply(event)
-                record.action = decision.action
-                if let diagnostic = decision.diagnostic {
-                    diagnostics.append(Diagnostic(index: logged.index, DiagnosticCode(diagnostic)))
-                }
-            }
-            record.after = sessions[session].machine.state
-            records.append(record)
-
-            let after = record.after, action = record.action
-            mismatches.compare(logged.observed, index: logged.index, document: document, name: \.rawValue) { field in
-                switch field {
-                case .isPlaying: .bool(after.isPlaying)
-                case .resumeAfterInterruption: .bool(after.resumeAfterInterruption)
-                case .action: .string(action.rawValue)
-                }
-            }
+        decoder.forEachEvent(in: events, observedNames: observedFields, read: { Self.readEvent(&$0, $1) }) { logged in
+            run(logged, initial: initial, document: document)
         }
         guard !decoder.hasProblems else { return nil }
 
@@ -186,6 +163,37 @@ private struct PlaybackRun {
                                     sessions: anySessionNamed ? sessions.map { ($0.name, $0.machine.state) } : nil,
                                     records: records)
         return envelope.answer(answer, document: document)
+    }
+
+    /// Applies one event to its session's machine and records the step. Inlined,
+    /// with `readEvent`, into the walk: a long log's per-event values then stay in
+    /// registers instead of being copied from struct to struct.
+    @inline(__always)
+    mutating func run(_ logged: LoggedEvent<StepRecord, StepField>, initial: PlaybackState, document: JSONDocument) {
+        logged.appendLeadingDiagnostics(to: &diagnostics)
+        var record = logged.decoded
+        let session = sessionIndex(logged.envelope.session, initial: initial, document: document)
+        record.id = logged.envelope.id
+        record.sessionName = logged.envelope.session
+        record.before = sessions[session].machine.state
+        if let event = record.event {
+            let decision = sessions[session].machine.apply(event)
+            record.action = decision.action
+            if let diagnostic = decision.diagnostic {
+                diagnostics.append(Diagnostic(index: logged.index, DiagnosticCode(diagnostic)))
+            }
+        }
+        record.after = sessions[session].machine.state
+        records.append(record)
+
+        let after = record.after, action = record.action
+        mismatches.compare(logged.observed(observedFields, in: document), index: logged.index, document: document, name: \.rawValue) { field in
+            switch field {
+            case .isPlaying: .bool(after.isPlaying)
+            case .resumeAfterInterruption: .bool(after.resumeAfterInterruption)
+            case .action: .string(action.rawValue)
+            }
+        }
     }
 
     /// `"event":…,"before":…,"after":…,"action":…` — everything of a step after its head.
@@ -208,6 +216,7 @@ private struct PlaybackRun {
 
     /// Reads one event in canonical form (`type`) or raw notification form
     /// (`notification`); exactly one of the two.
+    @inline(__always)
     static func readEvent(_ decoder: inout RequestDecoder, _ object: JSONValue) -> ReadEvent<StepRecord> {
         var record = StepRecord()
         var translationDiagnostic: DiagnosticCode?
