@@ -130,11 +130,14 @@ private struct Parser: ~Copyable {
         nodes.append(JSONNode(tag: tag))
     }
 
+    @inline(__always)
     mutating func enter() throws(Failure) {
         depth += 1
-        if depth > maxDepth {
-            throw Failure(offset: position, reason: "nesting deeper than \(maxDepth) levels", isDepthLimit: true)
-        }
+        if depth > maxDepth { throw tooDeep() }
+    }
+
+    func tooDeep() -> Failure {
+        Failure(offset: position, reason: "nesting deeper than \(maxDepth) levels", isDepthLimit: true)
     }
 
     mutating func parseArray(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
@@ -187,7 +190,7 @@ private struct Parser: ~Copyable {
                 }
                 let key = nodes.count
                 try parseString(bytes)
-                checkDuplicate(key: key, objectStart: start, memberCount: Int(count), largeObjectKeys: &keys)
+                if count > 0 { checkDuplicate(key: key, objectStart: start, memberCount: Int(count), largeObjectKeys: &keys) }
                 skipWhitespace(bytes)
                 guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
                     throw Failure(offset: position, reason: position < bytes.count
@@ -196,7 +199,12 @@ private struct Parser: ~Copyable {
                 }
                 position += 1
                 skipWhitespace(bytes)
-                try parseValue(bytes)
+                // Most member values of a log are strings: no dispatch for those.
+                if position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
+                    try parseString(bytes)
+                } else {
+                    try parseValue(bytes)
+                }
                 count += 1
                 skipWhitespace(bytes)
                 guard position < bytes.count else {
@@ -276,16 +284,26 @@ private struct Parser: ~Copyable {
     }
 
 
+    /// A string at `position` (its opening quote). Plain ASCII without escapes, as
+    /// nearly every key and name is, points straight into the input, inline; the
+    /// rest is decoded out of line.
+    @inline(__always)
     mutating func parseString(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
-        let open = position
         let start = position + 1
-        // Fast scan: plain ASCII without escapes points straight into the input.
         let index = Self.plainASCIIPrefixEnd(bytes, from: start)
         if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
             nodes.append(JSONNode(tag: .string, count: UInt32(index - start), payload: UInt64(start)))
             position = index + 1
             return
         }
+        try parseDecodedString(bytes, plainUpTo: index)
+    }
+
+    /// The rest of a string whose first `plainUpTo - position - 1` bytes are plain.
+    @inline(never)
+    mutating func parseDecodedString(_ bytes: UnsafeBufferPointer<UInt8>, plainUpTo index: Int) throws(Failure) {
+        let open = position
+        let start = position + 1
         position = index
         guard position < bytes.count else { throw Failure(offset: open, reason: "unterminated string") }
         var hasEscapes = false
