@@ -19,16 +19,35 @@ struct Diagnostic: Equatable, Sendable {
     }
 
     func write(to writer: inout JSONWriter) {
+        // A long log can carry a diagnostic every few steps, nearly all of them a
+        // step's with the standard sentence: those copy their code's members.
+        if let index, message == nil {
+            let members = Self.standardMembers.first { $0.code == code }!.members
+            members.withUnsafeBufferPointer { writer.object(key: "index", integer: index, members: $0) }
+            return
+        }
         writer.beginObject()
         writer.key("index")
         if let index { writer.integer(index) } else { writer.null() }
+        writeMembers(to: &writer)
+        writer.endObject()
+    }
+
+    /// `"severity":…,"code":…,"message":…`.
+    private func writeMembers(to writer: inout JSONWriter) {
         writer.key("severity")
         writer.string(escaping: code.severity.rawValue)
         writer.key("code")
         writer.string(escaping: code.rawValue)
         writer.key("message")
         if let message { writer.string(escaping: message) } else { writer.string(code.standardMessage) }
-        writer.endObject()
+    }
+
+    /// Every code's members with its standard message.
+    private static let standardMembers: [(code: DiagnosticCode, members: [UInt8])] = DiagnosticCode.allCases.map { code in
+        var writer = JSONWriter(capacity: 256)
+        Diagnostic(index: nil, code).writeMembers(to: &writer)
+        return (code, writer.finish())
     }
 }
 
