@@ -61,7 +61,10 @@ final class HTTPConnection {
     static let outputHighWater = 256 * 1024
     /// A streamed body is pulled in pieces of this size, the next one once less
     /// than this waits for the socket: about two pieces in memory at a time.
-    static let streamPieceBytes = 256 * 1024
+    /// Measured on the 100k-event log's 20 MB answer: 1 MiB took 6–10 % less time
+    /// than 256 KiB (fewer sends and wake-ups) and 64 KiB 15 % more; 2 MiB, more
+    /// than the CPU's cache, was slower again.
+    static let streamPieceBytes = 1024 * 1024
 
     let fd: Int32
     let generation: UInt32
