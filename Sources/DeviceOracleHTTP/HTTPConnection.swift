@@ -43,7 +43,7 @@ final class HTTPConnection {
         /// The last two pieces' arrays. A new piece starts only once less than a piece
         /// waits, so the older one has normally been sent and dropped by the output
         /// queue: it is written again in place instead of allocating (and page-faulting
-        /// in) a fresh quarter megabyte for every piece.
+        /// in) a fresh megabyte for every piece.
         var recycled: (older: [UInt8], newer: [UInt8]) = ([], [])
 
         /// An empty array for the next piece, with the older piece's capacity.
