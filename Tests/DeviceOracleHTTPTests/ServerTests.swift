@@ -98,14 +98,16 @@ final class ServerTests: XCTestCase {
     }
 
     func testShutdownLetsAStreamedBodyEndThenClosesTheConnection() throws {
-        let server = try TestServer()
+        // A grace period far longer than the stream needs: under the sanitizers 8 MB
+        // took 10-12 s to stream and read, and the default 10 s grace could cut it.
+        let server = try TestServer { $0.shutdownGrace = 60 }
         let connection = try server.connect()
         connection.send("GET /stream?bytes=8000000 HTTP/1.1\r\nHost: t\r\n\r\n")
         usleep(100_000)  // the socket buffers fill; the rest of the body waits to be pulled
         let finished = Locked<Bool?>(nil)
         Thread { finished.value = server.server.shutdown() }.start()
         usleep(100_000)
-        XCTAssertEqual(connection.readResponse(timeout: 10)?.body, CountingStream.expected(8_000_000))
+        XCTAssertEqual(connection.readResponse(timeout: 60)?.body, CountingStream.expected(8_000_000))
         XCTAssertTrue(connection.waitForClose())
         for _ in 0..<500 where finished.value == nil { usleep(10_000) }
         XCTAssertEqual(finished.value, true, "no request was cut")
