@@ -103,13 +103,17 @@ extension RequestDecoder {
     /// Reads an `observed`/`observedFinal` object: any subset of `names`, any
     /// other name a `422` with a did-you-mean. `null` values are not checked.
     mutating func observed<Field>(_ value: JSONValue?, names: ClosedNames<Field>) -> ObservedFields<Field>? {
-        observedObject(value, names: names).map { ObservedFields($0, names: names, in: document) }
+        var entries: [(field: Field, value: JSONValue)] = []
+        guard observedObject(value, names: names, { entries.append(($0, $1)) }) != nil else { return nil }
+        return ObservedFields(entries: entries)
     }
 
-    /// Checks an `observed` object as `observed(_:names:)` does, and keeps just the object.
-    mutating func observedObject<Field>(_ value: JSONValue?, names: ClosedNames<Field>) -> JSONValue? {
+    /// Checks an `observed` object as `observed(_:names:)` does, in the same one walk
+    /// over its members, handing each named, non-null field to `found`; returns the object.
+    mutating func observedObject<Field>(_ value: JSONValue?, names: ClosedNames<Field>,
+                                        _ found: (Field, JSONValue) -> Void = { _, _ in }) -> JSONValue? {
         guard let object = self.value(value, of: .object) else { return nil }
-        closedObject(object, names: names) { _, _, _ in }
+        closedObject(object, names: names) { _, field, value in found(field, value) }
         return object
     }
 }
