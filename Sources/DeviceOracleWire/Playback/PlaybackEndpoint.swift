@@ -145,7 +145,7 @@ private struct PlaybackRun {
         guard let events = decoder.required(eventsMember, of: .array, member: "events", in: root) else { return nil }
 
         records.reserveCapacity(document.count(events))
-        decoder.forEachEvent(in: events, observedNames: observedFields, read: { Self.readEvent(&$0, $1) }) { logged in
+        decoder.forEachEvent(in: events, observedNames: observedFields, read: Self.readEvent) { logged in
             run(logged, initial: initial, document: document)
         }
         guard !decoder.hasProblems else { return nil }
