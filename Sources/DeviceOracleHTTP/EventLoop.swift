@@ -20,9 +20,11 @@ final class ServerContext: Sendable {
     let openConnections = Atomic<Int>(0)
     let requestCounter = Atomic<UInt64>(0)
     let heapTrimmer = HeapTrimmer()
+    let memoryBudget: MemoryBudget
 
     init(configuration: ServerConfiguration, router: Router, logger: Logger) {
         self.configuration = configuration
+        memoryBudget = MemoryBudget(limit: configuration.maxMemoryBytes)
         self.router = router
         self.logger = logger
     }
@@ -48,6 +50,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     // one call at a time, so the runtime's access tracking would only cost time.
 
     static let readBufferSize = 64 * 1024
+    /// How often a body waiting for the memory budget tries again.
+    static let memoryRetrySeconds = 0.02
     private static let listenerToken: UInt64 = UInt64.max
     private static let wakeToken: UInt64 = UInt64.max - 1
 
@@ -99,7 +103,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         logsAccess = context.logger.logsAccess
         let configuration = context.configuration
         let seconds = [configuration.headerTimeout, configuration.bodyTimeout, configuration.sendTimeout,
-                       configuration.idleTimeout, 1.0]
+                       configuration.idleTimeout, 1.0, Self.memoryRetrySeconds]
         // Clamped to a year so no configured value can overflow the conversion.
         timeoutNanoseconds = seconds.map { Int64((min(max($0, 0.001), 31_536_000) * 1e9).rounded()) }
         epollFD = csyscalls_epoll_create()
@@ -259,15 +263,20 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     /// Runs a handler on a global queue; its response comes back on this loop.
     func offload(_ connection: HTTPConnection, routeIndex: Int, request: HTTPRequest) {
-        let fd = connection.fd, generation = connection.generation
+        let fd = connection.fd, generation = connection.generation, reservation = connection.offloadedReservation
         let handler = context.router.routes[routeIndex].handler
         DispatchQueue.global().async {
-            let response = handler(request)
+            var answer = handler(request)
+            if request.version == .http1_0, let stream = answer.bodyStream { answer.streamLength = stream.byteCount() }
+            let response = answer
             self.context.heapTrimmer.largeWorkEnded()
             self.execute {
                 let index = Int(fd)
                 guard index < self.connections.count, let connection = self.connections[index],
-                      connection.generation == generation else { return }
+                      connection.generation == generation else {
+                    self.context.memoryBudget.adjust(by: -reservation)  // closed meanwhile
+                    return
+                }
                 connection.handlerFinished(response)
             }
         }

@@ -17,6 +17,9 @@ final class HTTPConnection {
         case reading
         /// A handler runs on a global queue; nothing more is read until it answers.
         case awaitingHandler
+        /// The current body needs `bytes` more of the memory budget than it has; reading
+        /// is paused (its bytes wait in the socket) until they fit or `memoryWait` passes.
+        case awaitingMemory(since: Int64, bytes: Int)
         /// Send what is queued, then close (lingering after answers that refused something).
         case closingAfterWrite(linger: Bool)
         /// Write side shut; reading and discarding so the peer sees the answer, not a reset.
@@ -35,9 +38,11 @@ final class HTTPConnection {
         var startedAt: Int64
     }
 
-    /// A streamed body sent chunked, and its access line, written once it has ended.
+    /// A streamed body, and its access line, written once it has ended. Sent chunked,
+    /// or to an HTTP/1.0 client as plain bytes after a Content-Length counted first.
     private struct StreamedBody {
         let stream: any HTTPBodyStream
+        let chunked: Bool
         var sentBytes: Int
         let accessLine: AccessLineFields?
         /// The last two pieces' arrays. A new piece starts only once less than a piece
@@ -57,6 +62,9 @@ final class HTTPConnection {
     }
 
     static let maxLingerBytes = 64 * 1024
+    /// A chunked body's share of the memory budget is taken this many bytes at a time,
+    /// since its length is unknown until it ends.
+    static let chunkedReservationBytes = 1024 * 1024
     /// Pipelined requests stop being parsed while this much output waits.
     static let outputHighWater = 256 * 1024
     /// A streamed body is pulled in pieces of this size, the next one once less
@@ -93,6 +101,18 @@ final class HTTPConnection {
     @exclusivity(unchecked) private var peerClosedInput = false
     @exclusivity(unchecked) private var bodyProgress = false
     @exclusivity(unchecked) private var sendProgress = false
+    /// The minimum-rate clock of the request being received: since when, and how many
+    /// bytes have arrived since then.
+    @exclusivity(unchecked) private var rateClockStartedAt: Int64 = 0
+    @exclusivity(unchecked) private var bytesSinceRateClock = 0
+    /// The current request's share of the memory budget, and the body bytes it covers.
+    @exclusivity(unchecked) private var reservedBytes = 0
+    @exclusivity(unchecked) private var reservedBodyBytes = 0
+    /// Unsent output counted in the memory budget.
+    @exclusivity(unchecked) private var countedOutputBytes = 0
+    /// What a lingering close reads and discards at most: more after a refusal whose
+    /// client sends its body anyway, so it reads the answer instead of a reset.
+    @exclusivity(unchecked) private var lingerAllowance = HTTPConnection.maxLingerBytes
 
     init(fd: Int32, generation: UInt32, loop: EpollEventLoop) {
         self.fd = fd
@@ -109,7 +129,7 @@ final class HTTPConnection {
     /// such requests complete at shutdown).
     var hasRequestInFlight: Bool {
         switch phase {
-        case .awaitingHandler: true
+        case .awaitingHandler, .awaitingMemory: true
         case .reading: exchange != nil || hasPendingOutput
         case .closingAfterWrite: hasPendingOutput
         case .lingering, .closed: false
@@ -140,11 +160,20 @@ final class HTTPConnection {
         let count = csyscalls_read(fd, buffer.baseAddress, buffer.count)
         if count > 0 {
             if case .lingering(let discarded) = phase {
-                if discarded + count >= Self.maxLingerBytes { closeNow() } else { phase = .lingering(discarded: discarded + count) }
+                if discarded + count >= lingerAllowance { closeNow() } else { phase = .lingering(discarded: discarded + count) }
                 return
             }
-            if decoder.isBetweenRequests { headStartedAt = loop.now }
+            if decoder.isBetweenRequests {
+                headStartedAt = loop.now
+                restartRateClock()
+            }
+            bytesSinceRateClock += count
             process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            if case .reading = phase, !decoder.isBetweenRequests, isBelowMinimumRate {
+                let configuration = loop.context.configuration
+                refuse(HTTPError(status: 408, detail: "the request arrived at under \(configuration.minReceiveRate) bytes/s on average after its first \(configuration.minReceiveRateGrace) s"),
+                       summary: HeadSummary())
+            }
             afterProcessing()
         } else if count == 0 {
             peerClosedInput = true
@@ -156,7 +185,7 @@ final class HTTPConnection {
                 afterProcessing()
             case .lingering:
                 closeNow()
-            case .awaitingHandler, .closingAfterWrite, .closed:
+            case .awaitingHandler, .awaitingMemory, .closingAfterWrite, .closed:
                 loop.setInterest(self, hasPendingOutput ? UInt32(CSYSCALLS_EPOLLOUT) : 0)
             }
         } else if count != -Int(EAGAIN) && count != -Int(EINTR) {
@@ -174,9 +203,84 @@ final class HTTPConnection {
             let seconds = loop.context.configuration.bodyTimeout
             refuse(HTTPError(status: 408, detail: "the request body made no progress for \(seconds) s"), summary: HeadSummary())
             afterProcessing()
+        case .memoryRetry:
+            guard case .awaitingMemory(let since, let bytes) = phase else { return }
+            if loop.context.memoryBudget.reserve(bytes) {
+                phase = .reading
+                admitted(bytes)
+            } else if loop.now - since >= Int64(loop.context.configuration.memoryWait * 1e9) {
+                phase = .reading
+                refuseOverBudget()
+            }
+            afterProcessing()
         case .header, .idle, .send, .linger:
             closeNow()
         }
+    }
+
+    // MARK: Memory budget and minimum rate
+
+    private func restartRateClock() {
+        rateClockStartedAt = loop.now
+        bytesSinceRateClock = 0
+    }
+
+    /// Past its grace period, the request has averaged under the minimum rate.
+    private var isBelowMinimumRate: Bool {
+        let configuration = loop.context.configuration
+        guard configuration.minReceiveRate > 0 else { return false }
+        let seconds = Double(loop.now - rateClockStartedAt) / 1e9 - configuration.minReceiveRateGrace
+        return seconds > 0 && Double(bytesSinceRateClock) < configuration.minReceiveRate * seconds
+    }
+
+    /// Takes the budget for `bodyBytes` more of the current body, or pauses reading
+    /// until it can (`timerExpired(.memoryRetry)`).
+    private func reserve(bodyBytes: Int) {
+        let bytes = bodyBytes * loop.context.configuration.memoryPerBodyByte
+        if loop.context.memoryBudget.reserve(bytes) {
+            admitted(bytes)
+        } else {
+            phase = .awaitingMemory(since: loop.now, bytes: bytes)
+        }
+    }
+
+    /// The budget took `bytes` for the current body: (go on) reading it.
+    private func admitted(_ bytes: Int) {
+        reservedBytes += bytes
+        reservedBodyBytes += bytes / loop.context.configuration.memoryPerBodyByte
+        guard let head = exchange?.head else { return }
+        if head.expectsContinue && exchange!.body.isEmpty {
+            appendOutput { $0.append(ResponseSerializer.continueResponse) }
+        }
+        restartRateClock()  // the wait was the server's, not the client's
+    }
+
+    private func releaseReservation() {
+        guard reservedBytes > 0 else { return }
+        loop.context.memoryBudget.adjust(by: -reservedBytes)
+        if reservedBytes >= loop.context.configuration.offloadBodyBytes { loop.context.heapTrimmer.largeWorkEnded() }
+        reservedBytes = 0
+        reservedBodyBytes = 0
+    }
+
+    /// The body did not fit within `memoryWait`: `503` at once, before reading it; then a
+    /// lingering close that takes in the rest of a body the client sends anyway.
+    private func refuseOverBudget() {
+        let budget = loop.context.memoryBudget
+        var response = ProblemDetails(status: 503, detail: "the server's memory budget of \(budget.limit) bytes for requests in flight is in use; retry later").response
+        response.headers.append(("Retry-After", "1"))
+        if let head = exchange?.head, !head.expectsContinue, case .length(let length) = head.framing {
+            lingerAllowance = Self.maxLingerBytes + max(0, length - exchange!.body.count)
+        }
+        finish(response, forceClose: true)
+    }
+
+    /// Keeps the budget's count of this connection's unsent output up to date.
+    private func countOutput() {
+        let unsent = output.count
+        guard unsent != countedOutputBytes else { return }
+        loop.context.memoryBudget.adjust(by: unsent - countedOutputBytes)
+        countedOutputBytes = unsent
     }
 
     func handlerFinished(_ response: HTTPResponse) {
@@ -188,13 +292,22 @@ final class HTTPConnection {
 
     func closeNow() {
         if case .closed = phase { return }
+        // An offloaded handler still holds its request: its completion gives the share back.
+        if case .awaitingHandler = phase {} else { releaseReservation() }
         phase = .closed
         loop.scratch.removeAll()  // only ever holds the current connection's answers
+        // A large answer cut short (a peer that stopped reading) is given back too.
+        if output.count >= OutputQueue.retainedCapacity { loop.context.heapTrimmer.largeWorkEnded() }
         output = OutputQueue()
+        countOutput()
         if streamedBody.take() != nil { loop.context.heapTrimmer.largeWorkEnded() }
         pending = []
         loop.close(self)
     }
+
+    /// The share of the budget an offloaded handler's request holds, for its completion
+    /// to give back when the connection has closed meanwhile.
+    var offloadedReservation: Int { reservedBytes }
 
     // MARK: Requests
 
@@ -210,6 +323,10 @@ final class HTTPConnection {
                 bodyProgress = true
                 if exchange?.keepsBody == true {
                     exchange!.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
+                    // A chunked body outgrew its share: take the next step of it.
+                    if exchange!.body.count > reservedBodyBytes {
+                        reserve(bodyBytes: max(Self.chunkedReservationBytes, exchange!.body.count - reservedBodyBytes))
+                    }
                 }
             case .end:
                 requestComplete()
@@ -219,7 +336,7 @@ final class HTTPConnection {
         }
         if index < input.count {
             switch phase {
-            case .reading, .awaitingHandler:
+            case .reading, .awaitingHandler, .awaitingMemory:
                 pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[index...]))
             case .closingAfterWrite, .lingering, .closed:
                 break
@@ -253,11 +370,17 @@ final class HTTPConnection {
             finish(response, forceClose: true)
             return
         }
-        if head.expectsContinue && hasBody {
-            appendOutput { $0.append(ResponseSerializer.continueResponse) }
-        }
-        if keepsBody, case .length(let length) = head.framing {
-            exchange!.body.reserveCapacity(length)
+        switch head.framing {
+        case .length(let length) where keepsBody:
+            reserve(bodyBytes: length)
+            if case .reading = phase { exchange!.body.reserveCapacity(length) }
+        case .chunked where keepsBody:
+            reserve(bodyBytes: min(Self.chunkedReservationBytes, loop.context.configuration.maxBodyBytes))
+        case .length, .chunked:
+            // Read and discarded, so it takes nothing of the budget.
+            if head.expectsContinue { appendOutput { $0.append(ResponseSerializer.continueResponse) } }
+        case .none:
+            break
         }
     }
 
@@ -287,31 +410,36 @@ final class HTTPConnection {
         let isHead = exchange!.head.method == .HEAD
         var response = response
         var stream: (any HTTPBodyStream)?
-        var chunked = false
+        var framing = ResponseSerializer.BodyFraming.whole
         if let bodyStream = response.bodyStream.take() {
-            // A body that ends within its first piece, or goes to an HTTP/1.0 client
-            // (which has no chunked coding), is sent whole with a Content-Length.
+            // A body that ends within its first piece is sent whole with a Content-Length.
+            // A longer one is chunked, or, to an HTTP/1.0 client (which has no chunked
+            // coding), sent as it is written after a Content-Length counted beforehand.
             // HEAD gets a GET's header fields without making the body.
-            let minimum = exchange!.head.version == .http1_0 ? Int.max : Self.streamPieceBytes
+            let isHTTP10 = exchange!.head.version == .http1_0
             if isHead {
-                chunked = exchange!.head.version != .http1_0
-            } else if bodyStream.next(into: &response.body, minimum: minimum) {
+                if !isHTTP10 { framing = .chunked }
+            } else if bodyStream.next(into: &response.body, minimum: Self.streamPieceBytes) {
                 stream = bodyStream
-                chunked = true
+                framing = isHTTP10 ? .length(response.streamLength ?? bodyStream.byteCount()) : .chunked
             }
         }
         appendOutput {
             ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: isHead, connection: field,
-                                      chunked: chunked)
-            if stream != nil { ResponseSerializer.appendChunk(response.body, to: &$0) }
+                                      framing: framing)
+            if stream != nil { ResponseSerializer.appendPiece(response.body, to: &$0, chunked: framing == .chunked) }
         }
         let accessLine = !loop.logsAccess ? nil : AccessLineFields(
             method: exchange!.head.method.rawValue, path: exchange!.head.path, status: response.status,
             startedAt: exchange!.startedAt, fields: response.logFields, userAgent: exchange!.head.userAgent)
         if let stream {
-            streamedBody = StreamedBody(stream: stream, sentBytes: response.body.count, accessLine: accessLine)
-        } else if let accessLine {
-            loop.logAccess(accessLine, bytes: isHead ? 0 : response.body.count)
+            streamedBody = StreamedBody(stream: stream, chunked: framing == .chunked, sentBytes: response.body.count,
+                                        accessLine: accessLine)
+        } else {
+            releaseReservation()
+            // Whatever the request, an answer this large leaves freed megabytes to give back.
+            if response.body.count >= loop.context.configuration.offloadBodyBytes { loop.context.heapTrimmer.largeWorkEnded() }
+            if let accessLine { loop.logAccess(accessLine, bytes: isHead ? 0 : response.body.count) }
         }
         exchange = nil
         decidedResponse = nil
@@ -328,11 +456,13 @@ final class HTTPConnection {
         let more = streamedBody!.stream.next(into: &piece, minimum: Self.streamPieceBytes)
         streamedBody!.sentBytes += piece.count
         streamedBody!.recycled.newer = piece
+        let chunked = streamedBody!.chunked
         appendOutput {
-            ResponseSerializer.appendChunk(piece, to: &$0)
-            if !more { ResponseSerializer.appendLastChunk(to: &$0) }
+            ResponseSerializer.appendPiece(piece, to: &$0, chunked: chunked)
+            if !more && chunked { ResponseSerializer.appendLastChunk(to: &$0) }
         }
         guard !more, let ended = streamedBody.take() else { return }
+        releaseReservation()
         loop.context.heapTrimmer.largeWorkEnded()
         if let accessLine = ended.accessLine { loop.logAccess(accessLine, bytes: ended.sentBytes) }
     }
@@ -346,6 +476,7 @@ final class HTTPConnection {
         let startedAt = exchange?.startedAt ?? headStartedAt
         exchange = nil
         decidedResponse = nil
+        releaseReservation()
         let response = error.response
         appendOutput { ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: .close) }
         if loop.logsAccess {
@@ -383,7 +514,11 @@ final class HTTPConnection {
             closeNow()
             return false
         }
-        if output.isEmpty { output = OutputQueue() }
+        if output.isEmpty {
+            output = OutputQueue()
+            // A whole answer of megabytes that waited for a slow peer has gone.
+            if countedOutputBytes >= OutputQueue.retainedCapacity { loop.context.heapTrimmer.largeWorkEnded() }
+        }
         return true
     }
 
@@ -423,6 +558,7 @@ final class HTTPConnection {
     }
 
     private func updateInterestAndTimer() {
+        countOutput()
         let blocked = hasPendingOutput
         switch phase {
         case .reading:
@@ -447,6 +583,10 @@ final class HTTPConnection {
             } else {
                 loop.disarm(self)
             }
+        case .awaitingMemory:
+            // Only a 100 Continue can be waiting here; the retry timer runs either way.
+            loop.setInterest(self, blocked ? UInt32(CSYSCALLS_EPOLLOUT) : 0)
+            if timerKind != .memoryRetry { loop.arm(self, .memoryRetry) }
         case .lingering, .closed:
             break
         }

@@ -26,6 +26,9 @@ public protocol HTTPBodyStream: AnyObject, Sendable {
     /// Appends the next piece — at least `minimum` bytes unless the body ends first —
     /// to `buffer`. Returns false once the whole body has been appended.
     func next(into buffer: inout [UInt8], minimum: Int) -> Bool
+    /// The whole body's length, without keeping it (an HTTP/1.0 client has no chunked
+    /// coding, so it is told a Content-Length first); leaves `next` where it was.
+    func byteCount() -> Int
 }
 
 /// One response. The server adds `Date`, `Content-Length` (or `Transfer-Encoding`)
@@ -41,6 +44,9 @@ public struct HTTPResponse: Sendable {
     public var bodyStream: (any HTTPBodyStream)?
     /// Extra members of the access-log line, such as `("verdict", "pass")`.
     public var logFields: [(String, String)]
+    /// `bodyStream`'s length, counted where the handler ran (an offloaded one's thread,
+    /// not the event loop's) for an HTTP/1.0 client.
+    var streamLength: Int?
 
     public init(status: Int, contentType: String? = nil, headers: [(String, String)] = [],
                 body: [UInt8] = [], bodyStream: (any HTTPBodyStream)? = nil, logFields: [(String, String)] = []) {

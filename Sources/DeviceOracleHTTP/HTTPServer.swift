@@ -36,6 +36,9 @@ public final class HTTPServer: Sendable {
         csyscalls_keep_freed_memory(HeapTrimmer.largestKeptBlock)
     }
 
+    /// Bytes of the memory budget that requests in flight hold now (`MemoryBudget`).
+    public var memoryBudgetInUse: Int { context.memoryBudget.usedBytes }
+
     /// Binds and starts the loops; returns the bound address (the real port for port 0).
     public func start() throws(HTTPServerError) -> Address {
         csyscalls_ignore_sigpipe()

@@ -155,7 +155,14 @@ enum RequestHeadValidator {
                   ByteClass.isDigit(versionBytes[5]), versionBytes[6] == UInt8(ascii: "."), ByteClass.isDigit(versionBytes[7])
             else { return fail(400, "the HTTP version is malformed") }
             let major = Int(versionBytes[5] - 48), minor = Int(versionBytes[7] - 48)
-            let atLeast11 = major > 1 || (major == 1 && minor >= 1)
+            // Host is HTTP/1.1's rule: a head of a version this server does not speak gets
+            // the 505 that says so, not a 400 for a field that version has no need of.
+            let atLeast11 = major == 1 && minor >= 1
+            // `PRI * HTTP/2.0` opens an HTTP/2 connection (RFC 9113 §3.4), whose target and
+            // method would otherwise be refused first: say what is wrong.
+            if major >= 2 && asciiEqual(slice(methodRange), "PRI") {
+                return fail(505, "HTTP/2 is not served here (PRI * HTTP/2.0 is its connection preface); use HTTP/1.1")
+            }
 
             // Fields the server interprets. Singletons are never merged: a second one is an error.
             var hostRange: Range<Int>?

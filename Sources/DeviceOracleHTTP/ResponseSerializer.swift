@@ -11,13 +11,21 @@ enum ResponseSerializer {
         case keepAlive
     }
 
+    /// How the body follows the head.
+    enum BodyFraming: Equatable {
+        /// `response.body`, with its Content-Length.
+        case whole
+        /// `Transfer-Encoding: chunked`; the caller appends the pieces and the last chunk.
+        case chunked
+        /// A Content-Length of this many bytes; the caller appends them, as pieces.
+        case length(Int)
+    }
+
     static let continueResponse: StaticString = "HTTP/1.1 100 Continue\r\n\r\n"
 
-    /// Appends the response; `omitBody` for HEAD (same headers, no body). `chunked`
-    /// writes `Transfer-Encoding: chunked` instead of `Content-Length` and no body:
-    /// the caller appends the chunks (`appendChunk`, `appendLastChunk`).
+    /// Appends the response; `omitBody` for HEAD (same headers, no body).
     static func append(_ response: HTTPResponse, to out: inout OutputQueue, date: [UInt8], omitBody: Bool,
-                       connection: ConnectionField, chunked: Bool = false) {
+                       connection: ConnectionField, framing: BodyFraming = .whole) {
         let status = response.status
         let statusLine = HTTPStatusText.statusLine(status)
         let reason = HTTPStatusText.reason(status)
@@ -47,11 +55,12 @@ enum ResponseSerializer {
                     head.append(utf8: contentType)
                     head.append("\r\n")
                 }
-                if chunked {
+                switch framing {
+                case .chunked:
                     head.append("Transfer-Encoding: chunked\r\n")
-                } else {
+                case .whole, .length:
                     head.append("Content-Length: ")
-                    head.appendDecimal(response.body.count)
+                    if case .length(let length) = framing { head.appendDecimal(length) } else { head.appendDecimal(response.body.count) }
                     head.append("\r\n")
                 }
             }
@@ -68,9 +77,14 @@ enum ResponseSerializer {
             }
             head.append("\r\n")
         }
-        if mayHaveBody && !omitBody && !chunked {
+        if mayHaveBody && !omitBody && framing == .whole {
             out.append(body: response.body)
         }
+    }
+
+    /// One piece of a streamed body: a chunk, or the bytes as they are.
+    static func appendPiece(_ piece: [UInt8], to out: inout OutputQueue, chunked: Bool) {
+        if chunked { appendChunk(piece, to: &out) } else { out.append(body: piece) }
     }
 
     /// One chunk of a chunked body (RFC 9112 §7.1): its size in hex, the bytes, CRLF.

@@ -12,6 +12,22 @@ public struct ServerConfiguration: Sendable {
     public var headerTimeout = 10.0
     /// Seconds without progress while receiving a body.
     public var bodyTimeout = 30.0
+    /// Bytes per second a request (head and body, from its first byte) must average
+    /// once `minReceiveRateGrace` has passed; 0 turns the rule off. A trickle of a byte
+    /// every few seconds never times out between bytes, so only a rate bounds it.
+    public var minReceiveRate = 1024.0
+    /// Seconds a request may take before `minReceiveRate` applies.
+    public var minReceiveRateGrace = 5.0
+    /// Bytes that request bodies, the work done on them and their answers in flight may
+    /// hold at once (see `MemoryBudget` for how they are counted).
+    public var maxMemoryBytes = MemoryBudget.defaultLimit().bytes
+    /// Seconds a request whose body does not fit the budget waits, unread, for room
+    /// before it is answered 503.
+    public var memoryWait = 10.0
+    /// What a request is counted at per byte of its body, from its head until its answer
+    /// has gone: the body itself, and whatever its handler builds from it while the answer
+    /// is sent. The server's user knows its handlers; the body alone is the floor.
+    public var memoryPerBodyByte = 1
     /// Seconds without progress while sending a response.
     public var sendTimeout = 30.0
     /// Seconds an idle keep-alive connection is kept.

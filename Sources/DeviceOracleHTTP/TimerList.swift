@@ -2,6 +2,8 @@
 /// deadlines in one list are in arming order and the earliest is always at the head.
 enum TimerKind: Int, CaseIterable {
     case header, body, send, idle, linger
+    /// The next try of a body waiting for the memory budget.
+    case memoryRetry
 }
 
 /// An intrusive FIFO of connections ordered by deadline: arming, re-arming and

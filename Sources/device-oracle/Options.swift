@@ -9,6 +9,9 @@ struct UsageError: Error {
 struct ServeOptions {
     var configuration = ServerConfiguration()
     var logLevel = LogLevel.info
+    /// Where `maxMemoryBytes` came from, for the startup line: the flag (or its
+    /// variable), the cgroup's limit, or the fixed default.
+    var memoryBudgetSource = MemoryBudget.defaultLimit().source
 
     /// One flag: its name, its environment variable, and how a value is applied.
     private struct Setting: Sendable {
@@ -44,6 +47,23 @@ struct ServeOptions {
         },
         Setting(flag: "--idle-timeout", variable: "IDLE_TIMEOUT") { options, value throws(UsageError) in
             options.configuration.idleTimeout = try seconds(value, "--idle-timeout", "IDLE_TIMEOUT")
+        },
+        Setting(flag: "--min-rate", variable: "MIN_RATE") { options, value throws(UsageError) in
+            let plain = value.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") }
+            guard plain, let rate = Double(value), rate <= 1e12 else {
+                throw invalid(value, "--min-rate", "MIN_RATE", "expected bytes per second, a number of at least 0 (0 turns the rule off)")
+            }
+            options.configuration.minReceiveRate = rate
+        },
+        Setting(flag: "--min-rate-grace", variable: "MIN_RATE_GRACE") { options, value throws(UsageError) in
+            options.configuration.minReceiveRateGrace = try seconds(value, "--min-rate-grace", "MIN_RATE_GRACE")
+        },
+        Setting(flag: "--max-memory-bytes", variable: "MAX_MEMORY_BYTES") { options, value throws(UsageError) in
+            options.configuration.maxMemoryBytes = try integer(value, "--max-memory-bytes", "MAX_MEMORY_BYTES", in: (1 << 20)...(1 << 50))
+            options.memoryBudgetSource = "flag"
+        },
+        Setting(flag: "--memory-wait", variable: "MEMORY_WAIT") { options, value throws(UsageError) in
+            options.configuration.memoryWait = try seconds(value, "--memory-wait", "MEMORY_WAIT")
         },
         Setting(flag: "--log-level", variable: "LOG_LEVEL") { options, value throws(UsageError) in
             guard let level = LogLevel(name: value) else {

@@ -11,7 +11,8 @@ enum ServeCommand {
     static func run(_ options: ServeOptions) -> Never {
         HTTPServer.prepareProcessMemory()  // before any thread starts
         let logger = Logger(level: options.logLevel)
-        let configuration = options.configuration
+        var configuration = options.configuration
+        configuration.memoryPerBodyByte = ServiceRoutes.memoryPerBodyByte
         let server = HTTPServer(configuration: configuration, routes: ServiceRoutes.all(), logger: logger)
         // PID 1 in a container has no default signal handling: handle both explicitly,
         // before the startup line, so a signal sent as soon as it appears is not lost.
@@ -45,6 +46,11 @@ enum ServeCommand {
             ("bodyTimeout", .double(configuration.bodyTimeout)),
             ("sendTimeout", .double(configuration.sendTimeout)),
             ("idleTimeout", .double(configuration.idleTimeout)),
+            ("minRate", .double(configuration.minReceiveRate)),
+            ("minRateGrace", .double(configuration.minReceiveRateGrace)),
+            ("maxMemoryBytes", .int(configuration.maxMemoryBytes)),
+            ("maxMemorySource", .string(options.memoryBudgetSource)),
+            ("memoryWait", .double(configuration.memoryWait)),
             ("maxHeadBytes", .int(configuration.headLimits.maxHeadBytes)),
             ("maxHeaderFields", .int(configuration.headLimits.maxFields)),
             ("maxTargetBytes", .int(configuration.headLimits.maxTargetBytes)),

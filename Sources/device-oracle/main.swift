@@ -9,7 +9,9 @@ let usage = """
     Usage:
       device-oracle [serve] [--host 0.0.0.0] [--port 8080] [--max-body-bytes 8388608]
                             [--max-connections 10000] [--header-timeout 10] [--body-timeout 30]
-                            [--send-timeout 30] [--idle-timeout 60] [--log-level info]
+                            [--send-timeout 30] [--idle-timeout 60] [--min-rate 1024]
+                            [--min-rate-grace 5] [--max-memory-bytes N] [--memory-wait 10]
+                            [--log-level info]
       device-oracle check <ruleset> [FILE|-]    run one request body offline; exit 0 pass/unchecked,
                                                 1 fail, 2 bad input
       device-oracle check --junit REPORT.xml FILE...
@@ -26,8 +28,12 @@ let usage = """
 
     serve is the default. Every serve flag also reads an environment variable (a flag wins):
       HOST, PORT, MAX_BODY_BYTES, MAX_CONNECTIONS, HEADER_TIMEOUT, BODY_TIMEOUT,
-      SEND_TIMEOUT, IDLE_TIMEOUT, LOG_LEVEL (debug, info, warn, error).
-    Timeouts are seconds and may be fractional. --port 0 binds an ephemeral port; the
+      SEND_TIMEOUT, IDLE_TIMEOUT, MIN_RATE, MIN_RATE_GRACE, MAX_MEMORY_BYTES, MEMORY_WAIT,
+      LOG_LEVEL (debug, info, warn, error).
+    Timeouts are seconds and may be fractional. --min-rate: bytes per second a request must
+    average after its first --min-rate-grace seconds (0: off). --max-memory-bytes: what request
+    bodies, their work and answers in flight may hold (default: half the cgroup's memory limit,
+    else 512 MiB); a request that does not fit waits up to --memory-wait seconds, then gets 503. --port 0 binds an ephemeral port; the
     startup log line ({"msg":"listening",...}) names it. Flags also take --flag=value.
 
     """

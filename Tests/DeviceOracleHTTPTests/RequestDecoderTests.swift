@@ -142,6 +142,20 @@ final class RequestDecoderTests: XCTestCase {
         ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 2000000\r\n\r\n", 413),
     ]
 
+    func testHTTP2ConnectionPrefaceIs505SayingHTTP2IsNotServed() {
+        var decoder = RequestDecoder(maxBodyBytes: 1 << 20)
+        guard case .failure(let error)? = decoder.feed(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)).first else {
+            return XCTFail("the preface was not refused")
+        }
+        XCTAssertEqual(error.status, 505)
+        XCTAssertTrue(error.detail.contains("HTTP/2 is not served"), error.detail)
+    }
+
+    func testAVersionThisServerDoesNotSpeakIs505EvenWithoutHost() {
+        XCTAssertEqual(status("GET / HTTP/2.0\r\n\r\n"), 505)
+        XCTAssertEqual(status("GET / HTTP/3.0\r\n\r\n"), 505)
+    }
+
     func testPrecedenceIsMalformedThenMethodThenVersionThenFraming() {
         XCTAssertEqual(status("FOO / HTTP/2.0\r\nHost: a\r\nX : y\r\n\r\n"), 400)
         XCTAssertEqual(status("FOO / HTTP/2.0\r\nHost: a\r\nContent-Length: x\r\n\r\n"), 501)

@@ -67,6 +67,12 @@ final class TestConnection: @unchecked Sendable {
         while fill(waitingMilliseconds: 0) {}
     }
 
+    /// Whether the server has sent anything (or closed) by now, without waiting.
+    var hasReceivedBytes: Bool {
+        takeArrived()
+        return !buffer.isEmpty || sawEndOfStream
+    }
+
     private func fill(waitingMilliseconds: Int32) -> Bool {
         guard !sawEndOfStream else { return false }
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -213,21 +219,23 @@ final class TestServer: Sendable {
 /// whatever size is asked for, so a test can check every byte arrived in order.
 final class CountingStream: HTTPBodyStream, @unchecked Sendable {
     // @unchecked: the server calls it from one thread at a time.
-    let byteCount: Int
+    let length: Int
     private var written = 0
 
     init(byteCount: Int) {
-        self.byteCount = byteCount
+        length = byteCount
     }
+
+    func byteCount() -> Int { length }
 
     static func expected(_ byteCount: Int) -> [UInt8] {
         (0..<byteCount).map { UInt8($0 % 251) }
     }
 
     func next(into buffer: inout [UInt8], minimum: Int) -> Bool {
-        let end = min(byteCount, written + max(minimum, 1))
+        let end = min(length, written + max(minimum, 1))
         buffer += (written..<end).lazy.map { UInt8($0 % 251) }
         written = end
-        return written < byteCount
+        return written < length
     }
 }

@@ -112,6 +112,20 @@ public final class AnswerPieces: @unchecked Sendable {
         self.text = text
     }
 
+    /// The answer's length: written once more, piece by piece, into one reused buffer.
+    public func byteCount() -> Int {
+        let counter = AnswerPieces(text)
+        var piece: [UInt8] = []
+        var total = 0
+        var more = true
+        while more {
+            piece.removeAll(keepingCapacity: true)
+            more = counter.next(into: &piece, minimum: 1 << 20)
+            total += piece.count
+        }
+        return total
+    }
+
     /// Appends the next piece — at least `minimum` bytes unless the answer ends
     /// first — to `buffer`. Returns false once the whole answer has been appended.
     public func next(into buffer: inout [UInt8], minimum: Int) -> Bool {

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The memory budget under load (issue 16, point 5): the release server at its defaults,
+# 20 clients each posting an 8 MiB playback log in a loop (bench/memory_clients.py), over
+# HTTP/1.1 and over HTTP/1.0; prints per run the peak RSS, the share of 200 and 503 (any
+# other status fails the run), and how soon RSS is back under 64 MiB once the load stops.
+# Then each ruleset's largest benchmark body alone, for the memory a request costs per
+# byte of its body (what `ServiceRoutes.memoryPerBodyByte` must cover), and point 6: 20
+# HTTP/1.0 clients that never read their answer, cut by --send-timeout 1, and RSS after.
+# Usage: bench/memory-budget.sh [--seconds N] [--clients C] [BINARY]   (defaults 20, 20)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+seconds=20 clients=20 binary=
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --seconds) seconds=$2; shift 2 ;;
+    --clients) clients=$2; shift 2 ;;
+    *) binary=$1; shift ;;
+  esac
+done
+if [[ -z $binary ]]; then
+  (cd "$repo" && swift build -c release --product device-oracle >&2)
+  binary=$(cd "$repo" && swift build -c release --show-bin-path)/device-oracle
+fi
+work=$(mktemp -d)
+server_pid=
+cleanup() {
+  [[ -n $server_pid ]] && kill -KILL "$server_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+source "$repo/.ci/start-server.sh"
+
+python3 "$here/bodies/generate.py" "$work" >/dev/null
+python3 - "$work/playback-8m.json" <<'PY'
+import json, sys
+kinds = ["interruptionBegan", "interruptionEnded", "outputDisconnected", "userPaused", "userPlayed"]
+x, events, size = 12345, [], 60
+while True:
+    x = (x * 1103515245 + 12345) % 2**31
+    event = {"type": kinds[(x >> 16) % 5]}
+    if event["type"] == "interruptionEnded":
+        event["shouldResume"] = (x >> 8) % 4 != 0
+    size += len(json.dumps(event, separators=(",", ":"))) + 1
+    if size > 8 * 1024 * 1024 - 64:
+        break
+    events.append(event)
+body = {"initial": {"isPlaying": True, "resumeAfterInterruption": False}, "events": events}
+open(sys.argv[1], "w").write(json.dumps(body, separators=(",", ":")))
+PY
+
+rss_mib() { awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
+
+failed=0
+start_server "$work/server.log" "$binary" --log-level warn
+sed -n 's/.*"maxMemoryBytes":\([0-9]*\),"maxMemorySource":"\([a-z]*\)".*/budget: \1 bytes (\2)/p' "$work/server.log"
+for version in HTTP/1.1 HTTP/1.0; do
+  sleep 2  # a quiet second: the heap is trimmed
+  result=$(python3 "$here/memory_clients.py" 127.0.0.1 "$port" "$server_pid" /playback/apply \
+    "$work/playback-8m.json" "$clients" "$seconds" "$version")
+  echo "$result"
+  python3 - "$result" <<'PY' || failed=1
+import json, sys
+r = json.loads(sys.argv[1])
+statuses = r["statuses"]
+total = sum(statuses.values())
+ok, busy = statuses.get("200", 0), statuses.get("503", 0)
+other = {k: v for k, v in statuses.items() if k not in ("200", "503")}
+print(f"  {r['version']}: {total} requests, {100 * ok / total:.0f} % 200, {100 * busy / total:.0f} % 503, "
+      f"peak RSS {r['peakRSSMiB']} MiB, back under 64 MiB after {r['secondsToUnder64MiB']} s")
+problems = []
+if r["peakRSSMiB"] > 512: problems.append("peak RSS over 512 MiB")
+if ok * 2 < total: problems.append("fewer than half answered 200")
+if other: problems.append(f"other answers: {other}")
+if r["secondsToUnder64MiB"] is None: problems.append("RSS not under 64 MiB within 5 s")
+for p in problems: print("  FAIL:", p)
+sys.exit(1 if problems else 0)
+PY
+done
+kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=
+
+echo "memory per request, over its body (each body alone, a fresh server each):"
+for pair in playback:/playback/apply haptics:/haptics/contract audio-session:/audio-session/run refresh:/refresh/run; do
+  name=${pair%%:*} path=${pair#*:}
+  start_server "$work/server.log" "$binary" --log-level warn
+  idle=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")
+  result=$(python3 "$here/memory_clients.py" 127.0.0.1 "$port" "$server_pid" "$path" "$work/$name-large.json" 1 3 HTTP/1.1)
+  python3 - "$result" "$idle" "$(stat -c %s "$work/$name-large.json")" "$name" <<'PY'
+import json, sys
+r, idle_kib, size, name = json.loads(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+peak = r["peakRSSMiB"] * 1024 * 1024 - idle_kib * 1024
+print(f"  {name}: {size / 1e6:.1f} MB body, peak {peak / 1e6:.1f} MB above idle: {peak / size:.1f} x its body")
+PY
+  kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=
+done
+
+echo "answers cut by --send-timeout 1 (HTTP/1.0 clients that never read):"
+start_server "$work/server.log" "$binary" --log-level warn --send-timeout 1
+idle=$(rss_mib "$server_pid")
+python3 - "$port" "$work/playback-8m.json" "$clients" <<'PY'
+import socket, sys, time
+port, body, clients = int(sys.argv[1]), open(sys.argv[2], "rb").read(), int(sys.argv[3])
+head = f"POST /playback/apply HTTP/1.0\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+socks = []
+for _ in range(clients):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.sendall(head + body)
+    socks.append(s)
+time.sleep(4)  # the server gives up on each after a second without progress
+for s in socks: s.close()
+PY
+sleep 1.5
+after=$(rss_mib "$server_pid")
+echo "  idle $idle MiB, 1.5 s after the cut answers: $after MiB"
+python3 -c "import sys; sys.exit(0 if float('$after') < 64 else 1)" || { echo "  FAIL: memory kept after the send timeout"; failed=1; }
+kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=
+exit "$failed"
