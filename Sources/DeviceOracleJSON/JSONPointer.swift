@@ -1,10 +1,16 @@
 /// RFC 6901 JSON Pointers, built only when a problem is reported: the tape knows
-/// every value's position, so a pointer is found by descending from the root.
+/// every value's position, so a pointer is found by descending from the root. The
+/// descent steps over the earlier siblings at each level, so a pointer to the k-th
+/// element costs O(k): a caller reporting on every element of a long array starts
+/// from the element it knows (`from:`) instead of from the root.
 extension JSONDocument {
-    /// The pointer to `target` (a value, or an object key, which points at its member).
-    public func pointer(to target: JSONValue) -> String {
+    /// The pointer to `target` (a value, or an object key, which points at its member)
+    /// relative to `ancestor`, a container holding it (or `target` itself: "").
+    public func pointer(to target: JSONValue, from ancestor: JSONValue = JSONValue(index: 0)) -> String {
+        precondition(ancestor.index <= target.index && target.index < end(of: ancestor),
+                     "pointer target is not inside the ancestor")
         var pointer = ""
-        var current = 0
+        var current = ancestor.index
         while current != target.index {
             let node = nodes[current]
             var child = current + 1

@@ -177,8 +177,8 @@ private struct Parser: ~Copyable {
         skipWhitespace(bytes)
         var count: UInt32 = 0
         // Only for objects too large for the pairwise duplicate check; nil otherwise,
-        // so a small object does not even release an empty array.
-        var keys: [Int]? = nil
+        // so a small object does not even release an empty table.
+        var keys: ByteStringTable? = nil
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
         } else {
@@ -222,9 +222,9 @@ private struct Parser: ~Copyable {
         depth -= 1
     }
 
-    /// Pairwise for the small objects of real logs; past 16 members, a sorted
-    /// index keeps a hostile object with thousands of keys linear-logarithmic.
-    mutating func checkDuplicate(key: Int, objectStart: Int, memberCount: Int, largeObjectKeys: inout [Int]?) {
+    /// Pairwise for the small objects of real logs; past 16 members, a hash table
+    /// of the keys keeps a hostile object with a million keys linear.
+    mutating func checkDuplicate(key: Int, objectStart: Int, memberCount: Int, largeObjectKeys: inout ByteStringTable?) {
         if memberCount < 16 {
             var earlier = objectStart + 1
             for _ in 0..<memberCount {
@@ -234,25 +234,16 @@ private struct Parser: ~Copyable {
             return
         }
         var keys = largeObjectKeys.take() ?? {
-            var keys: [Int] = []
+            var keys = ByteStringTable()
             var earlier = objectStart + 1
             for _ in 0..<memberCount {
-                keys.append(earlier)
+                _ = withStringBytes(earlier) { keys.insert($0) }
                 earlier = nextIndex(after: earlier + 1)
             }
-            keys.sort { compareStrings($0, $1) < 0 }
             return keys
         }()
-        defer { largeObjectKeys = keys }
-        // Binary search for the insertion point; equal means duplicate.
-        var low = 0, high = keys.count
-        while low < high {
-            let mid = (low + high) / 2
-            let order = compareStrings(keys[mid], key)
-            if order == 0 { duplicateKeys.append(JSONValue(index: key)); return }
-            if order < 0 { low = mid + 1 } else { high = mid }
-        }
-        keys.insert(key, at: low)
+        if !withStringBytes(key, { keys.insert($0) }).inserted { duplicateKeys.append(JSONValue(index: key)) }
+        largeObjectKeys = keys
     }
 
     func nextIndex(after index: Int) -> Int {
@@ -273,16 +264,6 @@ private struct Parser: ~Copyable {
         guard nodes[a].count == nodes[b].count else { return false }
         return withStringBytes(a) { x in withStringBytes(b) { y in x.elementsEqual(y) } }
     }
-
-    func compareStrings(_ a: Int, _ b: Int) -> Int {
-        withStringBytes(a) { x in
-            withStringBytes(b) { y in
-                for (p, q) in zip(x, y) where p != q { return p < q ? -1 : 1 }
-                return x.count == y.count ? 0 : (x.count < y.count ? -1 : 1)
-            }
-        }
-    }
-
 
     /// A string at `position` (its opening quote). Plain ASCII without escapes, as
     /// nearly every key and name is, points straight into the input, inline; the

@@ -128,9 +128,10 @@ public struct RulesetEndpoint: Sendable {
 
     /// Answers a request that is a value inside a parsed document — a log of a
     /// coverage request, a case of a batch — exactly as if it had been the body;
-    /// its problems point into that document (`/cases/3/request/events/0/type`).
-    func answer(_ request: JSONValue, in document: JSONDocument) -> Result<RulesetAnswer, RequestRejection> {
-        RequestBody.answer(request, in: document, served: served, run: run)
+    /// its problems point into that document (`/cases/3/request/events/0/type`),
+    /// through `pointer`, the pointer to the request.
+    func answer(_ request: JSONValue, at pointer: String, in document: JSONDocument) -> Result<RulesetAnswer, RequestRejection> {
+        RequestBody.answer(request, at: pointer, in: document, served: served, run: run)
     }
 
     /// The short name `check` accepts besides `name`: `playback` for `playback/1`.

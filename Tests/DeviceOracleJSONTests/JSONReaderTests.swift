@@ -101,6 +101,22 @@ final class JSONReaderTests: XCTestCase {
         XCTAssertEqual(document.duplicateKeys.map { document.string($0) }, ["k42"])
     }
 
+    func testDuplicateKeysOfALargeObjectInDescendingOrderAreFound() throws {
+        let members = (0..<1000).reversed().map { "\"k\($0)\": 0" } + ["\"k999\": 1", "\"k0\": 2", "\"k\\u0030\": 3"]
+        let document = try parse("{" + members.joined(separator: ",") + "}")
+        XCTAssertEqual(document.duplicateKeys.map { document.string($0) }, ["k999", "k0", "k0"])
+    }
+
+    func testPointerFromAnAncestorStartsAtTheAncestor() throws {
+        let document = try parse(#"{"cases": [{"a": 1}, {"b": [true, {"c/d": null}]}]}"#)
+        let second = Array(document.elements(document.member(document.root, "cases")!))[1]
+        let target = Array(document.elements(document.member(second, "b")!))[1]
+
+        XCTAssertEqual(document.pointer(to: target, from: second), "/b/1")
+        XCTAssertEqual(document.pointer(to: target), "/cases/1/b/1")
+        XCTAssertEqual(document.pointer(to: second, from: second), "")
+    }
+
     func testEscapedAndPlainSpellingsOfOneKeyAreDuplicates() throws {
         let document = try parse(#"{"ab": 1, "a\u0062": 2}"#)
         XCTAssertEqual(document.duplicateKeys.count, 1)

@@ -1,4 +1,6 @@
 import XCTest
+import DeviceOracleJSON
+import DeviceOracleRules
 @testable import DeviceOracleWire
 
 /// haptics.md on the wire: the pattern contract, the flow, observed, verdicts and every 422.
@@ -10,6 +12,23 @@ final class HapticsEndpointTests: XCTestCase {
         guard let rejection = rejection(haptics, body, file: file, line: line) else { return [] }
         XCTAssertEqual(rejection.kind, .invalidRequest, file: file, line: line)
         return rejection.problems.map { "\($0.pointer): \($0.detail)" }
+    }
+
+    // MARK: Pattern pointers
+
+    func testPatternViolationsPointFromTheGivenPatternPointerAndTheEventsPosition() throws {
+        // Built from the caller's pointer and each event's position: finding every
+        // event again from the root made a long pattern quadratic.
+        let document = try JSONReader.parse(Array(#"{"x":[{"pattern":[{"relativeTime":1},{"eventType":"hapticTransient"}]}]}"#.utf8))
+        let pattern = document.member(Array(document.elements(document.member(document.root, "x")!))[0], "pattern")!
+        let events = Array(document.elements(pattern)).enumerated().map { GivenPatternEvent($1, index: $0, in: document) }
+
+        let check = HapticsPatternCheck(pattern: pattern, at: "/given", events: events, contract: HapticPatternContract(),
+                                        document: document)
+
+        XCTAssertEqual(check.violations.map(\.pointer),
+                       ["/given", "/given/0/eventType", "/given/0/relativeTime", "/given/0/parameters", "/given/0/parameters",
+                        "/given/1/relativeTime", "/given/1/parameters", "/given/1/parameters"])
     }
 
     // MARK: Answer shape

@@ -1,4 +1,5 @@
 import XCTest
+import DeviceOracleJSON
 @testable import DeviceOracleWire
 
 /// playback.md on the wire: steps, sessions, observed, verdicts, diagnostics.
@@ -129,6 +130,33 @@ final class PlaybackEndpointTests: XCTestCase {
         let result = try answer(playback, #"{"events":[{"type":"interruptionBegan","session":"a"},{"type":"interruptionEnded","shouldResume":false,"session":"b"},{"type":"interruptionEnded","shouldResume":false,"session":"a"}]}"#)
 
         XCTAssertEqual(result["/diagnostics"], #"[{"index":1,"severity":"info","code":"endWithoutBegin","message":"An interruption ended without a matching interruptionBegan; the rule still applied."}]"#)
+    }
+
+    func testALogOfDistinctSessionsFindsThemInLinearWork() throws {
+        let document = try JSONReader.parse(Array(("[" + (0..<40_000).map { "\"s\($0)\"" }.joined(separator: ",") + "]").utf8))
+        func probes(_ count: Int) -> Int {
+            var sessions = SessionMachines<Int>()
+            for (index, name) in document.elements(document.root).prefix(count).enumerated() {
+                XCTAssertEqual(sessions.index(of: name, in: document) { index }, index)
+            }
+            return sessions.probes
+        }
+
+        // Linear doubles; comparing each name with every earlier session would quadruple.
+        XCTAssertLessThan(Double(probes(40_000)) / Double(probes(20_000)), 2.5)
+    }
+
+    func testUnnamedEventsAndTheSessionNamedDefaultShareOneMachine() throws {
+        let document = try JSONReader.parse(Array(#"["a","default","a"]"#.utf8))
+        let names = Array(document.elements(document.root))
+        var sessions = SessionMachines<String>()
+
+        let order = [sessions.index(of: names[0], in: document) { "a" }, sessions.index(of: nil, in: document) { "default" },
+                     sessions.index(of: names[1], in: document) { "again" }, sessions.index(of: names[2], in: document) { "again" }]
+
+        XCTAssertEqual(order, [0, 1, 1, 0])
+        XCTAssertEqual(sessions.sessions.map { String(decoding: $0.name, as: UTF8.self) + "=" + $0.machine }, ["a=a", "default=default"])
+        XCTAssertEqual(sessions.defaultIndex, 1)
     }
 
     // MARK: Observed and verdict

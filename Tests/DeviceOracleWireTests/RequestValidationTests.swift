@@ -1,4 +1,5 @@
 import XCTest
+import DeviceOracleJSON
 @testable import DeviceOracleWire
 
 /// The `400` and `422` rules of http.md and common.md, through the playback endpoint.
@@ -10,6 +11,18 @@ final class RequestValidationTests: XCTestCase {
     }
 
     // MARK: 400
+
+    func testProblemsOfARequestInsideABodyPointThroughTheCallersPointer() throws {
+        // The caller knows where the request is (`/cases/7/request`): finding it again
+        // from the root for each of a batch's refused cases made the batch quadratic.
+        let document = try JSONReader.parse(Array(#"{"cases":[{},{"request":{"events":[{"type":"nope"}]}}]}"#.utf8))
+        let request = document.member(Array(document.elements(document.member(document.root, "cases")!))[1], "request")!
+
+        let result = PlaybackEndpoint.endpoint.answer(request, at: "/given", in: document)
+
+        guard case .failure(let rejection) = result else { return XCTFail("expected a rejection") }
+        XCTAssertEqual(rejection.problems.map(\.pointer), ["/given/events/0/type"])
+    }
 
     func testMalformedJSONNamesOffsetLineAndColumn() throws {
         let rejection = try XCTUnwrap(rejection(playback, "{\"events\": [\n  {\"type\": \"userPlayed\"},\n]}"))

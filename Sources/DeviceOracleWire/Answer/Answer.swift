@@ -157,16 +157,16 @@ enum RequestBody {
     static func answer(_ body: [UInt8], served: [StaticString],
                        run: (inout RequestDecoder, JSONValue) -> RulesetAnswer?) -> Result<RulesetAnswer, RequestRejection> {
         switch parse(body) {
-        case .success(let document): answer(document.root, in: document, served: served, run: run)
+        case .success(let document): answer(document.root, at: "", in: document, served: served, run: run)
         case .failure(let rejection): .failure(rejection)
         }
     }
 
-    /// The same for a request that is a value inside a parsed document; only the
-    /// problems inside it count, and they point into the document.
-    static func answer(_ request: JSONValue, in document: JSONDocument, served: [StaticString],
+    /// The same for a request that is a value inside a parsed document, at `pointer`;
+    /// only the problems inside it count, and they point into the document.
+    static func answer(_ request: JSONValue, at pointer: String, in document: JSONDocument, served: [StaticString],
                        run: (inout RequestDecoder, JSONValue) -> RulesetAnswer?) -> Result<RulesetAnswer, RequestRejection> {
-        var decoder = RequestDecoder(document: document, scope: request)
+        var decoder = RequestDecoder(document: document, scope: request, at: pointer)
         guard decoder.requireObject(request) else { return .failure(decoder.rejection()!) }
         if let pinned = decoder.value(document.member(request, "ruleset"), of: .string),
            !served.contains(where: { document.string(pinned, equals: $0) }) {

@@ -18,14 +18,16 @@ public enum BatchCheck {
 
         let cases = given.map { entry in
             let name = document.string(entry.name) ?? ""
+            let pointer = "/cases/\(entry.index)"
             switch rulesetNames.match(entry.ruleset, in: document) {
             case let endpoint?:
                 return CheckReport.Case(name: name, ruleset: endpoint.name,
-                                        outcome: outcome(endpoint.answer(entry.request, in: document)))
+                                        outcome: outcome(endpoint.answer(entry.request, at: pointer + "/request", in: document)))
             case nil:
                 let given = document.string(entry.ruleset) ?? ""
                 return CheckReport.Case(name: name, ruleset: given,
-                                        outcome: .refused(unknownRuleset(entry.ruleset, in: document, names: rulesetNames)))
+                                        outcome: .refused(unknownRuleset(entry.ruleset, at: pointer + "/ruleset",
+                                                                         in: document, names: rulesetNames)))
             }
         }
         return .success(CheckReport(cases: cases))
@@ -51,10 +53,11 @@ public enum BatchCheck {
             }
             guard let endpoint = versionedNames.match(ruleset, in: document) else {
                 return CheckReport.Case(name: file.name, ruleset: document.string(ruleset) ?? "",
-                                        outcome: .refused(unknownRuleset(ruleset, in: document, names: versionedNames)))
+                                        outcome: .refused(unknownRuleset(ruleset, at: "/ruleset", in: document,
+                                                                         names: versionedNames)))
             }
             return CheckReport.Case(name: file.name, ruleset: endpoint.name,
-                                    outcome: outcome(endpoint.answer(root, in: document)))
+                                    outcome: outcome(endpoint.answer(root, at: "", in: document)))
         })
     }
 
@@ -65,13 +68,13 @@ public enum BatchCheck {
             return []
         }
         var read: [GivenCase] = []
-        for (_, object) in decoder.objects(in: cases) {
+        for (index, object) in decoder.objects(in: cases) {
             var members: [CaseMember: JSONValue] = [:]
             decoder.closedObject(object, names: caseMembers) { _, member, value in members[member] = value }
             let name = decoder.required(members[.name], of: .string, member: "name", in: object)
             let ruleset = decoder.required(members[.ruleset], of: .string, member: "ruleset", in: object)
             let request = decoder.required(members[.request], of: .object, member: "request", in: object)
-            if let name, let ruleset, let request { read.append((name, ruleset, request)) }
+            if let name, let ruleset, let request { read.append((index, name, ruleset, request)) }
         }
         return read
     }
@@ -83,15 +86,15 @@ public enum BatchCheck {
         }
     }
 
-    private static func unknownRuleset(_ value: JSONValue, in document: JSONDocument,
+    private static func unknownRuleset(_ value: JSONValue, at pointer: String, in document: JSONDocument,
                                        names: ClosedNames<RulesetEndpoint>) -> RequestRejection {
-        var decoder = RequestDecoder(document: document, scope: value)
+        var decoder = RequestDecoder(document: document, scope: value, at: pointer)
         decoder.report(names.unknownNameDetail(document.string(value) ?? ""), at: value)
         return decoder.rejection()!
     }
 
-    /// A case as the batch gives it, its members where they must be.
-    private typealias GivenCase = (name: JSONValue, ruleset: JSONValue, request: JSONValue)
+    /// A case as the batch gives it (its position in `cases`), its members where they must be.
+    private typealias GivenCase = (index: Int, name: JSONValue, ruleset: JSONValue, request: JSONValue)
 
     private enum BatchMember: String, CaseIterable, Sendable {
         case cases

@@ -11,6 +11,10 @@ struct RequestDecoder {
     private var recorded: [RecordedProblem] = []
     /// The document's repeated keys inside the value this decoder reads.
     private let duplicateKeys: [JSONValue]
+    /// The value this decoder reads, and the pointer to it, which its caller knows:
+    /// finding it again for each case of a batch would make the batch quadratic.
+    private let scope: JSONValue
+    private let scopePointer: String
 
     private struct RecordedProblem {
         /// Document position, for ordering.
@@ -25,14 +29,23 @@ struct RequestDecoder {
     init(document: JSONDocument) {
         self.document = document
         duplicateKeys = document.duplicateKeys
+        scope = document.root
+        scopePointer = ""
     }
 
-    /// Reads one value of the document (a case of a batch); a repeated key
-    /// elsewhere is not its problem.
-    init(document: JSONDocument, scope: JSONValue) {
+    /// Reads one value of the document (a case of a batch), which `pointer` points
+    /// to; a repeated key elsewhere is not its problem.
+    init(document: JSONDocument, scope: JSONValue, at pointer: String) {
         self.document = document
         let end = document.end(of: scope)
         duplicateKeys = document.duplicateKeys.filter { $0.index >= scope.index && $0.index < end }
+        self.scope = scope
+        scopePointer = pointer
+    }
+
+    /// The JSON Pointer to a value inside the scope, from the document's root.
+    func pointer(to value: JSONValue) -> String {
+        scopePointer + document.pointer(to: value, from: scope)
     }
 
     var hasProblems: Bool { !recorded.isEmpty || !duplicateKeys.isEmpty }
@@ -148,7 +161,7 @@ struct RequestDecoder {
         let ordered = all.enumerated().sorted { ($0.element.position, $0.offset) < ($1.element.position, $1.offset) }
         let problems = ordered.prefix(Self.listedProblems).map { entry in
             let problem = entry.element
-            var pointer = document.pointer(to: problem.value)
+            var pointer = pointer(to: problem.value)
             if let member = problem.missingMember { pointer += "/" + JSONDocument.escapePointerToken(member) }
             return RequestRejection.Problem(pointer: pointer, detail: problem.detail)
         }

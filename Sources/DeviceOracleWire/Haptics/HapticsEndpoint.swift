@@ -167,8 +167,8 @@ private struct HapticsRun {
         guard !decoder.hasProblems else { return nil }
 
         let patternCheck = pattern.map { pattern in
-            HapticsPatternCheck(pattern: pattern.array,
-                                events: pattern.objects.map { GivenPatternEvent($0.object, in: document) },
+            HapticsPatternCheck(pattern: pattern.array, at: decoder.pointer(to: pattern.array),
+                                events: pattern.objects.map { GivenPatternEvent($0.object, index: $0.index, in: document) },
                                 contract: contract, document: document)
         }
         let final = machine.state, summary = machine.summary

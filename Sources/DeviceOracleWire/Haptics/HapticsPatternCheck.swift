@@ -20,6 +20,8 @@ private let patternEventMembers = ClosedNames<PatternEventMember>("pattern event
 /// One event of `pattern`, as request values: absent (or `null`) members are `nil`.
 struct GivenPatternEvent: Sendable {
     let object: JSONValue
+    /// Its position in `pattern`.
+    let index: Int
     var eventType: JSONValue?
     var relativeTime: JSONValue?
     /// The value that counts for each parameter: the last one given.
@@ -28,8 +30,9 @@ struct GivenPatternEvent: Sendable {
     /// Reads both parameter shapes: an object keyed by parameter ID, or an array of
     /// `{"parameterID", "value"}` (CHHapticEventParameter). Unknown IDs, entries
     /// that are not objects, and entries without a value are ignored.
-    init(_ object: JSONValue, in document: JSONDocument) {
+    init(_ object: JSONValue, index: Int, in document: JSONDocument) {
         self.object = object
+        self.index = index
         var given: JSONValue?
         for member in document.members(object) where !document.isNull(member.value) {
             switch patternEventMembers.match(member.key, in: document) {
@@ -83,11 +86,15 @@ struct HapticsPatternCheck: Sendable {
     /// a parameter in the shape and spelling it was given (`…/parameters/HapticIntensity`,
     /// `…/parameters/1/value`) — and, when it is missing, where it belongs
     /// (`…/eventType`, `…/relativeTime`, and `…/parameters` for a parameter).
-    init(pattern: JSONValue, events: [GivenPatternEvent], contract: HapticPatternContract, document: JSONDocument) {
+    /// Each is built from `patternPointer` and the event's position, so a long
+    /// pattern's pointers cost no more than their length.
+    init(pattern: JSONValue, at patternPointer: String, events: [GivenPatternEvent], contract: HapticPatternContract,
+         document: JSONDocument) {
         /// The member a rule read, or where it belongs when it is missing (`observed: null`).
         func given(_ value: JSONValue?, member: String, of event: Int) -> (pointer: String, observed: FieldValue) {
-            guard let value else { return (document.pointer(to: events[event].object) + "/" + member, .null) }
-            return (document.pointer(to: value), .requestValue(value))
+            let object = events[event].object, eventPointer = patternPointer + "/\(events[event].index)"
+            guard let value else { return (eventPointer + "/" + member, .null) }
+            return (eventPointer + document.pointer(to: value, from: object), .requestValue(value))
         }
         let range = FieldValue.array([.number(HapticPatternContract.parameterRange.lowerBound),
                                       .number(HapticPatternContract.parameterRange.upperBound)])
@@ -95,7 +102,7 @@ struct HapticsPatternCheck: Sendable {
             let found: (pointer: String, observed: FieldValue), expected: FieldValue
             switch violation {
             case .count:
-                found = (document.pointer(to: pattern), .number(Double(events.count)))
+                found = (patternPointer, .number(Double(events.count)))
                 expected = .number(Double(HapticPatternContract.eventCount))
             case .eventType(let event):
                 found = given(events[event].eventType, member: "eventType", of: event)

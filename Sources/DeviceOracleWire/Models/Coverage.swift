@@ -48,8 +48,8 @@ enum Coverage {
         var stepsOutsideModel = 0
         var summaries: [LogSummary] = []
         var rejections: [RequestRejection] = []
-        for log in document.elements(logs) {
-            switch endpoint.answer(log, in: document) {
+        for (index, log) in document.elements(logs).enumerated() {
+            switch endpoint.answer(log, at: "/logs/\(index)", in: document) {
             case .failure(let rejection):
                 rejections.append(rejection)
             case .success(let answer) where rejections.isEmpty:

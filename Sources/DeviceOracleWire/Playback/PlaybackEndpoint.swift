@@ -106,16 +106,8 @@ private struct PlaybackAnswer: SteppedAnswer {
     }
 }
 
-private struct Session {
-    let name: [UInt8]
-    var machine: PlaybackMachine
-}
-
 private struct PlaybackRun {
-    var sessions: [Session] = []
-    /// Where the "default" session is in `sessions`, once it exists.
-    var defaultIndex: Int?
-    var anySessionNamed = false
+    var sessions = SessionMachines<PlaybackMachine>()
     var records: [StepRecord] = []
     var mismatches = MismatchList()
     var diagnostics: [Diagnostic] = []
@@ -150,7 +142,7 @@ private struct PlaybackRun {
         }
         guard !decoder.hasProblems else { return nil }
 
-        let final = defaultIndex.map { sessions[$0].machine.state } ?? initial
+        let final = sessions.defaultIndex.map { sessions.machines[$0].state } ?? initial
         mismatches.compare(observedFinal, index: nil, prefix: "final.", document: document, name: \.rawValue) { field in
             switch field {
             case .isPlaying: .bool(final.isPlaying)
@@ -160,7 +152,7 @@ private struct PlaybackRun {
         let envelope = AnswerEnvelope(ruleset: "playback/1", verdict: Verdict(mismatches: mismatches),
                                       mismatches: mismatches.entries, diagnostics: diagnostics)
         let answer = PlaybackAnswer(document: document, final: final,
-                                    sessions: anySessionNamed ? sessions.map { ($0.name, $0.machine.state) } : nil,
+                                    sessions: sessions.anyNamed ? sessions.sessions.map { ($0.name, $0.machine.state) } : nil,
                                     records: records)
         return envelope.answer(answer, document: document)
     }
@@ -172,18 +164,18 @@ private struct PlaybackRun {
     mutating func run(_ logged: LoggedEvent<StepRecord, StepField>, initial: PlaybackState, document: JSONDocument) {
         logged.appendLeadingDiagnostics(to: &diagnostics)
         var record = logged.decoded
-        let session = sessionIndex(logged.envelope.session, initial: initial, document: document)
+        let session = sessions.index(of: logged.envelope.session, in: document) { PlaybackMachine(state: initial) }
         record.id = logged.envelope.id
         record.sessionName = logged.envelope.session
-        record.before = sessions[session].machine.state
+        record.before = sessions.machines[session].state
         if let event = record.event {
-            let decision = sessions[session].machine.apply(event)
+            let decision = sessions.machines[session].apply(event)
             record.action = decision.action
             if let diagnostic = decision.diagnostic {
                 diagnostics.append(Diagnostic(index: logged.index, DiagnosticCode(diagnostic)))
             }
         }
-        record.after = sessions[session].machine.state
+        record.after = sessions.machines[session].state
         records.append(record)
 
         let after = record.after, action = record.action
@@ -264,23 +256,7 @@ private struct PlaybackRun {
         }
         return ReadEvent(envelope: envelope, decoded: record, translationDiagnostic: translationDiagnostic)
     }
-
-    /// The session an event belongs to, created from `initial` on first sight.
-    mutating func sessionIndex(_ name: JSONValue?, initial: PlaybackState, document: JSONDocument) -> Int {
-        // Most logs name no session: remember where "default" is.
-        if name == nil, let defaultIndex { return defaultIndex }
-        if name != nil { anySessionNamed = true }
-        let bytes = name.map { document.withUTF8($0) { Array($0) } } ?? defaultSession
-        let index = sessions.firstIndex { $0.name == bytes } ?? {
-            sessions.append(Session(name: bytes, machine: PlaybackMachine(state: initial)))
-            return sessions.count - 1
-        }()
-        if bytes == defaultSession { defaultIndex = index }
-        return index
-    }
 }
-
-private let defaultSession = Array("default".utf8)
 
 /// The rest of a step after its head is a function of the event and the state
 /// before it (the rules decide the rest), so a long log writes it by copying one of
