@@ -490,18 +490,160 @@ final class RefreshEndpointTests: XCTestCase {
         XCTAssertEqual(registration.permittedIdentifiers, .missing)
     }
 
+    // MARK: Nesting, bounded before Foundation parses (PropertyListNesting)
+
+    private static let notAPropertyList = ["/config/infoPlist: not a property list: expected XML or OpenStep property-list text, or base64 of a binary property list"]
+
+    /// `depth` nested arrays, each opened by `open` and closed by `close`, inside `<plist>`.
+    private static func nestedXML(_ depth: Int, open: String = "<array>", close: String = "</array>") -> String {
+        "<plist>" + String(repeating: open, count: depth) + String(repeating: close, count: depth) + "</plist>"
+    }
+
+    /// 10 000 levels: past the depth at which Foundation's XML scanner overflows an 8 MiB stack.
+    private static let crashDepth = 10_000
+
     func testXMLNestedDeeperThanTheLimitIsRefusedBeforeParsing() {
-        func nested(_ depth: Int) -> [UInt8] {
-            Array(("<?xml version=\"1.0\"?><plist>" + String(repeating: "<array>", count: depth)
-                + String(repeating: "</array>", count: depth) + "</plist>").utf8)
-        }
         // `<plist>` is one level, so the limit leaves room for limit − 1 arrays.
-        XCTAssertFalse(InfoPlistRegistration.xmlNestingExceedsLimit(nested(InfoPlistRegistration.maxXMLNesting - 1)))
-        XCTAssertTrue(InfoPlistRegistration.xmlNestingExceedsLimit(nested(InfoPlistRegistration.maxXMLNesting)))
-        XCTAssertFalse(InfoPlistRegistration.xmlNestingExceedsLimit(Array(("<plist>" + String(repeating: "<array/>", count: 10_000) + "</plist>").utf8)),
+        XCTAssertFalse(PropertyListNesting.exceedsLimit(Array(Self.nestedXML(PropertyListNesting.limit - 1).utf8)))
+        XCTAssertTrue(PropertyListNesting.exceedsLimit(Array(Self.nestedXML(PropertyListNesting.limit).utf8)))
+        XCTAssertFalse(PropertyListNesting.exceedsLimit(Array(("<plist>" + String(repeating: "<array/>", count: 10_000) + "</plist>").utf8)),
                        "empty elements open nothing")
-        XCTAssertFalse(InfoPlistRegistration.xmlNestingExceedsLimit(Array((String(repeating: "{a=", count: 600) + "b").utf8)),
-                       "OpenStep text is bounded by its own reader")
+    }
+
+    func testInfoPlistNestingHiddenBehindCommentsIsRefused() {
+        let xml = Self.nestedXML(Self.crashDepth, open: "<array><!-- </array> -->")
+
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(xml))), Self.notAPropertyList)
+    }
+
+    func testInfoPlistNestingHiddenBehindCDATAIsRefused() {
+        let xml = Self.nestedXML(Self.crashDepth, open: "<array><string><![CDATA[</array>]]></string>")
+
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(xml))), Self.notAPropertyList)
+    }
+
+    func testInfoPlistNestingHiddenBehindProcessingInstructionsIsRefused() {
+        let xml = Self.nestedXML(Self.crashDepth, open: "<array><?pi </array> ?>")
+
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(xml))), Self.notAPropertyList)
+    }
+
+    func testInfoPlistNestingHiddenBehindADoctypeIsRefused() {
+        // The scanner ends a DOCTYPE at its first `>`, quotes or not.
+        let xml = #"<!DOCTYPE plist ""# + String(repeating: "</array>", count: Self.crashDepth) + #"">"# + Self.nestedXML(Self.crashDepth)
+
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(xml))), Self.notAPropertyList)
+    }
+
+    func testInfoPlistNestingAfterAnUnclosedQuoteInATagIsRefused() {
+        // The scanner ends a tag at its first `>`: a quote opens no attribute value.
+        let xml = #"<plist><array x=">"# + Self.nestedXML(Self.crashDepth) + "</array></plist>"
+
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(xml))), Self.notAPropertyList)
+    }
+
+    func testInfoPlistNestingInDictsIsRefused() {
+        // A `<dict>` level takes the most stack: about 1 KB in a release build.
+        let xml = Self.nestedXML(Self.crashDepth, open: "<dict><key>a</key>", close: "</dict>").replacingOccurrences(of: "</dict></plist>", with: "<true/></dict></plist>")
+
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(xml))), Self.notAPropertyList)
+    }
+
+    func testInfoPlistNestingInUTF16IsRefused() {
+        let hidden = Self.nestedXML(Self.crashDepth, open: "<array><!-- </array> -->")
+        // A JSON string holds characters, so UTF-16 arrives as its bytes spelt as
+        // characters (NUL included) and never with a UTF-16 byte order mark.
+        let utf16LE = String(String.UnicodeScalarView(([0xFF, 0xFE] + hidden.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+            .map(UnicodeScalar.init)))
+        let declared = #"<?xml version="1.0" encoding="UTF-16"?>"# + hidden
+
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(utf16LE))), Self.notAPropertyList)
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(declared))), Self.notAPropertyList)
+        XCTAssertTrue(PropertyListNesting.exceedsLimit(Array(#"<?xml version="1.0" encoding='utf-16'?><plist><dict/></plist>"#.utf8)),
+                      "bytes in another declared encoding are never read as UTF-8")
+        XCTAssertFalse(PropertyListNesting.exceedsLimit(Array(#"<?xml version="1.0" encoding='Utf-8'?><plist><dict/></plist>"#.utf8)))
+    }
+
+    func testInfoPlistOpenStepNestingHiddenBehindCommentsAndStringsIsRefused() {
+        // Deeper than the limit, within the 513 levels Foundation's reader allows itself.
+        let depth = PropertyListNesting.limit * 2
+        let comments = "{UIBackgroundModes = (fetch); x = " + String(repeating: "( /* ) */ // )\n", count: depth) + String(repeating: ")", count: depth) + ";}"
+        let strings = "{UIBackgroundModes = (fetch); x = " + String(repeating: #"(")", "#, count: depth) + String(repeating: ")", count: depth) + ";}"
+        let unterminatedString = #"{UIBackgroundModes = (fetch); x = {a=b;"}; y = "# + String(repeating: "(", count: depth) + String(repeating: ")", count: depth) + ";}"
+
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(comments))), Self.notAPropertyList)
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(strings))), Self.notAPropertyList)
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(unterminatedString))), Self.notAPropertyList)
+    }
+
+    func testInfoPlistOpenStepNestingWithinTheLimitIsStillRead() throws {
+        let depth = PropertyListNesting.limit - 1
+        let openStep = "{ BGTaskSchedulerPermittedIdentifiers = (com.example.app.refresh, com.example.app.cleanup); UIBackgroundModes = (fetch); x = "
+            + String(repeating: "( /* ) */ ", count: depth) + String(repeating: ")", count: depth) + "; }"
+
+        let result = try answer(refresh, configRequest(infoPlist: Self.jsonString(openStep)))
+
+        XCTAssertEqual(result["/configCheck"], processingModeMissing)
+    }
+
+    func testInfoPlistBinaryNestingIsNeverWalked() {
+        // Array i holds array i + 1, 100 000 deep: the decoder reads the root only.
+        let depth = 100_000
+        var plist = Array("bplist00".utf8), offsets: [Int] = []
+        func bigEndian(_ value: Int, _ size: Int) -> [UInt8] { (0..<size).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        for index in 0..<depth {
+            offsets.append(plist.count)
+            plist += [0xA1] + bigEndian(index + 1, 4)
+        }
+        offsets.append(plist.count)
+        plist.append(0xA0)
+        let offsetTable = plist.count
+        plist += offsets.flatMap { bigEndian($0, 4) } + [0, 0, 0, 0, 0, 0, 4, 4] + bigEndian(depth + 1, 8) + bigEndian(0, 8) + bigEndian(offsetTable, 8)
+
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(Data(plist).base64EncodedString()))),
+                       ["/config/infoPlist: the property list's root is an array, not a dictionary"])
+    }
+
+    func testTypicalXcodeInfoPlistWithNestedDictsIsRead() throws {
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+            \t<key>BGTaskSchedulerPermittedIdentifiers</key>
+            \t<array>
+            \t\t<string>com.example.app.refresh</string>
+            \t\t<string><![CDATA[com.example.app.cleanup]]></string>
+            \t</array>
+            \t<!-- written by Xcode -->
+            \t<key>UIApplicationSceneManifest</key>
+            \t<dict>
+            \t\t<key>UIApplicationSupportsMultipleScenes</key>
+            \t\t<false/>
+            \t\t<key>UISceneConfigurations</key>
+            \t\t<dict>
+            \t\t\t<key>UIWindowSceneSessionRoleApplication</key>
+            \t\t\t<array>
+            \t\t\t\t<dict>
+            \t\t\t\t\t<key>UISceneConfigurationName</key>
+            \t\t\t\t\t<string>Default Configuration</string>
+            \t\t\t\t\t<key>UISceneDelegateClassName</key>
+            \t\t\t\t\t<string>$(PRODUCT_MODULE_NAME).SceneDelegate</string>
+            \t\t\t\t</dict>
+            \t\t\t</array>
+            \t\t</dict>
+            \t</dict>
+            \t<key>UIBackgroundModes</key>
+            \t<array>
+            \t\t<string>fetch</string>
+            \t</array>
+            </dict>
+            </plist>
+            """
+
+        let result = try answer(refresh, configRequest(infoPlist: Self.jsonString(xml)))
+
+        XCTAssertEqual(result["/configCheck"], processingModeMissing)
     }
 
     func testBase64OfABrokenBinaryPropertyListIsRejected() {

@@ -264,6 +264,24 @@ final class RulesetEndpointTests: OracleProcessTestCase {
         XCTAssertTrue(invalid.stderrText.contains(#""pointer":"/runs/0/fault/kind""#), invalid.stderrText)
     }
 
+    func testInfoPlistNestingHiddenBehindCommentsLeavesTheServerUp() throws {
+        // 240 KB: over 64 KiB, so it runs on a Dispatch worker, not on an event loop.
+        let depth = 10_000
+        let xml = "<plist>" + String(repeating: "<array><!-- </array> -->", count: depth) + String(repeating: "</array>", count: depth) + "</plist>"
+        let body = #"{"config":{"tasks":[{"identifier":"a","kind":"appRefresh"}],"infoPlist":"\#(xml)"}}"#
+        let (_, port) = try startServer()
+
+        let attack = try XCTUnwrap(post("/refresh/run", body, port: port))
+        let next = try XCTUnwrap(post("/refresh/run", refreshConfigBody, port: port))
+        let command = try check(["refresh"], stdin: body)
+
+        XCTAssertEqual(attack.status, 422)
+        let errors = try json(attack.body)["errors"] as? [[String: String]]
+        XCTAssertEqual(errors?.first?["pointer"], "/config/infoPlist")
+        XCTAssertEqual(next.status, 200)
+        XCTAssertEqual(command.waitForExit(), 2)
+    }
+
     // MARK: POST /audio-session/run
 
     /// A phone call during play: the sound is suppressed during the call and comes back after it.

@@ -38,7 +38,8 @@ struct InfoPlistRegistration: Equatable {
             root = parsed
         } else {
             let bytes = Array(text.utf8)
-            guard !Self.xmlNestingExceedsLimit(bytes),
+            // Nested too deep for Foundation's parsers to survive: refused unread.
+            guard !PropertyListNesting.exceedsLimit(bytes),
                   let parsed = try? PropertyListDecoder().decode(InfoPlistRoot.self, from: Data(bytes)) else {
                 throw .notAPropertyList
             }
@@ -54,47 +55,6 @@ struct InfoPlistRegistration: Equatable {
     }
 
     private static let binaryMagic = Array("bplist".utf8)
-
-    /// Nesting deeper than this is refused before the XML is parsed: Foundation's
-    /// XML property-list scanner recurses once per level without a bound (100 000
-    /// nested `<array>`s overflow the stack). CF allowed as many levels.
-    static let maxXMLNesting = 512
-
-    /// Whether text that starts like XML nests elements deeper than `maxXMLNesting`.
-    /// Counts open tags minus close tags, so tags inside comments or CDATA only
-    /// make it stricter; NUL bytes are dropped first, so UTF-16 text counts too.
-    static func xmlNestingExceedsLimit(_ text: [UInt8]) -> Bool {
-        let bytes = text.filter { $0 != 0 }
-        let byteOrderMarkAndSpace: [UInt8] = [0xEF, 0xBB, 0xBF, 0x20, 0x09, 0x0A, 0x0D]
-        guard bytes.first(where: { !byteOrderMarkAndSpace.contains($0) }) == UInt8(ascii: "<") else { return false }
-        func isASCIILetter(_ byte: UInt8) -> Bool {
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
-        }
-        var depth = 0
-        var index = 0
-        while index + 1 < bytes.count {
-            guard bytes[index] == UInt8(ascii: "<") else {
-                index += 1
-                continue
-            }
-            let next = bytes[index + 1]
-            if next == UInt8(ascii: "/") {
-                depth -= 1
-            } else if isASCIILetter(next) {
-                var end = index + 2
-                while end < bytes.count, bytes[end] != UInt8(ascii: ">") { end += 1 }
-                // `<array/>` opens nothing.
-                if bytes[end - 1] != UInt8(ascii: "/") {
-                    depth += 1
-                    if depth > maxXMLNesting { return true }
-                }
-                index = end
-                continue
-            }
-            index += 1
-        }
-        return false
-    }
 }
 
 /// The parts of a property list the checks read: the root's shape and, for a
