@@ -23,6 +23,10 @@ enum ResponseSerializer {
 
     static let continueResponse: StaticString = "HTTP/1.1 100 Continue\r\n\r\n"
 
+    /// On every final answer, the server's own problems included: no browser reads a
+    /// JSON, XML or problem body as HTML or script, whatever it holds.
+    static let noSniff: StaticString = "X-Content-Type-Options: nosniff\r\n"
+
     /// Appends the response; `omitBody` for HEAD (same headers, no body).
     static func append(_ response: HTTPResponse, to out: inout OutputQueue, date: [UInt8], omitBody: Bool,
                        connection: ConnectionField, framing: BodyFraming = .whole) {
@@ -32,7 +36,7 @@ enum ResponseSerializer {
         // RFC 9110 §8.6: no Content-Length on 1xx and 204 (nor a body on 304).
         let mayHaveBody = status >= 200 && status != 204 && status != 304
         // An upper bound of the head's size, so it is written in one piece.
-        var headBytes = 9 + 20 + 1 + reason.utf8CodeUnitCount + 2 + date.count + 24 + 2
+        var headBytes = 9 + 20 + 1 + reason.utf8CodeUnitCount + 2 + date.count + Self.noSniff.utf8CodeUnitCount + 24 + 2
         if mayHaveBody {
             headBytes += 16 + 20 + 2
             if let contentType = response.contentType { headBytes += 14 + contentType.utf8.count + 2 }
@@ -49,6 +53,7 @@ enum ResponseSerializer {
                 head.append("\r\n")
             }
             date.withUnsafeBytes { head.append($0) }
+            head.append(Self.noSniff)
             if mayHaveBody {
                 if let contentType = response.contentType {
                     head.append("Content-Type: ")

@@ -11,23 +11,26 @@ import Glibc
 /// writes the JUnit report and prints a one-line summary. Exit status: 2 when a
 /// file cannot be read or a case's request is refused (bad input outranks a
 /// failure), else 1 when a case failed, else 0.
+///
+/// Arguments arrive as the bytes the kernel passed (`rawArguments`): a Linux file name
+/// need not be UTF-8, and decoding one as a String would open, or write, another name.
 enum CheckCommand {
-    static func run(_ arguments: [String]) -> Int32 {
-        if let first = arguments.first, first == "--junit" || first.hasPrefix("--junit=") {
+    static func run(_ arguments: [[UInt8]]) -> Int32 {
+        if let first = arguments.first.map(text), first == "--junit" || first.hasPrefix("--junit=") {
             return runBatch(arguments)
         }
         guard (1...2).contains(arguments.count) else {
             printError("usage: device-oracle check <ruleset> [FILE|-]")
             return 2
         }
-        guard let endpoint = Rulesets.named(arguments[0]) else {
+        guard let endpoint = Rulesets.named(text(arguments[0])) else {
             let known = Rulesets.all.map { "\($0.shortName)" }.joined(separator: ", ")
-            printError("unknown ruleset '\(arguments[0])'; known: \(known) (with or without the version, e.g. playback/1)")
+            printError("unknown ruleset '\(text(arguments[0]))'; known: \(known) (with or without the version, e.g. playback/1)")
             return 2
         }
-        let path = arguments.count == 2 ? arguments[1] : "-"
+        let path = arguments.count == 2 ? arguments[1] : standardInput
         guard let body = readAll(path) else {
-            printError("cannot read \(path == "-" ? "standard input" : path): \(String(cString: strerror(errno)))")
+            printCannot("read", path)
             return 2
         }
         switch endpoint.answer(body) {
@@ -48,10 +51,10 @@ enum CheckCommand {
         }
     }
 
-    private static func runBatch(_ arguments: [String]) -> Int32 {
+    private static func runBatch(_ arguments: [[UInt8]]) -> Int32 {
         var rest = arguments[...]
         let flag = rest.removeFirst()
-        let reportPath = flag == "--junit" ? rest.popFirst() : String(flag.dropFirst("--junit=".count))
+        let reportPath = text(flag) == "--junit" ? rest.popFirst() : Array(flag.dropFirst("--junit=".utf8.count))
         guard let reportPath, !reportPath.isEmpty, !rest.isEmpty else {
             printError("usage: device-oracle check --junit REPORT.xml FILE...")
             return 2
@@ -59,24 +62,47 @@ enum CheckCommand {
         var files: [(name: String, body: [UInt8])] = []
         for path in rest {
             guard let body = readAll(path) else {
-                printError("cannot read \(path == "-" ? "standard input" : path): \(String(cString: strerror(errno)))")
+                printCannot("read", path)
                 return 2
             }
-            files.append((path, body))
+            // A testcase name is XML text, so UTF-8: a byte that is not shows as U+FFFD.
+            files.append((text(path), body))
         }
         let report = BatchCheck.report(files: files)
         guard writeFile(report.junitXML, to: reportPath) else {
-            printError("cannot write \(reportPath): \(String(cString: strerror(errno)))")
+            printCannot("write", reportPath)
             return 2
         }
-        writeAll(Array("device-oracle check: \(report.summary); JUnit report in \(reportPath)\n".utf8), to: STDOUT_FILENO)
+        writeAll(Array("device-oracle check: \(report.summary); JUnit report in ".utf8) + reportPath + [UInt8(ascii: "\n")],
+                 to: STDOUT_FILENO)
         if report.totals.errors > 0 { return 2 }
         return report.totals.failed > 0 ? 1 : 0
     }
 
+    private static let standardInput = Array("-".utf8)
+
+    /// An argument as text, for flags, ruleset names and messages.
+    private static func text(_ argument: [UInt8]) -> String {
+        String(decoding: argument, as: UTF8.self)
+    }
+
+    /// `cannot read PATH: reason`, the path as its own bytes, so the name shown is the name.
+    private static func printCannot(_ verb: String, _ path: [UInt8]) {
+        let reason = String(cString: strerror(errno))
+        let name = path == standardInput ? Array("standard input".utf8) : path
+        writeAll(Array("device-oracle: cannot \(verb) ".utf8) + name + Array(": \(reason)\n".utf8), to: STDERR_FILENO)
+    }
+
+    /// open(2) with the path's bytes as they are.
+    private static func open(_ path: [UInt8], _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+        (path + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { Glibc.open($0.baseAddress!, flags, mode) }
+        }
+    }
+
     /// The whole file, or standard input for `-`; nil on a read error.
-    static func readAll(_ path: String) -> [UInt8]? {
-        let fd = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+    static func readAll(_ path: [UInt8]) -> [UInt8]? {
+        let fd = path == standardInput ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { if fd != STDIN_FILENO { close(fd) } }
         var bytes: [UInt8] = []
@@ -93,7 +119,7 @@ enum CheckCommand {
     }
 
     /// Creates or replaces the file; false on an error (errno says which).
-    private static func writeFile(_ bytes: [UInt8], to path: String) -> Bool {
+    private static func writeFile(_ bytes: [UInt8], to path: [UInt8]) -> Bool {
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return false }
         writeAll(bytes, to: fd)

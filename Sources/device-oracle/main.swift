@@ -53,6 +53,12 @@ func runHealthcheck(_ arguments: [String], environment: [String: String]) -> Nev
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+/// The same arguments as the bytes the kernel passed: `arguments` replaces what is not
+/// UTF-8 with U+FFFD, and a file name need not be UTF-8.
+let rawArguments: [[UInt8]] = (1..<Int(CommandLine.argc)).map { index in
+    guard let argument = CommandLine.unsafeArgv[index] else { return [] }
+    return UnsafeRawBufferPointer(start: argument, count: strlen(argument)).map { $0 }
+}
 let environment = currentEnvironment()
 switch arguments.first {
 case "--version":
@@ -60,7 +66,7 @@ case "--version":
 case "--help", "-h", "help":
     print(usage, terminator: "")
 case "check":
-    exit(CheckCommand.run(Array(arguments.dropFirst())))
+    exit(CheckCommand.run(Array(rawArguments.dropFirst())))
 case "plan":
     exit(PlanCommand.run(Array(arguments.dropFirst())))
 case "healthcheck":

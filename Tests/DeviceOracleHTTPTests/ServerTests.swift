@@ -194,6 +194,29 @@ final class ServerTests: XCTestCase {
         XCTAssertFalse(String(decoding: connection.received, as: UTF8.self).contains("100 Continue"))
     }
 
+    func testEveryAnswerSaysNosniffButA100Continue() throws {
+        let server = try TestServer { $0.maxBodyBytes = 100 }
+        let connection = try server.connect()
+        connection.send("POST /echo HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n")
+
+        let interim = try XCTUnwrap(connection.readResponse())
+        connection.send("{}")
+        let answered = try XCTUnwrap(connection.readResponse())
+        connection.send("OPTIONS * HTTP/1.1\r\nHost: t\r\n\r\n")
+        let noContent = try XCTUnwrap(connection.readResponse())
+        connection.send("GET /missing HTTP/1.1\r\nHost: t\r\n\r\n")
+        let problem = try XCTUnwrap(connection.readResponse())
+        connection.send("GET /hello HTTP/1.1\r\nHost: t\r\nBad Name: x\r\n\r\n")
+        let refusedHead = try XCTUnwrap(connection.readResponse())
+
+        XCTAssertEqual(interim.status, 100)
+        XCTAssertTrue(interim.headers.isEmpty)
+        for (response, status) in [(answered, 200), (noContent, 204), (problem, 404), (refusedHead, 400)] {
+            XCTAssertEqual(response.status, status)
+            XCTAssertEqual(response.headers.filter { $0.0 == "X-Content-Type-Options" }.map(\.1), ["nosniff"], "\(status)")
+        }
+    }
+
     func testHeadGetsTheGetHeadersWithoutTheBody() throws {
         let server = try TestServer()
         let connection = try server.connect()

@@ -84,20 +84,20 @@ final class BatchCheckTests: XCTestCase {
 
         XCTAssertEqual(xml, """
             <?xml version="1.0" encoding="UTF-8"?>
-            <testsuites name="device-oracle check" tests="5" failures="1" errors="2" skipped="1">
-              <testsuite name="device-oracle check" tests="5" failures="1" errors="2" skipped="1">
-                <testcase name="unplugged" classname="playback/1">
+            <testsuites name="device-oracle check" tests="5" failures="1" errors="2" time="0">
+              <testsuite name="device-oracle check" tests="5" failures="1" errors="2" skipped="1" time="0">
+                <testcase name="unplugged" classname="playback/1" time="0">
                   <failure message="2 mismatches" type="fail">step 0: isPlaying: expected false, observed true
             step 0: action: expected "pause", observed "none"</failure>
                 </testcase>
-                <testcase name="saved" classname="haptics/1"/>
-                <testcase name="typo" classname="audio-session/1">
+                <testcase name="saved" classname="haptics/1" time="0"/>
+                <testcase name="typo" classname="audio-session/1" time="0">
                   <error message="1 problem in the request body" type="/problems/invalid-request">/cases/2/request/events/0/type: unknown event type 'launch'; did you mean 'launched'?</error>
                 </testcase>
-                <testcase name="nothing observed" classname="refresh/1">
+                <testcase name="nothing observed" classname="refresh/1" time="0">
                   <skipped message="unchecked: the request carried no observed, observedFinal or static check"/>
                 </testcase>
-                <testcase name="misnamed" classname="playbak">
+                <testcase name="misnamed" classname="playbak" time="0">
                   <error message="1 problem in the request body" type="/problems/invalid-request">/cases/4/ruleset: unknown ruleset 'playbak'; did you mean 'playback'?</error>
                 </testcase>
               </testsuite>
@@ -120,6 +120,32 @@ final class BatchCheckTests: XCTestCase {
             "configCheck: backgroundMode 'a.b': UIBackgroundModes has no 'processing', which processing tasks need",
         ])
         XCTAssertEqual(collected.failureMessages, ["1 failed static check, 1 mismatch", "1 failed static check"])
+    }
+
+    func testJUnitNamesKeepTabsLineFeedsAndCarriageReturnsThroughAParser() throws {
+        let name = "tab\there\nline\r\ncr\rend "
+        let escapedName = name.replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\n", with: "\\n")
+            .replacingOccurrences(of: "\r", with: "\\r")
+        let body = #"{"cases":[{"name":"\#(escapedName)","ruleset":"haptics","request":\#(saved)},{"name":"\#(escapedName)","ruleset":"\#(escapedName)","request":{}}]}"#
+
+        let xml = try report(body).junitXML
+        let collected = try JUnitElements(xml)
+
+        XCTAssertEqual(collected.testcases, [name, name])
+        XCTAssertEqual(collected.classnames, ["haptics/1", name])
+        // Element text keeps TAB and LF as they are; only a CR would become LF.
+        XCTAssertEqual(collected.errors, ["/cases/1/ruleset: unknown ruleset '\(name)'"])
+        XCTAssertTrue(String(decoding: xml, as: UTF8.self).contains(#"name="tab&#9;here&#10;line&#13;&#10;cr&#13;end ""#))
+    }
+
+    func testJUnitMessagesKeepTabsLineFeedsAndCarriageReturnsThroughAParser() throws {
+        let message = "a\tb\nc\r\nd\re \"<&>\""
+        let xml = #"<?xml version="1.0" encoding="UTF-8"?><testcase name="n"><failure message="\#(xmlEscaped(message))">\#(xmlEscaped(message, attribute: false))</failure></testcase>"#
+
+        let collected = try JUnitElements(Array(xml.utf8))
+
+        XCTAssertEqual(collected.failureMessages, [message])
+        XCTAssertEqual(collected.failures, [message])
     }
 
     func testFilesNameTheirRulesetAndAnythingElseIsAnErrorCase() throws {
@@ -146,8 +172,10 @@ final class BatchCheckTests: XCTestCase {
 /// The parts of a JUnit report the tests look at, read with Foundation's XMLParser.
 private final class JUnitElements: NSObject, XMLParserDelegate {
     var testcases: [String] = []
+    var classnames: [String] = []
     var failures: [String] = []
     var failureMessages: [String] = []
+    var errors: [String] = []
     private var text: String?
 
     init(_ xml: [UInt8]) throws {
@@ -160,10 +188,13 @@ private final class JUnitElements: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
         switch element {
-        case "testcase": testcases.append(attributes["name"] ?? "")
+        case "testcase":
+            testcases.append(attributes["name"] ?? "")
+            classnames.append(attributes["classname"] ?? "")
         case "failure":
             failureMessages.append(attributes["message"] ?? "")
             text = ""
+        case "error": text = ""
         default: break
         }
     }
@@ -174,6 +205,7 @@ private final class JUnitElements: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
         if element == "failure", let text { failures.append(text) }
+        if element == "error", let text { errors.append(text) }
         text = nil
     }
 }

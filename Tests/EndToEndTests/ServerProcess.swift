@@ -26,7 +26,12 @@ final class ServerProcess {
     private var stderrPath: String { directory + "/stderr" }
 
     /// `stdin` is a file the child reads as standard input (default: /dev/null).
-    init(_ arguments: [String], environment: [String: String] = [:], stdin: String = "/dev/null") throws {
+    convenience init(_ arguments: [String], environment: [String: String] = [:], stdin: String = "/dev/null") throws {
+        try self.init(arguments: arguments.map { Array($0.utf8) }, environment: environment, stdin: stdin)
+    }
+
+    /// Arguments as raw bytes, which need not be UTF-8 (a Linux file name need not be).
+    init(arguments: [[UInt8]], environment: [String: String] = [:], stdin: String = "/dev/null") throws {
         directory = NSTemporaryDirectory() + "device-oracle-e2e-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var merged = ProcessInfo.processInfo.environment
@@ -41,7 +46,9 @@ final class ServerProcess {
         posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdoutPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([Self.binary] + arguments).map { strdup($0) } + [nil]
+        let argv = ([Array(Self.binary.utf8)] + arguments).map { bytes in
+            (bytes + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { strdup($0.baseAddress!) } }
+        } + [nil]
         let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }
@@ -71,6 +78,7 @@ final class ServerProcess {
     var stdoutText: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
     var stdoutBytes: Data { FileManager.default.contents(atPath: stdoutPath) ?? Data() }
     var stderrText: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    var stderrBytes: Data { FileManager.default.contents(atPath: stderrPath) ?? Data() }
 
     /// Complete stdout lines parsed as JSON objects.
     var logLines: [[String: Any]] {

@@ -5,7 +5,8 @@ Starts the built binary on a free port, loads the page, and checks from the DOM 
 a person would see: a failing playback trace (verdict, the highlighted mismatch, the
 lane values, the first divergence in view, the path on the diagram), a 422 as a list
 of pointers into the body, a 1,000-step log rendered lazily, keyboard moves between
-steps, a share link that reopens the same trace, and that nothing but this service is
+steps, a share link that reopens the same trace, a link that inflates past 8 MiB
+refused with a message, an injected inline handler that never runs, and that nothing but this service is
 ever contacted. A dropped file is read, its ruleset guessed and run. Waits on DOM
 conditions, never on sleeps.
 
@@ -157,6 +158,47 @@ def check_share_link_reopens_the_trace(page, base, screenshot):
         ci.close()
 
 
+def check_share_link_bomb_is_refused_with_a_message(page, base, screenshot):
+    # 256 MiB of one byte deflate to a link of about 350 KB; the page stops at 8 MiB.
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+    chunk = b" " * (1 << 20)
+    deflated = b"".join(compressor.compress(chunk) for _ in range(256)) + compressor.flush()
+    bomb = base64.urlsafe_b64encode(deflated).decode().rstrip("=")
+    opened = page.context.new_page()
+    try:
+        opened.goto(f"{base}/#r=playback/1&z={bomb}")
+        expect(opened.locator("#problem-title")).to_have_text("This link is too large to open", timeout=TIMEOUT_MS)
+        expect(opened.locator("#problem-detail")).to_contain_text("8 MiB")
+        assert len(opened.input_value("#body")) < 1 << 20, "the inflated body reached the page"
+        # The tab is alive and still works: an example runs.
+        run_example(opened, FAILING_PLAYBACK)
+        wait_for_answer(opened, "fail")
+    finally:
+        opened.close()
+
+
+def check_an_injected_inline_handler_never_runs(page, base, screenshot):
+    # What an HTML injection would add: the policy allows the page's own script by its
+    # hash, so the handler is refused while the page keeps working.
+    opened = page.context.new_page()
+    try:
+        opened.goto(f"{base}/")
+        expect(opened.locator("html")).to_have_attribute("data-ready", "true")
+        opened.evaluate("""() => {
+            const holder = document.createElement('div');
+            holder.innerHTML = '<img id="injected" src="data:," onerror="document.documentElement.dataset.injected = 1">'
+                + '<button id="clicked" onclick="document.documentElement.dataset.injected = 2">x</button>';
+            document.body.append(holder);
+            document.getElementById('clicked').click();
+        }""")
+        opened.wait_for_function("document.getElementById('injected').complete")
+        assert opened.evaluate("document.documentElement.dataset.injected") is None, "an injected handler ran"
+        run_example(opened, FAILING_PLAYBACK)
+        wait_for_answer(opened, "fail")
+    finally:
+        opened.close()
+
+
 def check_problem_list_points_into_the_body(page, base, screenshot):
     run_example(page, TYPOS)
     problem = page.locator("#problem")
@@ -245,6 +287,8 @@ CHECKS = [
     check_failing_playback_trace,
     check_keyboard_moves_between_steps,
     check_share_link_reopens_the_trace,
+    check_share_link_bomb_is_refused_with_a_message,
+    check_an_injected_inline_handler_never_runs,
     check_problem_list_points_into_the_body,
     check_long_log_renders_lazily,
     check_ruleset_is_guessed_from_the_body,
