@@ -19,11 +19,12 @@ final class ServerContext: Sendable {
     let logger: Logger
     let openConnections = Atomic<Int>(0)
     let requestCounter = Atomic<UInt64>(0)
-    let heapTrimmer = HeapTrimmer()
+    let heapTrimmer: HeapTrimmer
     let memoryBudget: MemoryBudget
 
-    init(configuration: ServerConfiguration, router: Router, logger: Logger) {
+    init(configuration: ServerConfiguration, router: Router, logger: Logger, heapTrimmer: HeapTrimmer = HeapTrimmer()) {
         self.configuration = configuration
+        self.heapTrimmer = heapTrimmer
         memoryBudget = MemoryBudget(limit: configuration.maxMemoryBytes)
         self.router = router
         self.logger = logger

@@ -20,9 +20,14 @@ public final class HTTPServer: Sendable {
     private let context: ServerContext
     private let state = Locked<State>(.idle)
 
-    public init(configuration: ServerConfiguration, routes: [Route], logger: Logger) {
+    public convenience init(configuration: ServerConfiguration, routes: [Route], logger: Logger) {
+        self.init(configuration: configuration, routes: routes, logger: logger, heapTrimmer: HeapTrimmer())
+    }
+
+    /// With a trimmer of the caller's: tests count when memory would be given back.
+    init(configuration: ServerConfiguration, routes: [Route], logger: Logger, heapTrimmer: HeapTrimmer) {
         self.configuration = configuration
-        context = ServerContext(configuration: configuration, router: Router(routes), logger: logger)
+        context = ServerContext(configuration: configuration, router: Router(routes), logger: logger, heapTrimmer: heapTrimmer)
     }
 
     /// The process's memory policy for serving. Request bodies, parses and answers of

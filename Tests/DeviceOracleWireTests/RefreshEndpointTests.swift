@@ -576,6 +576,17 @@ final class RefreshEndpointTests: XCTestCase {
         XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(unterminatedString))), Self.notAPropertyList)
     }
 
+    func testALongOpenStepTextThatFailsInsideOpenArraysIsRefusedBeforeItsRescans() {
+        // 1 MB of padding inside 64 open arrays, never closed: Foundation's failed parse
+        // would rescan the megabyte once per open array.
+        let depth = 64
+        let openStep = "{UIBackgroundModes = (fetch); x = " + String(repeating: "(", count: depth)
+            + String(repeating: "a, ", count: 350_000)
+
+        XCTAssertTrue(PropertyListNesting.exceedsLimit(Array(openStep.utf8)))
+        XCTAssertEqual(problems(configRequest(infoPlist: Self.jsonString(openStep))), Self.notAPropertyList)
+    }
+
     func testInfoPlistOpenStepNestingWithinTheLimitIsStillRead() throws {
         let depth = PropertyListNesting.limit - 1
         let openStep = "{ BGTaskSchedulerPermittedIdentifiers = (com.example.app.refresh, com.example.app.cleanup); UIBackgroundModes = (fetch); x = "

@@ -17,6 +17,11 @@ enum PropertyListNesting {
     /// Deepest nesting passed to Foundation: far beyond any Info.plist, and a quarter
     /// of what a 512 KiB Dispatch worker stack holds of the XML scanner.
     static let limit = 128
+    /// OpenStep text's deepest nesting times its length at most: a failed parse
+    /// rescans the text once per open level (7 MB inside 128 open arrays took 4.3 s),
+    /// so the product bounds that cost to a few tenths of a second. An Info.plist of
+    /// 100 KB may still nest 128 deep, one of 8 MB four.
+    static let openStepRescanLimit = 1 << 25
 
     /// Whether Foundation, given `text` (UTF-8, as a JSON string arrives), would nest
     /// containers deeper than `limit`.
@@ -194,11 +199,13 @@ enum PropertyListNesting {
         /// them, ending where it ends them even on an error, since a caller may read on.
         mutating func openStepExceedsLimit() -> Bool {
             var depth = 0
+            // The depth the text's length allows: the rescan bound, or the nesting limit.
+            let allowed = min(PropertyListNesting.limit, PropertyListNesting.openStepRescanLimit / max(1, bytes.count))
             while let byte = peek {
                 switch byte {
                 case UInt8(ascii: "("), UInt8(ascii: "{"):
                     depth += 1
-                    if depth > PropertyListNesting.limit { return true }
+                    if depth > allowed { return true }
                     index += 1
                 case UInt8(ascii: ")"), UInt8(ascii: "}"):
                     depth = max(0, depth - 1)

@@ -1,0 +1,65 @@
+@testable import DeviceOracleHTTP
+import Foundation
+import Synchronization
+import XCTest
+
+/// Freed megabytes are given back a quiet period after whatever held them let go, not
+/// only after a large request: issue 16's memory kept after a send timeout, and after
+/// heavy load of small requests with large answers.
+final class HeapGivenBackTests: XCTestCase {
+    private final class TrimCounter: Sendable {
+        let trims = Atomic<Int>(0)
+
+        func waitForATrim(after count: Int) -> Bool {
+            for _ in 0..<300 where trims.load(ordering: .relaxed) <= count { usleep(10_000) }
+            return trims.load(ordering: .relaxed) > count
+        }
+    }
+
+    private func server(_ counter: TrimCounter, configure: (inout ServerConfiguration) -> Void = { _ in }) throws
+        -> (HTTPServer, Int) {
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configure(&configuration)
+        let trimmer = HeapTrimmer(quietPeriod: .milliseconds(100)) { counter.trims.add(1, ordering: .relaxed) }
+        let server = HTTPServer(configuration: configuration, routes: TestServer.routes,
+                                logger: Logger(level: .warn, fileDescriptor: open("/dev/null", O_WRONLY)), heapTrimmer: trimmer)
+        return (server, try server.start().port)
+    }
+
+    func testAWholeAnswerCutByTheSendTimeoutIsGivenBack() throws {
+        let counter = TrimCounter()
+        let (server, port) = try server(counter) { $0.sendTimeout = 1 }
+        defer { server.shutdown() }
+        let connection = try TestConnection(port: port)
+        connection.send("GET /big HTTP/1.0\r\n\r\n")  // 32 MiB it does not read
+        usleep(500_000)  // the trim after the answer was made has run; most of it waits unsent
+        let beforeTheCut = counter.trims.load(ordering: .relaxed)
+        XCTAssertTrue(counter.waitForATrim(after: beforeTheCut), "a trim follows the cut answer")
+        XCTAssertTrue(connection.waitForClose(timeout: 10))
+    }
+
+    func testALargeAnswerToASmallRequestIsGivenBack() throws {
+        let counter = TrimCounter()
+        let (server, port) = try server(counter)
+        defer { server.shutdown() }
+        let connection = try TestConnection(port: port)
+        connection.send("GET /megabyte HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(connection.readResponse()?.body.count, 1 << 20)
+        XCTAssertTrue(counter.waitForATrim(after: 0), "a megabyte answer without a large body schedules a trim")
+    }
+
+    func testSmallAnswersScheduleNoTrim() throws {
+        let counter = TrimCounter()
+        let (server, port) = try server(counter)
+        defer { server.shutdown() }
+        let connection = try TestConnection(port: port)
+        for _ in 0..<20 {
+            connection.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
+            XCTAssertEqual(connection.readResponse()?.text, "hello")
+        }
+        usleep(400_000)
+        XCTAssertEqual(counter.trims.load(ordering: .relaxed), 0)
+    }
+}
