@@ -5,7 +5,8 @@
 # other status fails the run), and how soon RSS is back under 64 MiB once the load stops.
 # Then each ruleset's largest benchmark body alone, for the memory a request costs per
 # byte of its body (what `ServiceRoutes.memoryPerBodyByte` must cover), and point 6: 20
-# HTTP/1.0 clients that never read their answer, cut by --send-timeout 1, and RSS after.
+# HTTP/1.0 clients that never read their answer, cut by --send-timeout 1, and RSS after;
+# and point 14: RSS back near idle after a mixed load of small bodies and 3 MB answers.
 # Usage: bench/memory-budget.sh [--seconds N] [--clients C] [BINARY]   (defaults 20, 20)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -93,6 +94,43 @@ print(f"  {name}: {size / 1e6:.1f} MB body, peak {peak / 1e6:.1f} MB above idle:
 PY
   kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=
 done
+
+echo "idle again after mixed load: small bodies, and 3 MB plan answers to small bodies (point 14):"
+start_server "$work/server.log" "$binary" --log-level warn
+idle=$(rss_mib "$server_pid")
+python3 - "$port" "$work/playback-small.json" <<'PY'
+import socket, sys, threading, time
+port, small = int(sys.argv[1]), open(sys.argv[2], "rb").read()
+plan = b'{"coverage":"random","count":10,"maxLength":1000}'
+def post(path, body):
+    return (f"POST {path} HTTP/1.1\r\nHost: b\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
+def client(request, seconds):
+    s = socket.create_connection(("127.0.0.1", port))
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        s.sendall(request)
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += s.recv(65536)
+        head, rest = data.split(b"\r\n\r\n", 1)
+        if b"chunked" in head.lower():
+            while not rest.endswith(b"0\r\n\r\n"):
+                rest += s.recv(1 << 20)
+        else:
+            length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+            while len(rest) < length:
+                rest += s.recv(1 << 20)
+    s.close()
+threads = [threading.Thread(target=client, args=(post("/playback/apply", small), 10)) for _ in range(8)]
+threads += [threading.Thread(target=client, args=(post("/rulesets/playback/plan", plan), 10)) for _ in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+PY
+sleep 3
+after=$(rss_mib "$server_pid")
+echo "  idle $idle MiB, 3 s after the load: $after MiB"
+python3 -c "import sys; sys.exit(0 if float('$after') < float('$idle') + 8 else 1)" || { echo "  FAIL: memory kept after the load"; failed=1; }
+kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=
 
 echo "answers cut by --send-timeout 1 (HTTP/1.0 clients that never read):"
 start_server "$work/server.log" "$binary" --log-level warn --send-timeout 1

@@ -8,8 +8,8 @@ import DeviceOracleWire
 enum ServiceRoutes {
     /// What a request is counted at in the memory budget, per byte of its body: the
     /// measured peak of one request over its body, for the benchmark's large body of
-    /// every ruleset (bench/memory-budget.sh prints them: playback 6.6, refresh 12.7,
-    /// haptics and audio-session 14.7), rounded up.
+    /// every ruleset (bench/memory-budget.sh prints them: playback 7-8, refresh 12,
+    /// haptics and audio-session 15), rounded up.
     static let memoryPerBodyByte = 16
 
     static func all() -> [Route] {

@@ -9,6 +9,25 @@ final class ResourceBoundTests: XCTestCase {
         "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n\(extra)Content-Length: \(length)\r\n\r\n"
     }
 
+    /// A server with a budget of `budget` bytes, and a connection holding 600 kB of it
+    /// with a body begun and not finished (`finishHolding` ends it).
+    private func serverWithTheBudgetHeld(budget: Int = 1_000_000, memoryWait: Double) throws -> (TestServer, TestConnection) {
+        let server = try TestServer {
+            $0.maxMemoryBytes = budget
+            $0.memoryWait = memoryWait
+        }
+        let holder = try server.connect()
+        holder.send(postHead(600_000) + "[")
+        usleep(100_000)
+        return (server, holder)
+    }
+
+    private func finishHolding(_ holder: TestConnection, file: StaticString = #filePath, line: UInt = #line) {
+        holder.send(String(repeating: " ", count: 599_998) + "]")
+        XCTAssertEqual(holder.readResponse(timeout: 10)?.status, 200, "the request that held the budget is unaffected",
+                       file: file, line: line)
+    }
+
     /// Waits up to 5 s for the budget to be given back whole.
     private func assertBudgetReturnsToZero(_ server: TestServer, file: StaticString = #filePath, line: UInt = #line) {
         for _ in 0..<500 where server.server.memoryBudgetInUse != 0 { usleep(10_000) }
@@ -104,67 +123,43 @@ final class ResourceBoundTests: XCTestCase {
         XCTAssertTrue(response.text.contains("/problems/overloaded"), response.text)
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.25, "it waited for room first")
         XCTAssertTrue(refused.waitForClose())
-        holder.send(String(repeating: " ", count: 599_998) + "]")
-        XCTAssertEqual(holder.readResponse(timeout: 10)?.status, 200, "the request that held the budget is unaffected")
+        finishHolding(holder)
         assertBudgetReturnsToZero(server)
     }
 
     func testARefusedClientThatSendsItsBodyAnywayReadsThe503NotAReset() throws {
-        let server = try TestServer {
-            $0.maxMemoryBytes = 1_000_000
-            $0.memoryWait = 0.2
-        }
-        let holder = try server.connect()
-        holder.send(postHead(600_000) + "[")
-        usleep(100_000)
+        let (server, holder) = try serverWithTheBudgetHeld(memoryWait: 0.2)
         let refused = try server.connect()
         XCTAssertTrue(refused.send(postHead(600_000) + "[" + String(repeating: " ", count: 599_998) + "]"))
         XCTAssertEqual(refused.readResponse()?.status, 503)
+        finishHolding(holder)
     }
 
     func testABodyWaitingForTheBudgetIsServedOnceRoomFrees() throws {
-        let server = try TestServer {
-            $0.maxMemoryBytes = 1_000_000
-            $0.memoryWait = 10
-        }
-        let holder = try server.connect()
-        holder.send(postHead(600_000) + "[")
-        usleep(100_000)
+        let (server, holder) = try serverWithTheBudgetHeld(memoryWait: 10)
         let waiting = try server.connect()
         let body = "[" + String(repeating: " ", count: 599_998) + "]"
         waiting.send(postHead(600_000))
         usleep(200_000)
         XCTAssertFalse(waiting.hasReceivedBytes, "no answer while it waits")
-        holder.send(String(repeating: " ", count: 599_998) + "]")
-        XCTAssertEqual(holder.readResponse(timeout: 10)?.status, 200)
+        finishHolding(holder)
         waiting.send(body)
         XCTAssertEqual(waiting.readResponse(timeout: 10)?.body.count, 600_000)
         assertBudgetReturnsToZero(server)
     }
 
     func testExpectContinueGetsNo100WhileTheBodyWaitsForTheBudget() throws {
-        let server = try TestServer {
-            $0.maxMemoryBytes = 1_000_000
-            $0.memoryWait = 0.3
-        }
-        let holder = try server.connect()
-        holder.send(postHead(600_000) + "[")
-        usleep(100_000)
+        let (server, holder) = try serverWithTheBudgetHeld(memoryWait: 0.3)
         let waiting = try server.connect()
         waiting.send(postHead(600_000, extra: "Expect: 100-continue\r\n"))
         let response = try XCTUnwrap(waiting.readResponse())
         XCTAssertEqual(response.status, 503, "the final answer, never a 100 Continue first")
         XCTAssertEqual(response.header("Connection"), "close")
+        finishHolding(holder)
     }
 
     func testAChunkedBodyTakesTheBudgetAsItGrowsAndIsRefusedPastIt() throws {
-        let server = try TestServer {
-            $0.maxMemoryBytes = 1_500_000
-            $0.memoryWait = 0.3
-        }
-        let holder = try server.connect()
-        holder.send(postHead(600_000) + "[")
-        usleep(100_000)
+        let (server, holder) = try serverWithTheBudgetHeld(budget: 1_500_000, memoryWait: 0.3)
         // The first megabyte fits beside the holder; the next step does not.
         let chunked = try server.connect()
         chunked.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -176,8 +171,7 @@ final class ResourceBoundTests: XCTestCase {
             refused = chunked.hasReceivedBytes
         }
         XCTAssertEqual(chunked.readResponse()?.status, 503)
-        holder.send(String(repeating: " ", count: 599_998) + "]")
-        XCTAssertEqual(holder.readResponse(timeout: 10)?.status, 200)
+        finishHolding(holder)
         assertBudgetReturnsToZero(server)
     }
 
