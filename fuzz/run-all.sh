@@ -4,7 +4,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 failed=0
-for target in http-decoder json-endpoints info-plist; do
+for target in http-decoder json-endpoints info-plist service-bodies; do
   "$here/run.sh" "$target" "${1:-60}" || failed=1
 done
 exit "$failed"

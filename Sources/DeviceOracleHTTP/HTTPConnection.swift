@@ -258,7 +258,7 @@ final class HTTPConnection {
     private func releaseReservation() {
         guard reservedBytes > 0 else { return }
         loop.context.memoryBudget.adjust(by: -reservedBytes)
-        if reservedBytes >= loop.context.configuration.offloadBodyBytes { loop.context.heapTrimmer.largeWorkEnded() }
+        if reservedBodyBytes >= loop.context.configuration.offloadBodyBytes { loop.context.heapTrimmer.largeWorkEnded() }
         reservedBytes = 0
         reservedBodyBytes = 0
     }

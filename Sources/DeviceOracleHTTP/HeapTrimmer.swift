@@ -23,7 +23,9 @@ final class HeapTrimmer: @unchecked Sendable {
         self.quietPeriod = quietPeriod
         timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
         timer.setEventHandler(handler: trim)
-        timer.schedule(deadline: .distantFuture)
+        // Once at start too: what setting up left free goes back, and the timer's kernel
+        // resources (a timerfd) exist from the start, not from the first large request.
+        timer.schedule(deadline: .now() + quietPeriod)
         timer.activate()
     }
 
