@@ -249,8 +249,9 @@ final class HTTPConnection {
         reservedBytes += bytes
         reservedBodyBytes += bytes / loop.context.configuration.memoryPerBodyByte
         guard let head = exchange?.head else { return }
-        if head.expectsContinue && exchange!.body.isEmpty {
-            appendOutput { $0.append(ResponseSerializer.continueResponse) }
+        if exchange!.body.isEmpty {
+            if case .length(let length) = head.framing { exchange!.body.reserveCapacity(length) }
+            if head.expectsContinue { appendOutput { $0.append(ResponseSerializer.continueResponse) } }
         }
         restartRateClock()  // the wait was the server's, not the client's
     }
@@ -373,7 +374,6 @@ final class HTTPConnection {
         switch head.framing {
         case .length(let length) where keepsBody:
             reserve(bodyBytes: length)
-            if case .reading = phase { exchange!.body.reserveCapacity(length) }
         case .chunked where keepsBody:
             reserve(bodyBytes: min(Self.chunkedReservationBytes, loop.context.configuration.maxBodyBytes))
         case .length, .chunked:
@@ -444,6 +444,7 @@ final class HTTPConnection {
         exchange = nil
         decidedResponse = nil
         servedRequests += 1
+        restartRateClock()  // a request pipelined behind this one is timed from here
         loop.disarm(self)  // the idle clock starts again after every answer
         if !keepAlive { phase = .closingAfterWrite(linger: true) }
     }
