@@ -74,6 +74,30 @@ final class ResourceBoundTests: XCTestCase {
         XCTAssertEqual(connection.readResponse()?.status, 408)
     }
 
+    func testARequestPipelinedBehindALargeOneEarnsNoCreditFromIt() throws {
+        let server = try TestServer {
+            $0.minReceiveRate = 200
+            $0.minReceiveRateGrace = 0.3
+            $0.headerTimeout = 30
+        }
+        let connection = try server.connect()
+        let large = "[" + String(repeating: " ", count: 49_998) + "]"
+        // 50 kB would buy the head trickled behind it four minutes at 200 bytes/s.
+        connection.send(postHead(large.utf8.count))
+        usleep(50_000)  // the body arrives after its head, in reads of its own
+        connection.send(large + "POST /echo HTTP/1.1\r\nHost: t\r\nX-Slow: ")
+        XCTAssertEqual(connection.readResponse()?.body.count, 50_000)
+        let start = Date()
+        var answered = false
+        for _ in 0..<40 where !answered {
+            connection.send("a")
+            usleep(100_000)
+            answered = connection.hasReceivedBytes
+        }
+        XCTAssertEqual(connection.readResponse()?.status, 408)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 3)
+    }
+
     func testABodyThatKeepsTheMinimumRateIsServed() throws {
         let server = try TestServer {
             $0.minReceiveRate = 200
