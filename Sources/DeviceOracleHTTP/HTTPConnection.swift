@@ -17,9 +17,9 @@ final class HTTPConnection {
         case reading
         /// A handler runs on a global queue; nothing more is read until it answers.
         case awaitingHandler
-        /// The current body needs `bytes` more of the memory budget than it has; reading
-        /// is paused (its bytes wait in the socket) until they fit or `memoryWait` passes.
-        case awaitingMemory(since: Int64, bytes: Int)
+        /// The current body needs the budget's share of `bodyBytes` more than it has;
+        /// reading is paused (its bytes wait in the socket) until they fit or `memoryWait` passes.
+        case awaitingMemory(since: Int64, bodyBytes: Int)
         /// Send what is queued, then close (lingering after answers that refused something).
         case closingAfterWrite(linger: Bool)
         /// Write side shut; reading and discarding so the peer sees the answer, not a reset.
@@ -105,8 +105,7 @@ final class HTTPConnection {
     /// bytes have arrived since then.
     @exclusivity(unchecked) private var rateClockStartedAt: Int64 = 0
     @exclusivity(unchecked) private var bytesSinceRateClock = 0
-    /// The current request's share of the memory budget, and the body bytes it covers.
-    @exclusivity(unchecked) private var reservedBytes = 0
+    /// The body bytes the current request's share of the memory budget covers.
     @exclusivity(unchecked) private var reservedBodyBytes = 0
     /// Unsent output counted in the memory budget.
     @exclusivity(unchecked) private var countedOutputBytes = 0
@@ -204,10 +203,10 @@ final class HTTPConnection {
             refuse(HTTPError(status: 408, detail: "the request body made no progress for \(seconds) s"), summary: HeadSummary())
             afterProcessing()
         case .memoryRetry:
-            guard case .awaitingMemory(let since, let bytes) = phase else { return }
-            if loop.context.memoryBudget.reserve(bytes) {
+            guard case .awaitingMemory(let since, let bodyBytes) = phase else { return }
+            if loop.context.memoryBudget.reserve(share(of: bodyBytes)) {
                 phase = .reading
-                admitted(bytes)
+                admitted(bodyBytes: bodyBytes)
             } else if loop.now - since >= Int64(loop.context.configuration.memoryWait * 1e9) {
                 phase = .reading
                 refuseOverBudget()
@@ -236,18 +235,21 @@ final class HTTPConnection {
     /// Takes the budget for `bodyBytes` more of the current body, or pauses reading
     /// until it can (`timerExpired(.memoryRetry)`).
     private func reserve(bodyBytes: Int) {
-        let bytes = bodyBytes * loop.context.configuration.memoryPerBodyByte
-        if loop.context.memoryBudget.reserve(bytes) {
-            admitted(bytes)
+        if loop.context.memoryBudget.reserve(share(of: bodyBytes)) {
+            admitted(bodyBytes: bodyBytes)
         } else {
-            phase = .awaitingMemory(since: loop.now, bytes: bytes)
+            phase = .awaitingMemory(since: loop.now, bodyBytes: bodyBytes)
         }
     }
 
-    /// The budget took `bytes` for the current body: (go on) reading it.
-    private func admitted(_ bytes: Int) {
-        reservedBytes += bytes
-        reservedBodyBytes += bytes / loop.context.configuration.memoryPerBodyByte
+    /// What `bodyBytes` of a body are counted at in the memory budget.
+    private func share(of bodyBytes: Int) -> Int {
+        bodyBytes * loop.context.configuration.memoryPerBodyByte
+    }
+
+    /// The budget took its share of `bodyBytes` more of the current body: (go on) reading it.
+    private func admitted(bodyBytes: Int) {
+        reservedBodyBytes += bodyBytes
         guard let head = exchange?.head else { return }
         if exchange!.body.isEmpty {
             if case .length(let length) = head.framing { exchange!.body.reserveCapacity(length) }
@@ -257,10 +259,9 @@ final class HTTPConnection {
     }
 
     private func releaseReservation() {
-        guard reservedBytes > 0 else { return }
-        loop.context.memoryBudget.adjust(by: -reservedBytes)
+        guard reservedBodyBytes > 0 else { return }
+        loop.context.memoryBudget.adjust(by: -share(of: reservedBodyBytes))
         if reservedBodyBytes >= loop.context.configuration.offloadBodyBytes { loop.context.heapTrimmer.largeWorkEnded() }
-        reservedBytes = 0
         reservedBodyBytes = 0
     }
 
@@ -308,7 +309,7 @@ final class HTTPConnection {
 
     /// The share of the budget an offloaded handler's request holds, for its completion
     /// to give back when the connection has closed meanwhile.
-    var offloadedReservation: Int { reservedBytes }
+    var offloadedReservation: Int { share(of: reservedBodyBytes) }
 
     // MARK: Requests
 

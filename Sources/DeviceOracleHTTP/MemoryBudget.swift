@@ -36,11 +36,12 @@ public final class MemoryBudget: Sendable {
     }
 
     /// The default limit: half the memory limit of the process's cgroup when it has
-    /// one (a container's `--memory`), else 512 MiB.
-    public static func defaultLimit() -> (bytes: Int, source: String) {
+    /// one (a container's `--memory`), else 512 MiB. Read once per process: every
+    /// `ServerConfiguration` starts from it.
+    public static let defaultLimit: (bytes: Int, source: String) = {
         if let cgroupLimit = cgroupMemoryLimit() { return (cgroupLimit / 2, "cgroup") }
         return (512 * 1024 * 1024, "default")
-    }
+    }()
 
     /// The memory limit of the process's cgroup: v2's `memory.max` or v1's
     /// `memory.limit_in_bytes`, at the path `/proc/self/cgroup` names (a host) or at the

@@ -63,9 +63,13 @@ enum ResponseSerializer {
                 switch framing {
                 case .chunked:
                     head.append("Transfer-Encoding: chunked\r\n")
-                case .whole, .length:
+                case .whole:
                     head.append("Content-Length: ")
-                    if case .length(let length) = framing { head.appendDecimal(length) } else { head.appendDecimal(response.body.count) }
+                    head.appendDecimal(response.body.count)
+                    head.append("\r\n")
+                case .length(let length):
+                    head.append("Content-Length: ")
+                    head.appendDecimal(length)
                     head.append("\r\n")
                 }
             }

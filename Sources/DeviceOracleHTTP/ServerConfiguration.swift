@@ -20,7 +20,7 @@ public struct ServerConfiguration: Sendable {
     public var minReceiveRateGrace = 5.0
     /// Bytes that request bodies, the work done on them and their answers in flight may
     /// hold at once (see `MemoryBudget` for how they are counted).
-    public var maxMemoryBytes = MemoryBudget.defaultLimit().bytes
+    public var maxMemoryBytes = MemoryBudget.defaultLimit.bytes
     /// Seconds a request whose body does not fit the budget waits, unread, for room
     /// before it is answered 503.
     public var memoryWait = 10.0

@@ -11,7 +11,7 @@ struct ServeOptions {
     var logLevel = LogLevel.info
     /// Where `maxMemoryBytes` came from, for the startup line: the flag (or its
     /// variable), the cgroup's limit, or the fixed default.
-    var memoryBudgetSource = MemoryBudget.defaultLimit().source
+    var memoryBudgetSource = MemoryBudget.defaultLimit.source
 
     /// One flag: its name, its environment variable, and how a value is applied.
     private struct Setting: Sendable {

@@ -28,6 +28,14 @@ final class ResourceBoundTests: XCTestCase {
                        file: file, line: line)
     }
 
+    /// Sends `text` a byte every 100 ms, until the server answers (or closes).
+    private func trickle(_ text: String, to connection: TestConnection) {
+        for byte in text.utf8 where !connection.hasReceivedBytes {
+            connection.send([byte])
+            usleep(100_000)
+        }
+    }
+
     /// Waits up to 5 s for the budget to be given back whole.
     private func assertBudgetReturnsToZero(_ server: TestServer, file: StaticString = #filePath, line: UInt = #line) {
         for _ in 0..<500 where server.server.memoryBudgetInUse != 0 { usleep(10_000) }
@@ -45,12 +53,7 @@ final class ResourceBoundTests: XCTestCase {
         let start = Date()
         connection.send(postHead(1000))
         // One byte every 100 ms never trips the 30 s body timeout between bytes.
-        var answered = false
-        for _ in 0..<40 where !answered {
-            connection.send("1")
-            usleep(100_000)
-            answered = connection.hasReceivedBytes
-        }
+        trickle(String(repeating: "1", count: 40), to: connection)
         let response = try XCTUnwrap(connection.readResponse())
         XCTAssertEqual(response.status, 408)
         XCTAssertTrue(response.text.contains("bytes/s"), response.text)
@@ -65,12 +68,7 @@ final class ResourceBoundTests: XCTestCase {
             $0.headerTimeout = 30
         }
         let connection = try server.connect()
-        var answered = false
-        for byte in "GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa".utf8 where !answered {
-            connection.send([byte])
-            usleep(100_000)
-            answered = connection.hasReceivedBytes
-        }
+        trickle("GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", to: connection)
         XCTAssertEqual(connection.readResponse()?.status, 408)
     }
 
@@ -88,12 +86,7 @@ final class ResourceBoundTests: XCTestCase {
         connection.send(large + "POST /echo HTTP/1.1\r\nHost: t\r\nX-Slow: ")
         XCTAssertEqual(connection.readResponse()?.body.count, 50_000)
         let start = Date()
-        var answered = false
-        for _ in 0..<40 where !answered {
-            connection.send("a")
-            usleep(100_000)
-            answered = connection.hasReceivedBytes
-        }
+        trickle(String(repeating: "a", count: 40), to: connection)
         XCTAssertEqual(connection.readResponse()?.status, 408)
         XCTAssertLessThan(Date().timeIntervalSince(start), 3)
     }
