@@ -18,7 +18,7 @@ let package = Package(
         .target(name: "DeviceOracleHTTP", dependencies: ["DeviceOracleJSON", "CSyscalls"]),
         .executableTarget(
             name: "device-oracle",
-            dependencies: ["DeviceOracleWire", "DeviceOracleHTTP"],
+            dependencies: ["DeviceOracleWire", "DeviceOracleHTTP", "DeviceOracleJSON"],
             resources: [.embedInCode("openapi.yaml"), .embedInCode("viewer.html")]
         ),
         // Seeded property checking, shared by the rules' and the wire's tests.

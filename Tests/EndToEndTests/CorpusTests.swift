@@ -1,0 +1,54 @@
+import Foundation
+import XCTest
+
+/// Replays the recorded corpus (Tests/Fixtures/corpus, see its README) against the
+/// built server: every answer must equal the recorded one byte for byte — status,
+/// headers but `Date`, body — so a restructuring cannot change what users get.
+final class CorpusTests: OracleProcessTestCase {
+    private struct RecordedCase: Decodable {
+        let name: String
+        let method: String
+        let path: String
+        let contentType: String?
+        let body: String
+        let status: Int
+        let headers: [String]
+        let answer: String
+    }
+
+    private func recordedCases() throws -> [RecordedCase] {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../Fixtures/corpus/corpus.jsonl").standardized
+        let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+        return try lines.map { try JSONDecoder().decode(RecordedCase.self, from: Data($0.utf8)) }
+    }
+
+    func testEveryRecordedRequestIsAnsweredByteForByteAsRecorded() throws {
+        let cases = try recordedCases()
+        XCTAssertGreaterThan(cases.count, 400)
+        let (_, port) = try startServer()
+
+        var differing: [String] = []
+        for recorded in cases {
+            var head = "\(recorded.method) \(recorded.path) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+            if let type = recorded.contentType { head += "Content-Type: \(type)\r\n" }
+            if recorded.method == "POST" { head += "Content-Length: \(recorded.body.utf8.count)\r\n" }
+            guard let answer = RawExchange.send(head + "\r\n" + recorded.body, port: port) else {
+                differing.append("\(recorded.name): no answer")
+                continue
+            }
+            let headers = answer.head.components(separatedBy: "\r\n").dropFirst().filter { !$0.lowercased().hasPrefix("date:") }
+            let payload = answer.payload.map { String(decoding: $0, as: UTF8.self) }
+            if answer.status != recorded.status || Array(headers) != recorded.headers || payload != recorded.answer {
+                differing.append("""
+                    \(recorded.name) (\(recorded.method) \(recorded.path)):
+                      status \(answer.status), recorded \(recorded.status)
+                      headers \(Array(headers)), recorded \(recorded.headers)
+                      answer  \(payload?.prefix(400) ?? "not chunked well")
+                      recorded \(recorded.answer.prefix(400))
+                    """)
+            }
+        }
+        XCTAssert(differing.isEmpty, "\(differing.count) of \(cases.count) answers differ from the corpus:\n" + differing.prefix(5).joined(separator: "\n"))
+    }
+}
