@@ -2,7 +2,7 @@ import CSyscalls
 import Glibc
 
 /// One accepted connection, driven by its loop's thread only. It feeds bytes to the
-/// `RequestDecoder`, routes each head, collects or discards the body, runs the handler
+/// `RequestFramer`, routes each head, collects or discards the body, runs the handler
 /// (inline, or on a global queue for large bodies), and writes answers in order.
 ///
 /// Memory per idle connection is this object and the decoder's small state: input is
@@ -85,7 +85,7 @@ final class HTTPConnection {
     @exclusivity(unchecked) var timerPrevious: TimerList.Link?
     @exclusivity(unchecked) var timerNext: TimerList.Link?
 
-    @exclusivity(unchecked) private var decoder: RequestDecoder
+    @exclusivity(unchecked) private var decoder: RequestFramer
     @exclusivity(unchecked) private var phase = Phase.reading
     @exclusivity(unchecked) private var exchange: Exchange?
     /// The answer decided from the current request's head alone (404, 405, 415, 417...).
@@ -117,7 +117,7 @@ final class HTTPConnection {
         self.fd = fd
         self.generation = generation
         self.loop = loop
-        decoder = RequestDecoder(limits: loop.context.configuration.headLimits,
+        decoder = RequestFramer(limits: loop.context.configuration.headLimits,
                                  maxBodyBytes: loop.context.configuration.maxBodyBytes)
     }
 
