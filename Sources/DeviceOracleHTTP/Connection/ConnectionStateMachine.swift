@@ -172,7 +172,7 @@ struct ConnectionStateMachine {
         }
     }
 
-    private struct Timer {
+    private struct ArmedTimer {
         var kind: TimerKind?
         var deadline: Int64 = 0
         /// Body bytes arrived since the last wait: the body timeout starts again.
@@ -185,7 +185,7 @@ struct ConnectionStateMachine {
     /// enum and back for every input.
     private var framer: RequestFramer
     private var rateClock: ReceiveRateClock
-    private var timer = Timer()
+    private var timer = ArmedTimer()
     /// The body bytes the current request's share of the budget covers; held until its
     /// answer has gone (a streamed answer's last piece).
     private var reservedBodyBytes = 0
@@ -197,7 +197,7 @@ struct ConnectionStateMachine {
         state = .awaitingHead(AwaitingHead(startedAt: now, hasAnswered: false))
         framer = RequestFramer(limits: settings.headLimits, maxBodyBytes: settings.maxBodyBytes)
         rateClock = ReceiveRateClock(startedAt: now)
-        timer = Timer(kind: .header, deadline: now + settings.timerNanoseconds[TimerKind.header.rawValue])
+        timer = ArmedTimer(kind: .header, deadline: now + settings.timerNanoseconds[TimerKind.header.rawValue])
     }
 
     /// The timer the loop has armed for this connection, if any.
@@ -214,7 +214,7 @@ struct ConnectionStateMachine {
     var isReadingRequests: Bool {
         switch state {
         case .awaitingHead, .receivingBody: true
-        default: false
+        case .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
         }
     }
 
