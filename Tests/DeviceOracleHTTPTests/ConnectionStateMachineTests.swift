@@ -374,6 +374,30 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(action, .close)
     }
 
+    func testAPeerThatClosesWhileItsHandlerRunsGetsTheAnswerWithConnectionCloseAndNoLinger() {
+        accept { $0.offloadBodyBytes = 1 }
+        read(postHead(3) + "[1]", at: start)
+        XCTAssertEqual(machine.peerClosed(hasPendingOutput: false), .setInterest(.none))
+
+        _ = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+
+        XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
+        XCTAssertEqual(wait, .close)
+    }
+
+    func testARequestPipelinedBehindAnOffloadedOneWaitsForItsAnswer() {
+        accept { $0.offloadBodyBytes = 1 }
+        read(postHead(3) + "[1]" + hello, at: start)
+        XCTAssertEqual(effects.answers, [])
+        XCTAssertTrue(machine.keepsUnparsedInput, "the pipelined request is kept for later")
+
+        _ = machine.handlerFinished(HTTPResponse(status: 201), now: start + second, effects: effects)
+
+        XCTAssertTrue(machine.isReadingRequests)
+        XCTAssertEqual(effects.answers.map(\.status), [201])
+    }
+
     func testDrainingClosesAKeepAliveConnectionOnceItsAnswerHasGone() {
         accept()
         read(hello, at: start)
