@@ -321,8 +321,9 @@ struct ConnectionStateMachine {
                    summary: HeadSummary(), effects: effects)
             return .proceed
         case .memoryRetry:
-            guard case .awaitingMemory(var exchange, let waiting) = state else { return .none }
-            state = .modifying
+            guard case .awaitingMemory(var exchange, let waiting) = takeState() else {
+                preconditionFailure("the memory retry timer is armed only while awaiting memory")
+            }
             if effects.reserveMemory(share(of: waiting.bodyBytes)) {
                 admitted(bodyBytes: waiting.bodyBytes, exchange: &exchange, now: now, effects: effects)
                 state = .receivingBody(exchange)
@@ -340,9 +341,14 @@ struct ConnectionStateMachine {
     /// The handler `parse` asked for has answered. False if nothing was waiting for it.
     mutating func handlerFinished<Effects: ConnectionEffects>(_ response: consuming HTTPResponse, now: Int64,
                                                               effects: Effects) -> Bool {
-        guard case .running(let exchange) = state else { return false }
-        finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
-        return true
+        switch takeState() {
+        case .running(let exchange):
+            finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
+            return true
+        case let other:
+            state = other
+            return false
+        }
     }
 
     /// The streamed body of the last answer has been queued to its end.
@@ -398,6 +404,15 @@ struct ConnectionStateMachine {
 
     // MARK: Requests
 
+    /// Moves the state out, leaving `.modifying`: a case's payload is then taken, not
+    /// copied (a copy retains everything in an `Exchange`, and a body appended to while
+    /// the state still refers to it would be copied whole).
+    private mutating func takeState() -> State {
+        var taken = State.modifying
+        swap(&taken, &state)
+        return taken
+    }
+
     private mutating func receivedHead<Effects: ConnectionEffects>(_ head: RequestHead, now: Int64, effects: Effects) {
         var startedAt = now
         if case .awaitingHead(let waiting) = state { startedAt = waiting.startedAt }
@@ -439,26 +454,33 @@ struct ConnectionStateMachine {
     private mutating func receivedBody<Effects: ConnectionEffects>(_ bytes: UnsafeRawBufferPointer, now: Int64,
                                                                    effects: Effects) {
         timer.bodyProgress = true
-        guard case .receivingBody(var exchange) = state, exchange.keepsBody else { return }
-        state = .modifying  // `exchange.body` is now the only reference to its buffer
-        exchange.body.append(contentsOf: bytes)
-        if exchange.body.count > reservedBodyBytes {
-            // A chunked body outgrew its share: take the next step of it.
-            let more = max(Self.chunkedReservationBytes, exchange.body.count - reservedBodyBytes)
-            reserve(bodyBytes: more, exchange: exchange, now: now, effects: effects)
-        } else {
-            state = .receivingBody(exchange)
+        switch takeState() {
+        case .receivingBody(var exchange) where exchange.keepsBody:
+            exchange.body.append(contentsOf: bytes)
+            if exchange.body.count > reservedBodyBytes {
+                // A chunked body outgrew its share: take the next step of it.
+                let more = max(Self.chunkedReservationBytes, exchange.body.count - reservedBodyBytes)
+                reserve(bodyBytes: more, exchange: exchange, now: now, effects: effects)
+            } else {
+                state = .receivingBody(exchange)
+            }
+        case let other:
+            state = other  // a body read and discarded
         }
     }
 
     private mutating func requestComplete<Effects: ConnectionEffects>(now: Int64, effects: Effects) -> ParseResult? {
-        guard case .receivingBody(var exchange) = state else { return nil }
+        guard case .receivingBody(var exchange) = takeState() else {
+            preconditionFailure("a request ends only while its body is received")
+        }
         if let response = exchange.decided.take() {
             finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
             return nil
         }
-        guard let routeIndex = exchange.routeIndex else { return nil }
-        state = .modifying
+        guard let routeIndex = exchange.routeIndex else {
+            state = .receivingBody(exchange)
+            return nil
+        }
         var body: [UInt8] = []
         swap(&body, &exchange.body)
         let request = exchange.head.request(body: body)
@@ -471,13 +493,13 @@ struct ConnectionStateMachine {
     private mutating func finish<Effects: ConnectionEffects>(_ response: consuming HTTPResponse, exchange: Exchange,
                                                              forceClose: Bool, now: Int64, effects: Effects,
                                                              lingerAllowance: Int = maxLingerBytes) {
-        let head = exchange.head
-        let keepAlive = head.keepAlive && !forceClose && !effects.isDraining && !peerClosedInput
-        let field: ResponseSerializer.ConnectionField = !keepAlive ? .close : head.version == .http1_0 ? .keepAlive : .none
+        let keepAlive = exchange.head.keepAlive && !forceClose && !effects.isDraining && !peerClosedInput
+        let field: ResponseSerializer.ConnectionField =
+            !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
         let accessLine = !effects.logsAccess ? nil : AccessLineFields(
-            method: head.method.rawValue, path: head.path, status: response.status,
-            startedAt: exchange.startedAt, fields: response.logFields, userAgent: head.userAgent)
-        if !effects.queueAnswer(response, to: head, connection: field, accessLine: accessLine) {
+            method: exchange.head.method.rawValue, path: exchange.head.path, status: response.status,
+            startedAt: exchange.startedAt, fields: response.logFields, userAgent: exchange.head.userAgent)
+        if !effects.queueAnswer(response, to: exchange.head, connection: field, accessLine: accessLine) {
             releaseReservation(effects: effects)
         }
         rateClock.restart(at: now)  // a request pipelined behind this one is timed from here
