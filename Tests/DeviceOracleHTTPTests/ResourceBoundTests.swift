@@ -61,65 +61,6 @@ final class ResourceBoundTests: XCTestCase {
         XCTAssertTrue(connection.waitForClose())
     }
 
-    func testAHeadTrickledBelowTheMinimumRateGets408BeforeTheHeaderTimeout() throws {
-        let server = try TestServer {
-            $0.minReceiveRate = 200
-            $0.minReceiveRateGrace = 0.3
-            $0.headerTimeout = 30
-        }
-        let connection = try server.connect()
-        trickle("GET /hello HTTP/1.1\r\nHost: t\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", to: connection)
-        XCTAssertEqual(connection.readResponse()?.status, 408)
-    }
-
-    func testARequestPipelinedBehindALargeOneEarnsNoCreditFromIt() throws {
-        let server = try TestServer {
-            $0.minReceiveRate = 200
-            $0.minReceiveRateGrace = 0.3
-            $0.headerTimeout = 30
-        }
-        let connection = try server.connect()
-        let large = "[" + String(repeating: " ", count: 49_998) + "]"
-        // 50 kB would buy the head trickled behind it four minutes at 200 bytes/s.
-        connection.send(postHead(large.utf8.count))
-        usleep(50_000)  // the body arrives after its head, in reads of its own
-        connection.send(large + "POST /echo HTTP/1.1\r\nHost: t\r\nX-Slow: ")
-        XCTAssertEqual(connection.readResponse()?.body.count, 50_000)
-        let start = Date()
-        trickle(String(repeating: "a", count: 40), to: connection)
-        XCTAssertEqual(connection.readResponse()?.status, 408)
-        XCTAssertLessThan(Date().timeIntervalSince(start), 3)
-    }
-
-    func testABodyThatKeepsTheMinimumRateIsServed() throws {
-        let server = try TestServer {
-            $0.minReceiveRate = 200
-            $0.minReceiveRateGrace = 0.2
-        }
-        let connection = try server.connect()
-        let body = "[" + String(repeating: "1,", count: 299) + "1]"  // 600 bytes
-        connection.send(postHead(body.utf8.count))
-        for piece in stride(from: 0, to: body.utf8.count, by: 60) {  // 600 bytes/s for a second
-            connection.send(Array(Array(body.utf8)[piece..<min(piece + 60, body.utf8.count)]))
-            usleep(100_000)
-        }
-        XCTAssertEqual(connection.readResponse()?.text, body)
-    }
-
-    func testAMinimumRateOfZeroTurnsTheRuleOff() throws {
-        let server = try TestServer {
-            $0.minReceiveRate = 0
-            $0.minReceiveRateGrace = 0.1
-        }
-        let connection = try server.connect()
-        connection.send(postHead(3))
-        for byte in "[1]".utf8 {
-            connection.send([byte])
-            usleep(200_000)
-        }
-        XCTAssertEqual(connection.readResponse()?.text, "[1]")
-    }
-
     // MARK: Memory budget
 
     func testABodyOverTheMemoryBudgetWaitsUnreadThenGets503WithRetryAfter() throws {

@@ -50,7 +50,6 @@ public struct ProblemDetails: Sendable {
         case 414: ("/problems/uri-too-long", "URI too long")
         case 415: ("/problems/unsupported-media-type", "Unsupported media type")
         case 417: ("/problems/expectation-failed", "Expectation failed")
-        case 422: ("/problems/invalid-request", "Invalid request")
         case 431: ("/problems/headers-too-large", "Header fields too large")
         case 501: ("/problems/not-implemented", "Not implemented")
         case 503: ("/problems/overloaded", "Overloaded")

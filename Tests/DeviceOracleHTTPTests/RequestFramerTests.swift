@@ -2,10 +2,10 @@
 import XCTest
 
 /// The decoder as a pure function of bytes: what it yields, whatever way the bytes are split.
-final class RequestDecoderTests: XCTestCase {
+final class RequestFramerTests: XCTestCase {
     /// A readable summary of decoder elements: "head GET /p", "body 5", "end", "error 400".
     private func decode(_ chunks: [[UInt8]], maxBodyBytes: Int = 1 << 20, limits: HeadLimits = HeadLimits()) -> [String] {
-        var decoder = RequestDecoder(limits: limits, maxBodyBytes: maxBodyBytes)
+        var decoder = RequestFramer(limits: limits, maxBodyBytes: maxBodyBytes)
         var summary: [String] = []
         var body: [UInt8] = []
         for chunk in chunks {
@@ -143,7 +143,7 @@ final class RequestDecoderTests: XCTestCase {
     ]
 
     func testHTTP2ConnectionPrefaceIs505SayingHTTP2IsNotServed() {
-        var decoder = RequestDecoder(maxBodyBytes: 1 << 20)
+        var decoder = RequestFramer(maxBodyBytes: 1 << 20)
         guard case .failure(let error)? = decoder.feed(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)).first else {
             return XCTFail("the preface was not refused")
         }
@@ -220,7 +220,7 @@ final class RequestDecoderTests: XCTestCase {
     }
 
     func testHeadersKeepDuplicatesInOrderWithCaseInsensitiveLookup() {
-        var decoder = RequestDecoder(maxBodyBytes: 100)
+        var decoder = RequestFramer(maxBodyBytes: 100)
         let elements = decoder.feed(Array("GET / HTTP/1.1\r\nHost: a\r\nX-A: 1\r\nx-a: 2\r\nUser-Agent: t/1\r\n\r\n".utf8))
         guard case .head(let head) = elements.first else { return XCTFail("no head") }
         XCTAssertEqual(head.headers["X-A"], "1")
@@ -230,7 +230,7 @@ final class RequestDecoderTests: XCTestCase {
     }
 
     func testHeaderValuesLoseOnlyTheirSurroundingWhitespace() {
-        var decoder = RequestDecoder(maxBodyBytes: 100)
+        var decoder = RequestFramer(maxBodyBytes: 100)
         let elements = decoder.feed(Array("GET / HTTP/1.1\r\nHost: a\r\nX-A:  a \t b \t\r\nX-E:\r\nX-F: \t \r\nx-a:\tlast\r\n\r\n".utf8))
         guard case .head(let head) = elements.first else { return XCTFail("no head") }
         XCTAssertEqual(head.headers.count, 5)
@@ -247,7 +247,7 @@ final class RequestDecoderTests: XCTestCase {
 
     func testKeepAliveFollowsTheVersionAndConnectionField() {
         func keepAlive(_ text: String) -> Bool? {
-            var decoder = RequestDecoder(maxBodyBytes: 100)
+            var decoder = RequestFramer(maxBodyBytes: 100)
             guard case .head(let head)? = decoder.feed(Array(text.utf8)).first else { return nil }
             return head.keepAlive
         }

@@ -21,9 +21,12 @@ final class ServerContext: Sendable {
     let requestCounter = Atomic<UInt64>(0)
     let heapTrimmer: HeapTrimmer
     let memoryBudget: MemoryBudget
+    /// The rules every connection's state machine follows.
+    let connectionSettings: ConnectionStateMachine.Settings
 
     init(configuration: ServerConfiguration, router: Router, logger: Logger, heapTrimmer: HeapTrimmer = HeapTrimmer()) {
         self.configuration = configuration
+        connectionSettings = ConnectionStateMachine.Settings(configuration: configuration, router: router)
         self.heapTrimmer = heapTrimmer
         memoryBudget = MemoryBudget(limit: configuration.maxMemoryBytes)
         self.router = router
@@ -51,8 +54,6 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     // one call at a time, so the runtime's access tracking would only cost time.
 
     static let readBufferSize = 64 * 1024
-    /// How often a body waiting for the memory budget tries again.
-    static let memoryRetrySeconds = 0.02
     private static let listenerToken: UInt64 = UInt64.max
     private static let wakeToken: UInt64 = UInt64.max - 1
 
@@ -72,11 +73,12 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private var liveCount = 0
     @exclusivity(unchecked) private var nextGeneration: UInt32 = 1
     @exclusivity(unchecked) private var timers = [TimerList](repeating: TimerList(), count: TimerKind.allCases.count)
-    private let timeoutNanoseconds: [Int64]
     @exclusivity(unchecked) private var acceptPausedUntil: Int64?
     /// Access lines are built only when the logger wants them.
     let logsAccess: Bool
 
+    /// The connections' rules, from `context`.
+    var connectionSettings: ConnectionStateMachine.Settings { context.connectionSettings }
     /// Monotonic nanoseconds, read once per loop iteration.
     @exclusivity(unchecked) private(set) var now: Int64 = csyscalls_monotonic_ns()
     @exclusivity(unchecked) private var wallSecond = -1
@@ -102,11 +104,6 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         self.context = context
         self.listenFD = listenFD
         logsAccess = context.logger.logsAccess
-        let configuration = context.configuration
-        let seconds = [configuration.headerTimeout, configuration.bodyTimeout, configuration.sendTimeout,
-                       configuration.idleTimeout, 1.0, Self.memoryRetrySeconds]
-        // Clamped to a year so no configured value can overflow the conversion.
-        timeoutNanoseconds = seconds.map { Int64((min(max($0, 0.001), 31_536_000) * 1e9).rounded()) }
         epollFD = csyscalls_epoll_create()
         wakeFD = csyscalls_eventfd()
         readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
@@ -224,7 +221,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         let token = UInt64(nextGeneration) << 32 | UInt64(UInt32(bitPattern: fd))
         _ = csyscalls_epoll_ctl(epollFD, 0, fd, UInt32(CSYSCALLS_EPOLLIN), token)
         connection.interest = UInt32(CSYSCALLS_EPOLLIN)
-        arm(connection, .header)
+        if let (kind, deadline) = connection.initialTimer { arm(connection, kind, deadline: deadline) }
     }
 
     // MARK: Services for connections
@@ -249,10 +246,12 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         if draining && liveCount == 0 { running = false }
     }
 
-    func arm(_ connection: HTTPConnection, _ kind: TimerKind) {
+    /// Each kind has one fixed duration, so `deadline` (now + that duration) is never
+    /// earlier than those already in the kind's list.
+    func arm(_ connection: HTTPConnection, _ kind: TimerKind, deadline: Int64) {
         disarm(connection)
         connection.timerKind = kind
-        connection.deadline = now + timeoutNanoseconds[kind.rawValue]
+        connection.deadline = deadline
         timers[kind.rawValue].append(connection)
     }
 
@@ -322,7 +321,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         for kind in TimerKind.allCases {
             while let connection = timers[kind.rawValue].first, connection.deadline <= now {
                 disarm(connection)
-                connection.timerExpired(kind)
+                connection.timerExpired()
             }
         }
         if let pausedUntil = acceptPausedUntil, pausedUntil <= now {

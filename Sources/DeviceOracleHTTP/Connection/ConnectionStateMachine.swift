@@ -1,0 +1,606 @@
+/// Everything one HTTP/1.1 connection decides, and nothing it does: which request a
+/// byte belongs to, when a handler runs, which answer goes out, which timeout applies
+/// and what happens when it fires, when reading waits for the memory budget, when the
+/// connection lingers or closes. `HTTPConnection` feeds it events (bytes read, peer
+/// closed, a timer fired, a handler finished, output sent) and performs what it returns.
+///
+/// Time is an argument (`now:`, monotonic nanoseconds), never read from a clock, so
+/// every timeout rule is tested with a manual clock (`ConnectionStateMachineTests`).
+/// Answers and access lines go into a `ConnectionEffects`; control comes back as one
+/// small enum per event, so no event allocates.
+struct ConnectionStateMachine {
+    /// The rules every connection of a server follows, shared (one reference per connection).
+    final class Settings: Sendable {
+        let router: Router
+        let headLimits: HeadLimits
+        let maxBodyBytes: Int
+        let headerTimeout: Double
+        let bodyTimeout: Double
+        let minReceiveRate: Double
+        let minReceiveRateGrace: Double
+        let memoryWait: Double
+        let memoryLimit: Int
+        let memoryPerBodyByte: Int
+        let offloadBodyBytes: Int
+        /// Each `TimerKind`'s duration, clamped to a year so no configured value overflows.
+        let timerNanoseconds: [Int64]
+
+        init(configuration: ServerConfiguration, router: Router) {
+            self.router = router
+            headLimits = configuration.headLimits
+            maxBodyBytes = configuration.maxBodyBytes
+            headerTimeout = configuration.headerTimeout
+            bodyTimeout = configuration.bodyTimeout
+            minReceiveRate = configuration.minReceiveRate
+            minReceiveRateGrace = configuration.minReceiveRateGrace
+            memoryWait = configuration.memoryWait
+            memoryLimit = configuration.maxMemoryBytes
+            memoryPerBodyByte = configuration.memoryPerBodyByte
+            offloadBodyBytes = configuration.offloadBodyBytes
+            timerNanoseconds = TimerKind.allCases.map { kind in
+                let seconds = switch kind {
+                case .header: configuration.headerTimeout
+                case .body: configuration.bodyTimeout
+                case .send: configuration.sendTimeout
+                case .idle: configuration.idleTimeout
+                case .linger: ConnectionStateMachine.lingerSeconds
+                case .memoryRetry: ConnectionStateMachine.memoryRetrySeconds
+                }
+                return Int64((min(max(seconds, 0.001), 31_536_000) * 1e9).rounded())
+            }
+        }
+    }
+
+    static let maxLingerBytes = 64 * 1024
+    /// How long a lingering close reads and discards before it closes anyway.
+    static let lingerSeconds = 1.0
+    /// How often a body waiting for the memory budget tries again.
+    static let memoryRetrySeconds = 0.02
+    /// A chunked body's share of the memory budget is taken this many bytes at a time,
+    /// since its length is unknown until it ends.
+    static let chunkedReservationBytes = 1024 * 1024
+
+    /// The request between its head and its answer.
+    struct Exchange {
+        var head: RequestHead
+        /// The route that answers (its index in the router); nil when `decided` does.
+        var routeIndex: Int?
+        /// The answer decided from the head alone (404, 405, 415...), sent once the body has been read.
+        var decided: HTTPResponse?
+        var keepsBody: Bool
+        var body: [UInt8] = []
+        var startedAt: Int64
+    }
+
+    struct AwaitingHead {
+        /// When the current head's first byte arrived (for the access line's duration).
+        var startedAt: Int64
+        /// The connection has answered a request before: its wait is the idle timeout.
+        var hasAnswered: Bool
+    }
+
+    struct AwaitingMemory {
+        var since: Int64
+        /// The body bytes the budget must take a share of before reading goes on.
+        var bodyBytes: Int
+    }
+
+    struct Lingering {
+        var discarded = 0
+        /// What is read and discarded at most: more after a refusal whose client sends
+        /// its body anyway, so it reads the answer instead of a reset.
+        var allowance: Int
+    }
+
+    private enum State {
+        /// Between requests, or inside a head (the framer knows which).
+        case awaitingHead(AwaitingHead)
+        /// A head has arrived; its body (maybe empty) is read.
+        case receivingBody(Exchange)
+        /// The body needs more of the budget than it has: reading is paused (its bytes
+        /// wait in the socket) until they fit or `memoryWait` passes.
+        case awaitingMemory(Exchange, AwaitingMemory)
+        /// The handler runs (on a global queue when offloaded); nothing more is parsed.
+        case running(Exchange)
+        /// Send what is queued, then close, lingering (up to `lingerAllowance`) or not.
+        case closingAfterWrite(linger: Bool, lingerAllowance: Int)
+        /// Write side shut; reading and discarding so the peer sees the answer, not a reset.
+        case lingering(Lingering)
+        case closed
+        /// Only while a case's payload is changed in place (no copy of its body).
+        case modifying
+    }
+
+    /// What the event loop does with bytes just read.
+    enum Arrival: Equatable {
+        /// Parse them (`parse`), then call `readEnded`.
+        case parse
+        /// Lingering: they were discarded.
+        case discarded
+        case close
+    }
+
+    /// Why `parse` returned.
+    enum ParseResult {
+        /// Nothing more can be parsed now: more bytes are needed, output is backed up, or
+        /// the state no longer reads. Unparsed bytes are kept if `keepsUnparsedInput`.
+        case stop
+        /// Run this handler now and report with `handlerFinished`, then parse on.
+        case runHandler(routeIndex: Int, request: HTTPRequest)
+        /// Run this handler on another thread; `handlerFinished` when it answers.
+        case offload(routeIndex: Int, request: HTTPRequest)
+    }
+
+    /// What the event loop does after an event.
+    enum Action: Equatable {
+        case none
+        /// Send what is queued, then ask `nextWait`.
+        case proceed
+        case setInterest(Interest)
+        case close
+    }
+
+    enum Interest: Equatable {
+        case none, read, write
+    }
+
+    enum TimerChange: Equatable {
+        case keep
+        case disarm
+        case arm(TimerKind, deadline: Int64)
+    }
+
+    /// What the connection waits for once its output has been sent as far as it goes.
+    enum Wait: Equatable {
+        case poll(Interest, TimerChange)
+        /// Shut the write side, read (and discard) until the peer closes or the deadline.
+        case shutdownWriteAndLinger(deadline: Int64)
+        case close
+        /// Lingering or closed: change nothing.
+        case unchanged
+    }
+
+    /// The minimum-rate clock of the request being received: since when, and how many
+    /// bytes have arrived since then.
+    private struct ReceiveRateClock {
+        var startedAt: Int64
+        var bytes = 0
+
+        mutating func restart(at now: Int64) {
+            startedAt = now
+            bytes = 0
+        }
+    }
+
+    private struct ArmedTimer {
+        var kind: TimerKind?
+        var deadline: Int64 = 0
+        /// Body bytes arrived since the last wait: the body timeout starts again.
+        var bodyProgress = false
+    }
+
+    let settings: Settings
+    private var state: State
+    /// Kept outside `state` so it parses in place rather than being copied out of the
+    /// enum and back for every input.
+    private var framer: RequestFramer
+    private var rateClock: ReceiveRateClock
+    private var timer = ArmedTimer()
+    /// The body bytes the current request's share of the budget covers; held until its
+    /// answer has gone (a streamed answer's last piece).
+    private var reservedBodyBytes = 0
+    private var peerClosedInput = false
+
+    /// A new connection, accepted at `now`: its first head is due within the header timeout.
+    init(settings: Settings, now: Int64) {
+        self.settings = settings
+        state = .awaitingHead(AwaitingHead(startedAt: now, hasAnswered: false))
+        framer = RequestFramer(limits: settings.headLimits, maxBodyBytes: settings.maxBodyBytes)
+        rateClock = ReceiveRateClock(startedAt: now)
+        timer = ArmedTimer(kind: .header, deadline: now + settings.timerNanoseconds[TimerKind.header.rawValue])
+    }
+
+    /// The timer the loop has armed for this connection, if any.
+    var armedTimer: (kind: TimerKind, deadline: Int64)? {
+        timer.kind.map { ($0, timer.deadline) }
+    }
+
+    var isClosed: Bool {
+        if case .closed = state { return true }
+        return false
+    }
+
+    /// Requests are parsed (pending input may be given to `parse`).
+    var isReadingRequests: Bool {
+        switch state {
+        case .awaitingHead, .receivingBody: true
+        case .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
+        }
+    }
+
+    /// Bytes `parse` left are kept for later (not dropped, as when closing).
+    var keepsUnparsedInput: Bool {
+        switch state {
+        case .awaitingHead, .receivingBody, .running, .awaitingMemory: true
+        case .closingAfterWrite, .lingering, .closed, .modifying: false
+        }
+    }
+
+    /// A request whose head has arrived and whose answer is not fully sent (http.md:
+    /// such requests complete at shutdown).
+    func hasRequestInFlight(hasPendingOutput: Bool) -> Bool {
+        switch state {
+        case .running, .awaitingMemory, .receivingBody: true
+        case .awaitingHead, .closingAfterWrite: hasPendingOutput
+        case .lingering, .closed, .modifying: false
+        }
+    }
+
+    /// The share of the budget an offloaded handler's request holds, for its completion
+    /// to give back when the connection has closed meanwhile.
+    var offloadedReservation: Int { share(of: reservedBodyBytes) }
+
+    // MARK: Inputs
+
+    /// `count` bytes were read.
+    mutating func bytesRead(_ count: Int, now: Int64) -> Arrival {
+        if case .lingering(var lingering) = state {
+            lingering.discarded += count
+            if lingering.discarded >= lingering.allowance { return .close }
+            state = .lingering(lingering)
+            return .discarded
+        }
+        if framer.isBetweenRequests {
+            if case .awaitingHead(var waiting) = state {
+                waiting.startedAt = now
+                state = .awaitingHead(waiting)
+            }
+            rateClock.restart(at: now)
+        }
+        rateClock.bytes += count
+        return .parse
+    }
+
+    /// Parses `input[index...]` until a handler must run or nothing more can be parsed now.
+    mutating func parse<Effects: ConnectionEffects>(_ input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
+                                                    effects: Effects) -> ParseResult {
+        while isReadingRequests {
+            if effects.isOutputBackedUp { break }
+            guard let event = framer.next(input, index: &index) else { break }
+            switch event {
+            case .head(let head):
+                receivedHead(head, now: now, effects: effects)
+            case .body(let range):
+                receivedBody(UnsafeRawBufferPointer(rebasing: input[range]), now: now, effects: effects)
+            case .end:
+                if let run = requestComplete(now: now, effects: effects) { return run }
+            case .failure(let error, let summary):
+                refuse(error, summary: summary, effects: effects)
+            }
+        }
+        return .stop
+    }
+
+    /// After a read's bytes were parsed: past its grace period, a request that has
+    /// averaged under the minimum rate is refused.
+    mutating func readEnded<Effects: ConnectionEffects>(now: Int64, effects: Effects) {
+        guard isReadingRequests, !framer.isBetweenRequests, settings.minReceiveRate > 0 else { return }
+        let seconds = Double(now - rateClock.startedAt) / 1e9 - settings.minReceiveRateGrace
+        guard seconds > 0 && Double(rateClock.bytes) < settings.minReceiveRate * seconds else { return }
+        refuse(HTTPError(status: 408, detail: "the request arrived at under \(settings.minReceiveRate) bytes/s on average after its first \(settings.minReceiveRateGrace) s"),
+               summary: HeadSummary(), effects: effects)
+    }
+
+    /// The peer closed its side (a read returned 0).
+    mutating func peerClosed(hasPendingOutput: Bool) -> Action {
+        peerClosedInput = true
+        switch state {
+        case .awaitingHead:
+            // An incomplete request can no longer complete; answers already queued still go out.
+            guard hasPendingOutput else { return .close }
+            state = .closingAfterWrite(linger: false, lingerAllowance: 0)
+            return .proceed
+        case .receivingBody, .lingering:
+            return .close
+        case .running, .awaitingMemory, .closingAfterWrite, .closed, .modifying:
+            return .setInterest(hasPendingOutput ? .write : .none)
+        }
+    }
+
+    /// The armed timer's deadline has passed.
+    mutating func timerFired<Effects: ConnectionEffects>(now: Int64, effects: Effects) -> Action {
+        guard let kind = timer.kind, now >= timer.deadline else { return .none }
+        timer.kind = nil
+        switch kind {
+        case .header where framer.isInsideHead:
+            refuse(HTTPError(status: 408, detail: "the request head did not arrive within \(settings.headerTimeout) s"),
+                   summary: HeadSummary(), effects: effects)
+            return .proceed
+        case .body:
+            refuse(HTTPError(status: 408, detail: "the request body made no progress for \(settings.bodyTimeout) s"),
+                   summary: HeadSummary(), effects: effects)
+            return .proceed
+        case .memoryRetry:
+            guard case .awaitingMemory(var exchange, let waiting) = takeState() else {
+                preconditionFailure("the memory retry timer is armed only while awaiting memory")
+            }
+            if effects.reserveMemory(share(of: waiting.bodyBytes)) {
+                admitted(bodyBytes: waiting.bodyBytes, exchange: &exchange, now: now, effects: effects)
+                state = .receivingBody(exchange)
+            } else if now - waiting.since >= Int64(settings.memoryWait * 1e9) {
+                refuseOverBudget(exchange, effects: effects, now: now)
+            } else {
+                state = .awaitingMemory(exchange, waiting)
+            }
+            return .proceed
+        case .header, .idle, .send, .linger:
+            return .close
+        }
+    }
+
+    /// The handler `parse` asked for has answered. False if nothing was waiting for it.
+    mutating func handlerFinished<Effects: ConnectionEffects>(_ response: consuming HTTPResponse, now: Int64,
+                                                              effects: Effects) -> Bool {
+        switch takeState() {
+        case .running(let exchange):
+            finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
+            return true
+        case let other:
+            state = other
+            return false
+        }
+    }
+
+    /// The streamed body of the last answer has been queued to its end.
+    mutating func streamEnded<Effects: ConnectionEffects>(effects: Effects) {
+        releaseReservation(effects: effects)
+    }
+
+    /// Output has been sent as far as the socket takes it (`hasPendingOutput`: some is left;
+    /// `sentSome`: the socket took bytes since the last wait): what to wait for next.
+    mutating func nextWait(hasPendingOutput: Bool, sentSome: Bool, draining: Bool, now: Int64) -> Wait {
+        if case .closingAfterWrite(let linger, let allowance) = state, !hasPendingOutput {
+            guard linger, !peerClosedInput else { return .close }
+            state = .lingering(Lingering(allowance: allowance))
+            arm(.linger, now: now)
+            return .shutdownWriteAndLinger(deadline: timer.deadline)
+        }
+        // Draining: an answer that was still going out when the drain began has now
+        // gone; the connection is idle and closes like the idle ones did then.
+        if draining, !hasRequestInFlight(hasPendingOutput: hasPendingOutput) { return .close }
+        defer { timer.bodyProgress = false }
+        switch state {
+        case .awaitingHead(let waiting):
+            if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
+            if framer.isBetweenRequests { return .poll(.read, rearm(waiting.hasAnswered ? .idle : .header, now: now)) }
+            return .poll(.read, rearm(.header, now: now))
+        case .receivingBody:
+            if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
+            if framer.isInsideHead { return .poll(.read, rearm(.header, now: now)) }
+            if timer.kind != .body || timer.bodyProgress {
+                arm(.body, now: now)
+                return .poll(.read, .arm(.body, deadline: timer.deadline))
+            }
+            return .poll(.read, .keep)
+        case .running, .closingAfterWrite:
+            if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
+            timer.kind = nil
+            return .poll(.none, .disarm)
+        case .awaitingMemory:
+            // Only a 100 Continue can be waiting here; the retry timer runs either way.
+            return .poll(hasPendingOutput ? .write : .none, rearm(.memoryRetry, now: now))
+        case .lingering, .closed, .modifying:
+            return .unchanged
+        }
+    }
+
+    /// The connection is closed (by the loop, for any reason).
+    mutating func closed<Effects: ConnectionEffects>(effects: Effects) {
+        // An offloaded handler still holds its request: its completion gives the share back.
+        if case .running = state {} else { releaseReservation(effects: effects) }
+        state = .closed
+        timer.kind = nil
+    }
+
+    // MARK: Requests
+
+    /// Moves the state out, leaving `.modifying`: a case's payload is then taken, not
+    /// copied (a copy retains everything in an `Exchange`, and a body appended to while
+    /// the state still refers to it would be copied whole).
+    private mutating func takeState() -> State {
+        var taken = State.modifying
+        swap(&taken, &state)
+        return taken
+    }
+
+    private mutating func receivedHead<Effects: ConnectionEffects>(_ head: RequestHead, now: Int64, effects: Effects) {
+        var startedAt = now
+        if case .awaitingHead(let waiting) = state { startedAt = waiting.startedAt }
+        var exchange = Exchange(head: head, routeIndex: nil, decided: nil, keepsBody: false, startedAt: startedAt)
+        let router = settings.router
+        switch head.withPathAndContentType({ router.choose(method: head.method, path: $0, contentType: $1) }) {
+        case .respond(let decided):
+            exchange.decided = decided
+        case .handle(let index, let keeps):
+            if head.hasUnsupportedExpectation {
+                exchange.decided = ProblemDetails(status: 417, detail: "only the expectation 100-continue is supported").response
+            } else {
+                exchange.routeIndex = index
+                exchange.keepsBody = keeps
+            }
+        }
+        if let response = exchange.decided, response.status >= 400, head.framing != .none,
+           head.expectsContinue || head.hasUnsupportedExpectation {
+            // Refused early: the client holds its body back, so answer now and close
+            // rather than read a body nobody wants (http.md "Protocol edge cases").
+            finish(response, exchange: exchange, forceClose: true, now: now, effects: effects)
+            return
+        }
+        switch head.framing {
+        case .length(let length) where exchange.keepsBody:
+            reserve(bodyBytes: length, exchange: exchange, now: now, effects: effects)
+        case .chunked where exchange.keepsBody:
+            reserve(bodyBytes: min(Self.chunkedReservationBytes, settings.maxBodyBytes), exchange: exchange, now: now,
+                    effects: effects)
+        case .length, .chunked:
+            // Read and discarded, so it takes nothing of the budget.
+            if head.expectsContinue { effects.queueContinue() }
+            state = .receivingBody(exchange)
+        case .none:
+            state = .receivingBody(exchange)
+        }
+    }
+
+    private mutating func receivedBody<Effects: ConnectionEffects>(_ bytes: UnsafeRawBufferPointer, now: Int64,
+                                                                   effects: Effects) {
+        timer.bodyProgress = true
+        switch takeState() {
+        case .receivingBody(var exchange) where exchange.keepsBody:
+            exchange.body.append(contentsOf: bytes)
+            if exchange.body.count > reservedBodyBytes {
+                // A chunked body outgrew its share: take the next step of it.
+                let more = max(Self.chunkedReservationBytes, exchange.body.count - reservedBodyBytes)
+                reserve(bodyBytes: more, exchange: exchange, now: now, effects: effects)
+            } else {
+                state = .receivingBody(exchange)
+            }
+        case let other:
+            state = other  // a body read and discarded
+        }
+    }
+
+    private mutating func requestComplete<Effects: ConnectionEffects>(now: Int64, effects: Effects) -> ParseResult? {
+        guard case .receivingBody(var exchange) = takeState() else {
+            preconditionFailure("a request ends only while its body is received")
+        }
+        if let response = exchange.decided.take() {
+            finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
+            return nil
+        }
+        guard let routeIndex = exchange.routeIndex else {
+            state = .receivingBody(exchange)
+            return nil
+        }
+        var body: [UInt8] = []
+        swap(&body, &exchange.body)
+        let request = exchange.head.request(body: body)
+        state = .running(exchange)
+        return request.body.count > settings.offloadBodyBytes
+            ? .offload(routeIndex: routeIndex, request: request) : .runHandler(routeIndex: routeIndex, request: request)
+    }
+
+    /// Queues the answer to the current request and decides what the connection does next.
+    private mutating func finish<Effects: ConnectionEffects>(_ response: consuming HTTPResponse, exchange: Exchange,
+                                                             forceClose: Bool, now: Int64, effects: Effects,
+                                                             lingerAllowance: Int = maxLingerBytes) {
+        let keepAlive = exchange.head.keepAlive && !forceClose && !effects.isDraining && !peerClosedInput
+        let field: ResponseSerializer.ConnectionField =
+            !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
+        let accessLine = !effects.logsAccess ? nil : AccessLineFields(
+            method: exchange.head.method.rawValue, path: exchange.head.path, status: response.status,
+            startedAt: exchange.startedAt, fields: response.logFields, userAgent: exchange.head.userAgent)
+        if !effects.queueAnswer(response, to: exchange.head, connection: field, accessLine: accessLine) {
+            releaseReservation(effects: effects)
+        }
+        rateClock.restart(at: now)  // a request pipelined behind this one is timed from here
+        timer.kind = nil  // the idle clock starts again after every answer
+        state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: exchange.startedAt, hasAnswered: true))
+                          : .closingAfterWrite(linger: true, lingerAllowance: lingerAllowance)
+    }
+
+    /// A framing error or timeout: answer, then close with a lingering close.
+    private mutating func refuse<Effects: ConnectionEffects>(_ error: HTTPError, summary: HeadSummary, effects: Effects) {
+        var summary = summary
+        var startedAt: Int64 = rateClock.startedAt
+        switch state {
+        case .receivingBody(let exchange), .awaitingMemory(let exchange, _), .running(let exchange):
+            let head = exchange.head
+            summary = HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
+            startedAt = exchange.startedAt
+        case .awaitingHead(let waiting):
+            startedAt = waiting.startedAt
+        case .closingAfterWrite, .lingering, .closed, .modifying:
+            break
+        }
+        releaseReservation(effects: effects)
+        let response = error.response
+        effects.queueRefusal(response)
+        if effects.logsAccess {
+            effects.logAccess(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
+                                               startedAt: startedAt, userAgent: summary.userAgent),
+                              bytes: response.body.count)
+        }
+        state = .closingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes)
+    }
+
+    // MARK: Memory budget
+
+    /// What `bodyBytes` of a body are counted at in the memory budget.
+    private func share(of bodyBytes: Int) -> Int {
+        bodyBytes * settings.memoryPerBodyByte
+    }
+
+    /// Takes the budget for `bodyBytes` more of the current body, or pauses reading
+    /// until it can (`timerFired` with `.memoryRetry`).
+    private mutating func reserve<Effects: ConnectionEffects>(bodyBytes: Int, exchange: consuming Exchange, now: Int64,
+                                                              effects: Effects) {
+        if effects.reserveMemory(share(of: bodyBytes)) {
+            var exchange = exchange
+            admitted(bodyBytes: bodyBytes, exchange: &exchange, now: now, effects: effects)
+            state = .receivingBody(exchange)
+        } else {
+            state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: bodyBytes))
+        }
+    }
+
+    /// The budget took its share of `bodyBytes` more of the current body: (go on) reading it.
+    private mutating func admitted<Effects: ConnectionEffects>(bodyBytes: Int, exchange: inout Exchange, now: Int64,
+                                                               effects: Effects) {
+        reservedBodyBytes += bodyBytes
+        if exchange.body.isEmpty {
+            if case .length(let length) = exchange.head.framing { exchange.body.reserveCapacity(length) }
+            if exchange.head.expectsContinue { effects.queueContinue() }
+        }
+        rateClock.restart(at: now)  // the wait was the server's, not the client's
+    }
+
+    private mutating func releaseReservation<Effects: ConnectionEffects>(effects: Effects) {
+        guard reservedBodyBytes > 0 else { return }
+        effects.releaseMemory(share(of: reservedBodyBytes))
+        if reservedBodyBytes >= settings.offloadBodyBytes { effects.largeWorkEnded() }
+        reservedBodyBytes = 0
+    }
+
+    /// The body did not fit within `memoryWait`: `503` at once, before reading it; then a
+    /// lingering close that takes in the rest of a body the client sends anyway.
+    private mutating func refuseOverBudget<Effects: ConnectionEffects>(_ exchange: Exchange, effects: Effects, now: Int64) {
+        var response = ProblemDetails(status: 503, detail: "the server's memory budget of \(settings.memoryLimit) bytes for requests in flight is in use; retry later").response
+        response.headers.append(("Retry-After", "1"))
+        var allowance = Self.maxLingerBytes
+        if !exchange.head.expectsContinue, case .length(let length) = exchange.head.framing {
+            allowance += max(0, length - exchange.body.count)
+        }
+        finish(response, exchange: exchange, forceClose: true, now: now, effects: effects, lingerAllowance: allowance)
+    }
+
+    // MARK: Timers
+
+    private mutating func arm(_ kind: TimerKind, now: Int64) {
+        timer.kind = kind
+        timer.deadline = now + settings.timerNanoseconds[kind.rawValue]
+    }
+
+    /// Arms `kind` unless it is already armed (its deadline stands).
+    private mutating func rearm(_ kind: TimerKind, now: Int64) -> TimerChange {
+        guard timer.kind != kind else { return .keep }
+        arm(kind, now: now)
+        return .arm(kind, deadline: timer.deadline)
+    }
+
+    /// The send timeout counts from the last time the socket took bytes.
+    private mutating func armSend(sentSome: Bool, now: Int64) -> TimerChange {
+        guard timer.kind != .send || sentSome else { return .keep }
+        arm(.send, now: now)
+        return .arm(.send, deadline: timer.deadline)
+    }
+}

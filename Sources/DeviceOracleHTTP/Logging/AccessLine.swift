@@ -1,0 +1,69 @@
+import DeviceOracleJSON
+
+/// What an access line says of a request besides its size: known once its answer is
+/// decided, written once the answer's body has been sent (a streamed one later). Method
+/// and path are missing when the request was refused before its head was read.
+struct AccessLineFields {
+    var method: String?
+    var path: String?
+    let status: Int
+    let startedAt: Int64
+    var fields: [(String, String)] = []
+    var userAgent: String?
+}
+
+/// One access line: `ts`, `level`, `msg`, `id`, `method`, `path`, `status`, `bytes`,
+/// `ms`, the response's log fields, `userAgent`. No bodies, queries or other header values.
+enum AccessLine {
+    /// Written straight into the loop's batch of lines: a writer per line cost an
+    /// allocation and a copy per request.
+    static func append(_ line: AccessLineFields, bytes: Int, elapsedNanoseconds: Int64, id: UInt64,
+                       timestampPrefix: [UInt8], milliseconds: Int, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("ts")
+        // The timestamp and the hexadecimal id are put together on the stack: building
+        // them as arrays and Strings cost more than the rest of the line.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { text in
+            var count = 0
+            for byte in timestampPrefix.prefix(27) {
+                text[count] = byte
+                count += 1
+            }
+            text[count] = UInt8(48 + milliseconds / 100)
+            text[count + 1] = UInt8(48 + milliseconds / 10 % 10)
+            text[count + 2] = UInt8(48 + milliseconds % 10)
+            text[count + 3] = UInt8(ascii: "Z")
+            writer.string(utf8: UnsafeBufferPointer(rebasing: text[0..<(count + 4)]))
+        }
+        writer.key("level")
+        writer.string("info")
+        writer.key("msg")
+        writer.string("request")
+        writer.key("id")
+        withHexDigits(id) { writer.string(utf8: $0) }
+        if let method = line.method {
+            writer.key("method")
+            writer.string(escaping: method)
+        }
+        if let path = line.path {
+            writer.key("path")
+            writer.string(escaping: path)
+        }
+        writer.key("status")
+        writer.integer(line.status)
+        writer.key("bytes")
+        writer.integer(bytes)
+        writer.key("ms")
+        writer.number(thousandths: Int(elapsedNanoseconds / 1000))
+        for (name, value) in line.fields {
+            writer.key(escaping: name)
+            writer.string(escaping: value)
+        }
+        if let userAgent = line.userAgent {
+            writer.key("userAgent")
+            writer.string(escaping: userAgent)
+        }
+        writer.endObject()
+        writer.endLine()
+    }
+}

@@ -1,0 +1,526 @@
+@testable import DeviceOracleHTTP
+import XCTest
+
+/// The connection's rules, one per test, driven with a manual clock: no sockets, no sleeps.
+/// `ServerTests` keeps a few real-socket tests that show the loop performs these decisions.
+final class ConnectionStateMachineTests: XCTestCase {
+    /// Records what the machine decides to write; its memory budget holds `budget` bytes.
+    final class RecordingEffects: ConnectionEffects {
+        struct Answer: Equatable {
+            var status: Int
+            var connection: ResponseSerializer.ConnectionField
+            var retryAfter: String?
+        }
+
+        var answers: [Answer] = []
+        var refusals: [Int] = []
+        var refusalDetails: [String] = []
+        var continues = 0
+        var accessStatuses: [Int] = []
+        var budget = Int.max
+        var reserved = 0
+        var isOutputBackedUp = false
+        var isDraining = false
+        let logsAccess = true
+
+        func queueContinue() { continues += 1 }
+
+        func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead,
+                         connection: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
+            answers.append(Answer(status: response.status, connection: connection,
+                                  retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
+            if let accessLine { accessStatuses.append(accessLine.status) }
+            return false
+        }
+
+        func queueRefusal(_ response: HTTPResponse) {
+            refusals.append(response.status)
+            refusalDetails.append(String(decoding: response.body, as: UTF8.self))
+        }
+
+        func logAccess(_ line: AccessLineFields, bytes: Int) { accessStatuses.append(line.status) }
+
+        func reserveMemory(_ bytes: Int) -> Bool {
+            guard reserved + bytes <= budget else { return false }
+            reserved += bytes
+            return true
+        }
+
+        func releaseMemory(_ bytes: Int) { reserved -= bytes }
+        func largeWorkEnded() {}
+    }
+
+    private let router = Router([
+        Route(path: "/hello", methods: [.GET]) { _ in HTTPResponse(status: 200, body: Array("hi".utf8)) },
+        Route(path: "/echo", methods: [.POST], body: .json) { HTTPResponse(status: 200, body: $0.body) },
+    ])
+    private let effects = RecordingEffects()
+    private var machine: ConnectionStateMachine!
+    private var offloaded: [HTTPRequest] = []
+    /// Accepted at ten seconds on the monotonic clock.
+    private let start: Int64 = 10 * second
+    private static let second: Int64 = 1_000_000_000
+    private var second: Int64 { Self.second }
+
+    private func accept(_ configure: (inout ServerConfiguration) -> Void = { _ in }) {
+        var configuration = ServerConfiguration()
+        configuration.headerTimeout = 10
+        configuration.bodyTimeout = 30
+        configuration.sendTimeout = 30
+        configuration.idleTimeout = 60
+        configuration.minReceiveRate = 0
+        configure(&configuration)
+        machine = ConnectionStateMachine(settings: .init(configuration: configuration, router: router), now: start)
+    }
+
+    /// What the loop does with a read of `text` at `now`: parse it, run handlers inline
+    /// (large bodies are offloaded: kept in `offloaded`), check the receive rate.
+    private func read(_ text: String, at now: Int64) {
+        read(Array(text.utf8), at: now)
+    }
+
+    private func read(_ bytes: [UInt8], at now: Int64) {
+        guard machine.bytesRead(bytes.count, now: now) == .parse else { return }
+        bytes.withUnsafeBytes { input in
+            var index = 0
+            parsing: while true {
+                switch machine.parse(input, index: &index, now: now, effects: effects) {
+                case .stop:
+                    break parsing
+                case .runHandler(let routeIndex, let request):
+                    _ = machine.handlerFinished(router.routes[routeIndex].handler(request), now: now, effects: effects)
+                case .offload(_, let request):
+                    offloaded.append(request)
+                    break parsing
+                }
+            }
+        }
+        machine.readEnded(now: now, effects: effects)
+    }
+
+    private let hello = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
+
+    private func postHead(_ length: Int, extra: String = "") -> String {
+        "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n\(extra)Content-Length: \(length)\r\n\r\n"
+    }
+
+    // MARK: Header and idle timeouts
+
+    func testANewConnectionWaitsTheHeaderTimeoutForItsFirstHead() {
+        accept()
+
+        let timer = machine.armedTimer
+
+        XCTAssertEqual(timer?.kind, .header)
+        XCTAssertEqual(timer?.deadline, start + 10 * second)
+    }
+
+    func testANewConnectionThatSendsNothingIsClosedSilentlyAtTheHeaderTimeout() {
+        accept()
+
+        let action = machine.timerFired(now: start + 10 * second, effects: effects)
+
+        XCTAssertEqual(action, .close)
+        XCTAssertEqual(effects.refusals, [])
+    }
+
+    func testATimerDoesNothingBeforeItsDeadline() {
+        accept()
+
+        let action = machine.timerFired(now: start + 10 * second - 1, effects: effects)
+
+        XCTAssertEqual(action, .none)
+        XCTAssertEqual(machine.armedTimer?.kind, .header)
+    }
+
+    func testAPartialHeadGets408AtTheHeaderTimeoutThenALingeringClose() {
+        accept()
+        read("GET /hello HTTP/1.1\r\nHo", at: start + second)
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second),
+                       .poll(.read, .keep), "the head's deadline runs from accept")
+
+        let action = machine.timerFired(now: start + 10 * second, effects: effects)
+
+        XCTAssertEqual(action, .proceed)
+        XCTAssertEqual(effects.refusals, [408])
+        XCTAssertTrue(effects.refusalDetails[0].contains("did not arrive within 10.0 s"))
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 10 * second),
+                       .shutdownWriteAndLinger(deadline: start + 11 * second))
+    }
+
+    func testAKeepAliveConnectionWaitsTheIdleTimeoutAfterAnAnswer() {
+        accept()
+        read(hello, at: start + second)
+
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+
+        XCTAssertEqual(effects.answers, [.init(status: 200, connection: .none)])
+        XCTAssertEqual(wait, .poll(.read, .arm(.idle, deadline: start + 61 * second)))
+    }
+
+    func testAnIdleKeepAliveConnectionIsClosedSilentlyAtTheIdleTimeout() {
+        accept()
+        read(hello, at: start + second)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+
+        let action = machine.timerFired(now: start + 61 * second, effects: effects)
+
+        XCTAssertEqual(action, .close)
+        XCTAssertEqual(effects.refusals, [])
+    }
+
+    func testEachAnswerRestartsTheIdleTimeout() {
+        accept()
+        read(hello, at: start + second)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+
+        read(hello, at: start + 50 * second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 50 * second)
+
+        XCTAssertEqual(wait, .poll(.read, .arm(.idle, deadline: start + 110 * second)))
+    }
+
+    func testTheNextHeadsFirstBytesSwitchTheIdleTimeoutToTheHeaderTimeout() {
+        accept()
+        read(hello, at: start + second)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+
+        read("GET /hel", at: start + 5 * second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 5 * second)
+
+        XCTAssertEqual(wait, .poll(.read, .arm(.header, deadline: start + 15 * second)))
+    }
+
+    // MARK: Body timeout and minimum rate
+
+    func testABodyThatStopsArrivingGets408AtTheBodyTimeout() {
+        accept()
+        read(postHead(10) + "[1,", at: start + second)
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second),
+                       .poll(.read, .arm(.body, deadline: start + 31 * second)))
+
+        let action = machine.timerFired(now: start + 31 * second, effects: effects)
+
+        XCTAssertEqual(action, .proceed)
+        XCTAssertEqual(effects.refusals, [408])
+        XCTAssertEqual(effects.accessStatuses, [408])
+    }
+
+    func testBodyBytesRestartTheBodyTimeout() {
+        accept()
+        read(postHead(10) + "[1,", at: start + second)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+
+        read("2,", at: start + 20 * second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 20 * second)
+
+        XCTAssertEqual(wait, .poll(.read, .arm(.body, deadline: start + 50 * second)))
+    }
+
+    func testABodyTrickledBelowTheMinimumRateGets408OnceItsGraceHasPassed() {
+        accept {
+            $0.minReceiveRate = 200
+            $0.minReceiveRateGrace = 0.3
+        }
+        read(postHead(1000), at: start)
+        for tenth in 1...3 { read("1", at: start + Int64(tenth) * second / 10) }
+        XCTAssertEqual(effects.refusals, [], "within the grace period")
+
+        read("1", at: start + 4 * second / 10)
+
+        XCTAssertEqual(effects.refusals, [408])
+        XCTAssertTrue(effects.refusalDetails[0].contains("under 200.0 bytes/s on average after its first 0.3 s"))
+    }
+
+    func testAHeadTrickledBelowTheMinimumRateGets408BeforeTheHeaderTimeout() {
+        accept {
+            $0.minReceiveRate = 200
+            $0.minReceiveRateGrace = 0.3
+        }
+        for (tenth, byte) in "GET /hello".utf8.enumerated() { read([byte], at: start + Int64(tenth) * second / 10) }
+
+        XCTAssertEqual(effects.refusals, [408])
+    }
+
+    func testARequestPipelinedBehindALargeOneEarnsNoCreditFromIt() {
+        accept {
+            $0.minReceiveRate = 200
+            $0.minReceiveRateGrace = 0.3
+        }
+        let large = "[" + String(repeating: " ", count: 49_998) + "]"
+        read(postHead(large.utf8.count), at: start)
+        read(large + "POST /echo HTTP/1.1\r\nHost: t\r\nX-Slow: ", at: start + second / 10)
+        XCTAssertEqual(effects.answers.map(\.status), [200])
+
+        for tenth in 2...5 { read("a", at: start + Int64(tenth) * second / 10) }
+
+        XCTAssertEqual(effects.refusals, [408], "timed from the first answer, with none of its 50 kB as credit")
+    }
+
+    func testABodyThatKeepsTheMinimumRateIsServed() {
+        accept {
+            $0.minReceiveRate = 200
+            $0.minReceiveRateGrace = 0.2
+        }
+        let body = Array(("[" + String(repeating: "1,", count: 299) + "1]").utf8)  // 600 bytes
+        read(postHead(body.count), at: start)
+
+        for (tenth, piece) in stride(from: 0, to: body.count, by: 60).enumerated() {  // 600 bytes/s for a second
+            read(Array(body[piece..<min(piece + 60, body.count)]), at: start + Int64(tenth + 1) * second / 10)
+        }
+
+        XCTAssertEqual(effects.refusals, [])
+        XCTAssertEqual(effects.answers.map(\.status), [200])
+    }
+
+    func testAMinimumRateOfZeroTurnsTheRuleOff() {
+        accept {
+            $0.minReceiveRate = 0
+            $0.minReceiveRateGrace = 0.1
+        }
+        read(postHead(3), at: start)
+
+        for (index, byte) in "[1]".utf8.enumerated() { read([byte], at: start + Int64(index + 1) * second) }
+
+        XCTAssertEqual(effects.refusals, [])
+        XCTAssertEqual(effects.answers.map(\.status), [200])
+    }
+
+    // MARK: Send timeout
+
+    func testAPeerThatDoesNotReadIsClosedAtTheSendTimeout() {
+        accept()
+        read(hello, at: start)
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: true, sentSome: false, draining: false, now: start),
+                       .poll(.write, .arm(.send, deadline: start + 30 * second)))
+
+        let action = machine.timerFired(now: start + 30 * second, effects: effects)
+
+        XCTAssertEqual(action, .close)
+    }
+
+    func testTheSendTimeoutCountsFromTheLastBytesTheSocketTook() {
+        accept()
+        read(hello, at: start)
+        _ = machine.nextWait(hasPendingOutput: true, sentSome: false, draining: false, now: start)
+
+        let stalled = machine.nextWait(hasPendingOutput: true, sentSome: false, draining: false, now: start + 10 * second)
+        let moving = machine.nextWait(hasPendingOutput: true, sentSome: true, draining: false, now: start + 20 * second)
+
+        XCTAssertEqual(stalled, .poll(.write, .keep))
+        XCTAssertEqual(moving, .poll(.write, .arm(.send, deadline: start + 50 * second)))
+    }
+
+    // MARK: Closing and lingering
+
+    func testAnHTTP10AnswerClosesWithALingeringClose() {
+        accept()
+        read("GET /hello HTTP/1.0\r\n\r\n", at: start)
+
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+
+        XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
+        XCTAssertEqual(wait, .shutdownWriteAndLinger(deadline: start + second))
+    }
+
+    func testAnHTTP10ClientThatAsksForKeepAliveIsToldItIsKept() {
+        accept()
+
+        read("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", at: start)
+
+        XCTAssertEqual(effects.answers, [.init(status: 200, connection: .keepAlive)])
+    }
+
+    func testLingeringEndsAtTheLingerTimeout() {
+        accept()
+        read("GET /hello HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n", at: start)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+
+        let action = machine.timerFired(now: start + second, effects: effects)
+
+        XCTAssertEqual(effects.refusals, [400])
+        XCTAssertEqual(action, .close)
+    }
+
+    func testLingeringDiscardsWhatThePeerSendsUpToItsAllowance() {
+        accept()
+        read("GET /hello HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n", at: start)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+
+        let first = machine.bytesRead(60 * 1024, now: start)
+        let past = machine.bytesRead(4 * 1024, now: start)
+
+        XCTAssertEqual(first, .discarded)
+        XCTAssertEqual(past, .close)
+    }
+
+    func testAPeerThatClosesAfterItsRequestStillGetsTheAnswerThenACloseWithoutLinger() {
+        accept()
+        read(hello, at: start)
+
+        let action = machine.peerClosed(hasPendingOutput: true)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+
+        XCTAssertEqual(action, .proceed)
+        XCTAssertEqual(wait, .close)
+    }
+
+    func testAPeerThatClosesMidBodyIsClosedAtOnce() {
+        accept()
+        read(postHead(10) + "[1,", at: start)
+
+        let action = machine.peerClosed(hasPendingOutput: false)
+
+        XCTAssertEqual(action, .close)
+    }
+
+    func testAPeerThatClosesWhileItsHandlerRunsGetsTheAnswerWithConnectionCloseAndNoLinger() {
+        accept { $0.offloadBodyBytes = 1 }
+        read(postHead(3) + "[1]", at: start)
+        XCTAssertEqual(machine.peerClosed(hasPendingOutput: false), .setInterest(.none))
+
+        _ = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+
+        XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
+        XCTAssertEqual(wait, .close)
+    }
+
+    func testARequestPipelinedBehindAnOffloadedOneWaitsForItsAnswer() {
+        accept { $0.offloadBodyBytes = 1 }
+        read(postHead(3) + "[1]" + hello, at: start)
+        XCTAssertEqual(effects.answers, [])
+        XCTAssertTrue(machine.keepsUnparsedInput, "the pipelined request is kept for later")
+
+        _ = machine.handlerFinished(HTTPResponse(status: 201), now: start + second, effects: effects)
+
+        XCTAssertTrue(machine.isReadingRequests)
+        XCTAssertEqual(effects.answers.map(\.status), [201])
+    }
+
+    func testDrainingClosesAKeepAliveConnectionOnceItsAnswerHasGone() {
+        accept()
+        read(hello, at: start)
+        effects.isDraining = false
+
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: true, now: start)
+
+        XCTAssertEqual(wait, .close)
+    }
+
+    func testAnAnswerDuringADrainSaysConnectionClose() {
+        accept()
+        effects.isDraining = true
+
+        read(hello, at: start)
+
+        XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
+    }
+
+    // MARK: Pipelining, 100-continue, offloading
+
+    func testPipelinedRequestsAreAnsweredInOrderFromOneRead() {
+        accept()
+
+        read(hello + "GET /nope HTTP/1.1\r\nHost: t\r\n\r\n" + hello, at: start)
+
+        XCTAssertEqual(effects.answers.map(\.status), [200, 404, 200])
+    }
+
+    func testParsingStopsWhileOutputIsBackedUp() {
+        accept()
+        effects.isOutputBackedUp = true
+
+        read(hello, at: start)
+
+        XCTAssertEqual(effects.answers, [])
+        XCTAssertTrue(machine.keepsUnparsedInput)
+    }
+
+    func testExpectContinueGets100WhenTheBodyIsAdmitted() {
+        accept()
+
+        read(postHead(3, extra: "Expect: 100-continue\r\n"), at: start)
+
+        XCTAssertEqual(effects.continues, 1)
+    }
+
+    func testExpectContinueOnARefusedRequestIsAnsweredAtOnceAndClosed() {
+        accept()
+
+        read("POST /nope HTTP/1.1\r\nHost: t\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n", at: start)
+
+        XCTAssertEqual(effects.continues, 0)
+        XCTAssertEqual(effects.answers, [.init(status: 404, connection: .close)])
+    }
+
+    func testAChunkedBodyReachesTheHandler() {
+        accept()
+
+        read("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n[1]\r\n0\r\n\r\n", at: start)
+
+        XCTAssertEqual(effects.answers.map(\.status), [200])
+    }
+
+    func testABodyLargerThanTheOffloadSizeRunsItsHandlerElsewhere() {
+        accept { $0.offloadBodyBytes = 10 }
+        let body = "[" + String(repeating: "1,", count: 10) + "1]"
+        read(postHead(body.utf8.count) + body, at: start)
+        XCTAssertEqual(offloaded.count, 1)
+        XCTAssertTrue(machine.hasRequestInFlight(hasPendingOutput: false))
+
+        let answered = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
+
+        XCTAssertTrue(answered)
+        XCTAssertEqual(effects.answers.map(\.status), [200])
+    }
+
+    // MARK: Memory budget
+
+    func testABodyOverTheBudgetWaitsUnreadThenGets503WithRetryAfterAtTheMemoryWait() {
+        accept { $0.memoryWait = 10 }
+        effects.budget = 0
+        read(postHead(1000), at: start)
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start),
+                       .poll(.none, .arm(.memoryRetry, deadline: start + second / 50)))
+        XCTAssertEqual(machine.timerFired(now: start + second / 50, effects: effects), .proceed)
+        XCTAssertEqual(effects.answers, [], "still waiting")
+
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second / 50)
+        let action = machine.timerFired(now: start + 10 * second, effects: effects)
+
+        XCTAssertEqual(action, .proceed)
+        XCTAssertEqual(effects.answers, [.init(status: 503, connection: .close, retryAfter: "1")])
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 10 * second),
+                       .shutdownWriteAndLinger(deadline: start + 11 * second))
+        XCTAssertEqual(machine.bytesRead(64 * 1024 + 999, now: start + 10 * second), .discarded,
+                       "the refused body is discarded on top of the usual allowance")
+    }
+
+    func testABodyWaitingForTheBudgetIsReadOnceRoomFreesAndOnlyThenGets100Continue() {
+        accept()
+        effects.budget = 0
+        read(postHead(3, extra: "Expect: 100-continue\r\n"), at: start)
+        XCTAssertEqual(effects.continues, 0)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+
+        effects.budget = 1000
+        let action = machine.timerFired(now: start + second / 50, effects: effects)
+        read("[1]", at: start + second / 10)
+
+        XCTAssertEqual(action, .proceed)
+        XCTAssertEqual(effects.continues, 1)
+        XCTAssertEqual(effects.answers.map(\.status), [200])
+        XCTAssertEqual(effects.reserved, 0, "the share is given back with the answer")
+    }
+
+    func testABodysShareOfTheBudgetIsGivenBackWhenTheConnectionCloses() {
+        accept()
+        read(postHead(1000) + "[", at: start)
+        XCTAssertEqual(effects.reserved, 1000)
+
+        machine.closed(effects: effects)
+
+        XCTAssertEqual(effects.reserved, 0)
+    }
+}
