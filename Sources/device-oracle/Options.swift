@@ -65,6 +65,13 @@ struct ServeOptions {
         Setting(flag: "--memory-wait", variable: "MEMORY_WAIT") { options, value throws(UsageError) in
             options.configuration.memoryWait = try seconds(value, "--memory-wait", "MEMORY_WAIT")
         },
+        Setting(flag: "--metrics", variable: "METRICS") { options, value throws(UsageError) in
+            switch value {
+            case "on": options.configuration.metrics = true
+            case "off": options.configuration.metrics = false
+            default: throw invalid(value, "--metrics", "METRICS", "expected on or off")
+            }
+        },
         Setting(flag: "--log-level", variable: "LOG_LEVEL") { options, value throws(UsageError) in
             guard let level = LogLevel(name: value) else {
                 throw invalid(value, "--log-level", "LOG_LEVEL", "expected debug, info, warn or error")

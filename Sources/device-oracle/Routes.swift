@@ -12,6 +12,13 @@ enum ServiceRoutes {
     /// haptics 15, audio-session 15-15.4), with a margin for what one run cannot show.
     static let memoryPerBodyByte = 20
 
+    /// `/metrics`' verdicts by ruleset: the ruleset endpoints' answers by their
+    /// `verdict` log field (the batch check's and coverage's verdicts are not a ruleset's).
+    static let verdictCounter = ServerMetrics.AnswerCounter(
+        name: "deviceoracle_verdicts_total", help: "Answers of the ruleset endpoints, by ruleset and verdict.",
+        routeLabel: "ruleset", routes: Dictionary(uniqueKeysWithValues: Rulesets.all.map { ($0.path, $0.name) }),
+        field: "verdict")
+
     static func all() -> [Route] {
         let viewer = TraceViewer.response()
         var routes = [

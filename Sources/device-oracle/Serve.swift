@@ -13,6 +13,7 @@ enum ServeCommand {
         let logger = Logger(level: options.logLevel)
         var configuration = options.configuration
         configuration.memoryPerBodyByte = ServiceRoutes.memoryPerBodyByte
+        configuration.answerCounters = [ServiceRoutes.verdictCounter]
         let server = HTTPServer(configuration: configuration, routes: ServiceRoutes.all(), logger: logger)
         // PID 1 in a container has no default signal handling: handle both explicitly,
         // before the startup line, so a signal sent as soon as it appears is not lost.
@@ -55,6 +56,7 @@ enum ServeCommand {
             ("maxHeaderFields", .int(configuration.headLimits.maxFields)),
             ("maxTargetBytes", .int(configuration.headLimits.maxTargetBytes)),
             ("logLevel", .string(options.logLevel.name)),
+            ("metrics", .bool(configuration.metrics)),
         ])
         dispatchMain()
     }

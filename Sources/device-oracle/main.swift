@@ -11,7 +11,7 @@ let usage = """
                             [--max-connections 10000] [--header-timeout 10] [--body-timeout 30]
                             [--send-timeout 30] [--idle-timeout 60] [--min-rate 1024]
                             [--min-rate-grace 5] [--max-memory-bytes N] [--memory-wait 10]
-                            [--log-level info]
+                            [--log-level info] [--metrics on]
       device-oracle check <ruleset> [FILE|-]    run one request body offline; exit 0 pass/unchecked,
                                                 1 fail, 2 bad input
       device-oracle check --junit REPORT.xml FILE...
@@ -29,7 +29,7 @@ let usage = """
     serve is the default. Every serve flag also reads an environment variable (a flag wins):
       HOST, PORT, MAX_BODY_BYTES, MAX_CONNECTIONS, HEADER_TIMEOUT, BODY_TIMEOUT,
       SEND_TIMEOUT, IDLE_TIMEOUT, MIN_RATE, MIN_RATE_GRACE, MAX_MEMORY_BYTES, MEMORY_WAIT,
-      LOG_LEVEL (debug, info, warn, error).
+      LOG_LEVEL (debug, info, warn, error), METRICS (on: GET /metrics counts requests; off).
     Timeouts are seconds and may be fractional. --min-rate: bytes per second a request must
     average after its first --min-rate-grace seconds (0: off). --max-memory-bytes: what request
     bodies, their work and answers in flight may hold (default: half the cgroup's memory limit,

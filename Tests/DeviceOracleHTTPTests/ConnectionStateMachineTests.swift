@@ -21,7 +21,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         var reserved = 0
         var isOutputBackedUp = false
         var isDraining = false
-        let logsAccess = true
+        let recordsAnswers = true
 
         func queueContinue() { continues += 1 }
 

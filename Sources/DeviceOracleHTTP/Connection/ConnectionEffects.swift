@@ -7,8 +7,9 @@ protocol ConnectionEffects: AnyObject {
     var isOutputBackedUp: Bool { get }
     /// The server is shutting down: answers close their connection.
     var isDraining: Bool { get }
-    /// Access lines are built only when someone reads them.
-    var logsAccess: Bool { get }
+    /// Access records (the access log's lines, `/metrics`' counts) are built only when
+    /// someone reads them.
+    var recordsAnswers: Bool { get }
 
     /// `100 Continue`, for a body that may now be sent.
     func queueContinue()

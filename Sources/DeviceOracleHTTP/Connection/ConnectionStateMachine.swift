@@ -492,13 +492,15 @@ struct ConnectionStateMachine {
     /// Queues the answer to the current request and decides what the connection does next.
     private mutating func finish<Effects: ConnectionEffects>(_ response: consuming HTTPResponse, exchange: Exchange,
                                                              forceClose: Bool, now: Int64, effects: Effects,
-                                                             lingerAllowance: Int = maxLingerBytes) {
+                                                             lingerAllowance: Int = maxLingerBytes,
+                                                             overload: ServerMetrics.OverloadCause? = nil) {
         let keepAlive = exchange.head.keepAlive && !forceClose && !effects.isDraining && !peerClosedInput
         let field: ResponseSerializer.ConnectionField =
             !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
-        let accessLine = !effects.logsAccess ? nil : AccessLineFields(
+        let accessLine = !effects.recordsAnswers ? nil : AccessLineFields(
             method: exchange.head.method.rawValue, path: exchange.head.path, status: response.status,
-            startedAt: exchange.startedAt, fields: response.logFields, userAgent: exchange.head.userAgent)
+            startedAt: exchange.startedAt, fields: response.logFields, userAgent: exchange.head.userAgent,
+            routeIndex: exchange.routeIndex, overload: overload)
         if !effects.queueAnswer(response, to: exchange.head, connection: field, accessLine: accessLine) {
             releaseReservation(effects: effects)
         }
@@ -525,7 +527,7 @@ struct ConnectionStateMachine {
         releaseReservation(effects: effects)
         let response = error.response
         effects.queueRefusal(response)
-        if effects.logsAccess {
+        if effects.recordsAnswers {
             effects.logAccess(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
                                                startedAt: startedAt, userAgent: summary.userAgent),
                               bytes: response.body.count)
@@ -580,7 +582,8 @@ struct ConnectionStateMachine {
         if !exchange.head.expectsContinue, case .length(let length) = exchange.head.framing {
             allowance += max(0, length - exchange.body.count)
         }
-        finish(response, exchange: exchange, forceClose: true, now: now, effects: effects, lingerAllowance: allowance)
+        finish(response, exchange: exchange, forceClose: true, now: now, effects: effects, lingerAllowance: allowance,
+               overload: .memory)
     }
 
     // MARK: Timers

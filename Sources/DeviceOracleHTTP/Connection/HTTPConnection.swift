@@ -57,6 +57,8 @@ final class HTTPConnection: ConnectionEffects {
     @exclusivity(unchecked) var timerNext: TimerList.Link?
 
     @exclusivity(unchecked) private var machine: ConnectionStateMachine
+    /// A handler ran for the current request and its answer has not gone whole yet.
+    @exclusivity(unchecked) private var answering = false
     /// Input received but not processed yet (processing is suspended).
     @exclusivity(unchecked) private var pending: [UInt8] = []
     /// Answers the socket has not taken yet.
@@ -112,6 +114,7 @@ final class HTTPConnection: ConnectionEffects {
         let buffer = loop.readBuffer
         let count = csyscalls_read(fd, buffer.baseAddress, buffer.count)
         if count > 0 {
+            loop.metricsRecorder.bytesReceived(count)
             switch machine.bytesRead(count, now: loop.now) {
             case .discarded:
                 return
@@ -158,6 +161,7 @@ final class HTTPConnection: ConnectionEffects {
         countOutput()
         if streamedBody.take() != nil { loop.context.heapTrimmer.largeWorkEnded() }
         pending = []
+        stopAnswering()
         loop.close(self)
     }
 
@@ -171,9 +175,11 @@ final class HTTPConnection: ConnectionEffects {
             case .stop:
                 break parsing
             case .runHandler(let routeIndex, let request):
+                startAnswering()
                 _ = machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request), now: loop.now,
                                             effects: self)
             case .offload(let routeIndex, let request):
+                startAnswering()
                 loop.offload(self, routeIndex: routeIndex, request: request)
                 break parsing
             }
@@ -187,7 +193,7 @@ final class HTTPConnection: ConnectionEffects {
 
     var isOutputBackedUp: Bool { output.count + loop.scratch.count >= Self.outputHighWater || streamedBody != nil }
     var isDraining: Bool { loop.draining }
-    var logsAccess: Bool { loop.logsAccess }
+    var recordsAnswers: Bool { loop.recordsAnswers }
 
     func queueContinue() {
         appendOutput { $0.append(ResponseSerializer.continueResponse) }
@@ -224,7 +230,7 @@ final class HTTPConnection: ConnectionEffects {
         }
         // Whatever the request, an answer this large leaves freed megabytes to give back.
         if response.body.count >= loop.context.configuration.offloadBodyBytes { loop.context.heapTrimmer.largeWorkEnded() }
-        if let accessLine { loop.logAccess(accessLine, bytes: isHead ? 0 : response.body.count) }
+        answered(accessLine, bytes: isHead ? 0 : response.body.count)
         return false
     }
 
@@ -233,7 +239,26 @@ final class HTTPConnection: ConnectionEffects {
     }
 
     func logAccess(_ line: AccessLineFields, bytes: Int) {
-        loop.logAccess(line, bytes: bytes)
+        answered(line, bytes: bytes)
+    }
+
+    /// A handler runs for the current request: it is in flight until `answered`.
+    private func startAnswering() {
+        guard !answering else { return }
+        answering = true
+        loop.metricsRecorder.inFlight(1)
+    }
+
+    /// The current request's answer has been queued whole, or its stream has ended.
+    private func answered(_ line: AccessLineFields?, bytes: Int) {
+        if let line { loop.recordAnswer(line, bytes: bytes) }
+        stopAnswering()
+    }
+
+    private func stopAnswering() {
+        guard answering else { return }
+        answering = false
+        loop.metricsRecorder.inFlight(-1)
     }
 
     func reserveMemory(_ bytes: Int) -> Bool { loop.context.memoryBudget.reserve(bytes) }
@@ -259,7 +284,7 @@ final class HTTPConnection: ConnectionEffects {
         }
         machine.streamEnded(effects: self)
         loop.context.heapTrimmer.largeWorkEnded()
-        if let accessLine = streamed.accessLine { loop.logAccess(accessLine, bytes: streamed.sentBytes) }
+        answered(streamed.accessLine, bytes: streamed.sentBytes)
     }
 
     /// Answers go into the loop's scratch queue unless this connection already has
@@ -278,11 +303,19 @@ final class HTTPConnection: ConnectionEffects {
         countedOutputBytes = unsent
     }
 
+    /// Sends what `queue` holds as far as the socket takes it; false when the socket failed.
+    private func send(_ queue: inout OutputQueue) -> Bool {
+        let unsent = queue.count
+        let healthy = queue.send(to: fd, progress: &sendProgress)
+        loop.metricsRecorder.bytesSent(unsent - queue.count)
+        return healthy
+    }
+
     /// Sends queued output; returns false if the connection was closed.
     private func flush() -> Bool {
         if output.isEmpty {
             guard !loop.scratch.isEmpty else { return true }
-            guard loop.scratch.send(to: fd, progress: &sendProgress) else {
+            guard send(&loop.scratch) else {
                 closeNow()
                 return false
             }
@@ -293,7 +326,7 @@ final class HTTPConnection: ConnectionEffects {
             }
             return true
         }
-        guard output.send(to: fd, progress: &sendProgress) else {
+        guard send(&output) else {
             closeNow()
             return false
         }

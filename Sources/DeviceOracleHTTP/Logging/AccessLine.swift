@@ -1,6 +1,6 @@
 import DeviceOracleJSON
 
-/// What an access line says of a request besides its size: known once its answer is
+/// What an access line (and `/metrics`) says of a request besides its size: known once its answer is
 /// decided, written once the answer's body has been sent (a streamed one later). Method
 /// and path are missing when the request was refused before its head was read.
 struct AccessLineFields {
@@ -10,6 +10,9 @@ struct AccessLineFields {
     let startedAt: Int64
     var fields: [(String, String)] = []
     var userAgent: String?
+    /// For `/metrics`: the route that answered, and why a `503` was one.
+    var routeIndex: Int?
+    var overload: ServerMetrics.OverloadCause?
 }
 
 /// One access line: `ts`, `level`, `msg`, `id`, `method`, `path`, `status`, `bytes`,

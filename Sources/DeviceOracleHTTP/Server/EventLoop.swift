@@ -17,18 +17,35 @@ final class ServerContext: Sendable {
     let configuration: ServerConfiguration
     let router: Router
     let logger: Logger
-    let openConnections = Atomic<Int>(0)
+    let openConnections = OpenConnections()
     let requestCounter = Atomic<UInt64>(0)
     let heapTrimmer: HeapTrimmer
     let memoryBudget: MemoryBudget
+    let metrics: ServerMetrics
     /// The rules every connection's state machine follows.
     let connectionSettings: ConnectionStateMachine.Settings
 
-    init(configuration: ServerConfiguration, router: Router, logger: Logger, heapTrimmer: HeapTrimmer = HeapTrimmer()) {
+    /// `routes` are the user's; `GET /metrics` is added when `configuration.metrics` says so.
+    init(configuration: ServerConfiguration, routes: [Route], logger: Logger, heapTrimmer: HeapTrimmer = HeapTrimmer()) {
         self.configuration = configuration
-        connectionSettings = ConnectionStateMachine.Settings(configuration: configuration, router: router)
         self.heapTrimmer = heapTrimmer
-        memoryBudget = MemoryBudget(limit: configuration.maxMemoryBytes)
+        let memoryBudget = MemoryBudget(limit: configuration.maxMemoryBytes)
+        let openConnections = self.openConnections
+        // The metrics name each route by its path, so they are made from the final list.
+        let router: Router, metrics: ServerMetrics
+        if configuration.metrics {
+            let paths = Router(routes).routes.map(\.path) + [ServerMetrics.path]
+            let made = ServerMetrics(routes: paths, loops: configuration.eventLoops, answerCounters: configuration.answerCounters,
+                                     budget: memoryBudget, openConnections: { openConnections.count.load(ordering: .relaxed) })
+            router = Router(routes + [made.route])
+            metrics = made
+        } else {
+            router = Router(routes)
+            metrics = ServerMetrics(routes: [], loops: 1, answerCounters: [], budget: memoryBudget, openConnections: { 0 })
+        }
+        connectionSettings = ConnectionStateMachine.Settings(configuration: configuration, router: router)
+        self.memoryBudget = memoryBudget
+        self.metrics = metrics
         self.router = router
         self.logger = logger
     }
@@ -36,6 +53,11 @@ final class ServerContext: Sendable {
     func nextRequestID() -> UInt64 {
         requestCounter.add(1, ordering: .relaxed).newValue
     }
+}
+
+/// The connections open across all loops: `--max-connections` is checked against it.
+final class OpenConnections: Sendable {
+    let count = Atomic<Int>(0)
 }
 
 /// One epoll instance on its own thread, accepting from the server's listening socket
@@ -74,8 +96,13 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private var nextGeneration: UInt32 = 1
     @exclusivity(unchecked) private var timers = [TimerList](repeating: TimerList(), count: TimerKind.allCases.count)
     @exclusivity(unchecked) private var acceptPausedUntil: Int64?
-    /// Access lines are built only when the logger wants them.
+    /// Access lines are written only when the logger wants them.
     let logsAccess: Bool
+    /// Access records are built when the access log or `/metrics` reads them.
+    let recordsAnswers: Bool
+    /// This loop's counts since it last published them (`ServerMetrics`), and its shard.
+    @exclusivity(unchecked) var metricsRecorder: ServerMetrics.Recorder
+    private let index: Int
 
     /// The connections' rules, from `context`.
     var connectionSettings: ConnectionStateMachine.Settings { context.connectionSettings }
@@ -100,10 +127,13 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private(set) var cutRequests = false
     @exclusivity(unchecked) private var running = true
 
-    init(context: ServerContext, listenFD: Int32) throws(HTTPServerError) {
+    init(context: ServerContext, listenFD: Int32, index: Int) throws(HTTPServerError) {
         self.context = context
         self.listenFD = listenFD
+        self.index = index
         logsAccess = context.logger.logsAccess
+        recordsAnswers = logsAccess || context.configuration.metrics
+        metricsRecorder = context.metrics.recorder()
         epollFD = csyscalls_epoll_create()
         wakeFD = csyscalls_eventfd()
         readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
@@ -141,6 +171,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             }
             expireTimers()
             flushAccessLog()
+            context.metrics.publish(&metricsRecorder, loop: index)
         }
         Glibc.close(epollFD)
         Glibc.close(wakeFD)
@@ -184,7 +215,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 }
                 return
             }
-            let open = context.openConnections.add(1, ordering: .relaxed).newValue
+            let open = context.openConnections.count.add(1, ordering: .relaxed).newValue
             if open > configuration.maxConnections {
                 refuseOverloaded(fd)
                 continue
@@ -200,12 +231,14 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         var answer = OutputQueue()
         ResponseSerializer.append(response, to: &answer, date: dateField, omitBody: false, connection: .close)
         var progress = false
+        let unsent = answer.count
         _ = answer.send(to: fd, progress: &progress)
+        metricsRecorder.bytesSent(unsent - answer.count)
         _ = csyscalls_shutdown_write(fd)
         Glibc.close(fd)
-        context.openConnections.subtract(1, ordering: .relaxed)
-        if logsAccess {
-            logAccess(AccessLineFields(status: 503, startedAt: now), bytes: response.body.count)
+        context.openConnections.count.subtract(1, ordering: .relaxed)
+        if recordsAnswers {
+            recordAnswer(AccessLineFields(status: 503, startedAt: now, overload: .connections), bytes: response.body.count)
         }
     }
 
@@ -242,7 +275,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         }
         _ = csyscalls_epoll_ctl(epollFD, 2, connection.fd, 0, 0)
         Glibc.close(connection.fd)
-        context.openConnections.subtract(1, ordering: .relaxed)
+        context.openConnections.count.subtract(1, ordering: .relaxed)
         if draining && liveCount == 0 { running = false }
     }
 
@@ -282,10 +315,17 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         }
     }
 
-    /// Callers check `logsAccess` first, so no line's `String`s are made for nothing.
-    func logAccess(_ line: AccessLineFields, bytes: Int) {
+    /// Counts an answer for `/metrics` and writes its access line, as configured. Callers
+    /// check `recordsAnswers` first, so no line's `String`s are made for nothing.
+    func recordAnswer(_ line: AccessLineFields, bytes: Int) {
+        let elapsed = max(0, csyscalls_monotonic_ns() - line.startedAt)
+        if context.configuration.metrics {
+            metricsRecorder.answered(route: line.routeIndex, status: line.status, nanoseconds: elapsed,
+                                     logFields: line.fields, overload: line.overload)
+        }
+        guard logsAccess else { return }
         let id = context.nextRequestID()
-        AccessLine.append(line, bytes: bytes, elapsedNanoseconds: max(0, csyscalls_monotonic_ns() - line.startedAt), id: id,
+        AccessLine.append(line, bytes: bytes, elapsedNanoseconds: elapsed, id: id,
                           timestampPrefix: timestampPrefix, milliseconds: wallMilliseconds % 1000, to: &accessLog)
         accessLogLines += 1
     }

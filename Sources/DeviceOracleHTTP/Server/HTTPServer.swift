@@ -27,7 +27,7 @@ public final class HTTPServer: Sendable {
     /// With a trimmer of the caller's: tests count when memory would be given back.
     init(configuration: ServerConfiguration, routes: [Route], logger: Logger, heapTrimmer: HeapTrimmer) {
         self.configuration = configuration
-        context = ServerContext(configuration: configuration, router: Router(routes), logger: logger, heapTrimmer: heapTrimmer)
+        context = ServerContext(configuration: configuration, routes: routes, logger: logger, heapTrimmer: heapTrimmer)
     }
 
     /// The process's memory policy for serving. Request bodies, parses and answers of
@@ -64,7 +64,7 @@ public final class HTTPServer: Sendable {
         var loops: [EpollEventLoop] = []
         do {
             for _ in 0..<max(1, configuration.eventLoops) {
-                loops.append(try EpollEventLoop(context: context, listenFD: listenFD))
+                loops.append(try EpollEventLoop(context: context, listenFD: listenFD, index: loops.count))
             }
         } catch {
             Glibc.close(listenFD)

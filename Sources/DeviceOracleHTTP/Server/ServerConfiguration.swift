@@ -40,6 +40,10 @@ public struct ServerConfiguration: Sendable {
     /// Handlers of bodies larger than this run on a global Dispatch queue, so one large
     /// request does not stall the other connections of its loop.
     public var offloadBodyBytes = 64 * 1024
+    /// Counts requests for `GET /metrics` (and serves that route).
+    public var metrics = true
+    /// Answers counted by a log field on `/metrics` besides the server's own families.
+    public var answerCounters: [ServerMetrics.AnswerCounter] = []
 
     public init() {}
 }
