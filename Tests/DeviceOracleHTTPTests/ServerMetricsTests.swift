@@ -5,7 +5,7 @@ import XCTest
 final class ServerMetricsTests: XCTestCase {
     private let verdicts = ServerMetrics.AnswerCounter(
         name: "test_verdicts_total", help: "Verdicts.", routeLabel: "ruleset",
-        routes: ["/apply": "toy/1"], field: "verdict")
+        routes: ["/apply": "toy/1"], field: "verdict", values: ["pass", "fail"])
 
     private func metrics(loops: Int = 2, openConnections: Int = 0) -> ServerMetrics {
         ServerMetrics(routes: ["/apply", "/healthz"], loops: loops, answerCounters: [verdicts],
@@ -73,7 +73,8 @@ final class ServerMetricsTests: XCTestCase {
         metrics.publish(&recorder, loop: 0)
 
         let counted = lines(metrics).filter { $0.hasPrefix("test_verdicts_total{") }
-        XCTAssertEqual(counted, [#"test_verdicts_total{ruleset="toy/1",verdict="fail"} 2"#])
+        XCTAssertEqual(counted, [#"test_verdicts_total{ruleset="toy/1",verdict="pass"} 0"#,
+                                 #"test_verdicts_total{ruleset="toy/1",verdict="fail"} 2"#])
     }
 
     func testOverloadedAnswersAreCountedByCause() {

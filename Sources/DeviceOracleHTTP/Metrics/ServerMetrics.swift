@@ -34,16 +34,23 @@ public final class ServerMetrics: Sendable {
         /// The label naming the route (`ruleset`), and its value for each route counted.
         public let routeLabel: String
         public let routes: [String: String]
-        /// The log field counted (`verdict`); an answer without it is not counted.
+        /// The log field counted (`verdict`), and the values counted; an answer without
+        /// the field, or with another value, is not counted.
         public let field: String
+        public let values: [String]
 
-        public init(name: String, help: String, routeLabel: String, routes: [String: String], field: String) {
+        public init(name: String, help: String, routeLabel: String, routes: [String: String], field: String,
+                    values: [String]) {
             self.name = name
             self.help = help
             self.routeLabel = routeLabel
             self.routes = routes
             self.field = field
+            self.values = values
         }
+
+        /// The route labels in the order they are written.
+        var labels: [String] { Array(Set(routes.values)).sorted() }
     }
 
     struct Shard {
@@ -56,20 +63,14 @@ public final class ServerMetrics: Sendable {
         var bytesOut = 0
         var inFlight = 0
         var overloaded = [Int](repeating: 0, count: OverloadCause.allCases.count)
-        /// Per answer counter: (route label value, field value) to a count.
-        var answerCounts: [[AnswerKey: Int]]
-    }
-
-    struct AnswerKey: Hashable, Comparable {
-        let route: String
-        let value: String
-        static func < (a: Self, b: Self) -> Bool { (a.route, a.value) < (b.route, b.value) }
+        /// Per answer counter: counts by route label (its index in `labels`) and value.
+        var answerCounts: [[Int]]
     }
 
     private let routeLabels: [String]
     private let answerCounters: [AnswerCounter]
-    /// Per answer counter, its label value for each route index (nil: not counted).
-    private let answerRoutes: [[String?]]
+    /// Per answer counter, the index of its label for each route index (nil: not counted).
+    private let answerRoutes: [[Int?]]
     private let shards: [Locked<Shard>]
     private let emptyShard: Shard
     private let budget: MemoryBudget
@@ -80,9 +81,12 @@ public final class ServerMetrics: Sendable {
     private static let countedStatuses = [100, 200, 204, 400, 404, 405, 408, 411, 413, 414, 415, 417, 422, 431,
                                           500, 501, 503, 505]
     private static let statusSlots = countedStatuses.count + 5
+    /// Each status from 0 to 599 to its slot, looked up once per request.
+    private static let slots: [UInt8] = (0..<600).map { status in
+        UInt8(countedStatuses.firstIndex(of: status) ?? countedStatuses.count + min(4, max(0, status / 100 - 1)))
+    }
     private static func slot(of status: Int) -> Int {
-        if let index = countedStatuses.firstIndex(of: status) { return index }
-        return countedStatuses.count + min(4, max(0, status / 100 - 1))
+        status >= 0 && status < slots.count ? Int(slots[status]) : statusSlots - 1
     }
     private static func statusLabel(ofSlot slot: Int) -> String {
         slot < countedStatuses.count ? String(countedStatuses[slot]) : "\(slot - countedStatuses.count + 1)xx"
@@ -94,13 +98,16 @@ public final class ServerMetrics: Sendable {
         self.openConnections = openConnections
         routeLabels = routes
         self.answerCounters = answerCounters
-        answerRoutes = answerCounters.map { counter in routes.map { counter.routes[$0] } }
+        answerRoutes = answerCounters.map { counter in
+            let labels = counter.labels
+            return routes.map { path in counter.routes[path].flatMap { labels.firstIndex(of: $0) } }
+        }
         self.budget = budget
         let rows = routes.count + 1
         let shard = Shard(requests: [Int](repeating: 0, count: rows * Self.statusSlots),
                           buckets: [Int](repeating: 0, count: rows * (Self.bucketBounds.count + 1)),
                           durationNanoseconds: [Int64](repeating: 0, count: rows),
-                          answerCounts: answerCounters.map { _ in [:] })
+                          answerCounts: answerCounters.map { [Int](repeating: 0, count: $0.labels.count * $0.values.count) })
         emptyShard = shard
         shards = (0..<max(1, loops)).map { _ in Locked(shard) }
     }
@@ -125,8 +132,9 @@ public final class ServerMetrics: Sendable {
             if let route {
                 for (index, counter) in metrics.answerCounters.enumerated() {
                     if let label = metrics.answerRoutes[index][route],
-                       let value = logFields.first(where: { $0.0 == counter.field })?.1 {
-                        counts.answerCounts[index][AnswerKey(route: label, value: value), default: 0] += 1
+                       let field = logFields.first(where: { $0.0 == counter.field }),
+                       let value = counter.values.firstIndex(of: field.1) {
+                        counts.answerCounts[index][label * counter.values.count + value] += 1
                     }
                 }
             }
@@ -219,8 +227,11 @@ public final class ServerMetrics: Sendable {
         text += "deviceoracle_memory_budget_limit_bytes \(budget.limit)\n"
         for (index, counter) in answerCounters.enumerated() {
             family(counter.name, "counter", counter.help)
-            for (key, count) in total.answerCounts[index].sorted(by: { $0.key < $1.key }) {
-                text += "\(counter.name){\(counter.routeLabel)=\"\(escape(key.route))\",\(counter.field)=\"\(escape(key.value))\"} \(count)\n"
+            for (labelIndex, label) in counter.labels.enumerated() {
+                for (valueIndex, value) in counter.values.enumerated() {
+                    let count = total.answerCounts[index][labelIndex * counter.values.count + valueIndex]
+                    text += "\(counter.name){\(counter.routeLabel)=\"\(escape(label))\",\(counter.field)=\"\(escape(value))\"} \(count)\n"
+                }
             }
         }
         return Array(text.utf8)
@@ -250,6 +261,8 @@ private extension ServerMetrics.Shard {
         bytesOut += other.bytesOut
         inFlight += other.inFlight
         for i in overloaded.indices { overloaded[i] += other.overloaded[i] }
-        for i in answerCounts.indices { answerCounts[i].merge(other.answerCounts[i], uniquingKeysWith: +) }
+        for i in answerCounts.indices {
+            for j in answerCounts[i].indices { answerCounts[i][j] += other.answerCounts[i][j] }
+        }
     }
 }

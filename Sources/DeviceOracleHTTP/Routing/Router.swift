@@ -13,13 +13,16 @@ public struct Route: Sendable {
     public let path: String
     public let methods: [HTTPMethod]
     public let body: Body
+    /// Bodies of these media types are handled as they arrive (`StreamedRequestHandler`).
+    public let streamed: StreamedBody?
     public let handler: @Sendable (HTTPRequest) -> HTTPResponse
 
-    public init(path: String, methods: [HTTPMethod], body: Body = .discarded,
+    public init(path: String, methods: [HTTPMethod], body: Body = .discarded, streamed: StreamedBody? = nil,
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.path = path
         self.methods = methods
         self.body = body
+        self.streamed = streamed
         self.handler = handler
     }
 }
