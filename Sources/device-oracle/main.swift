@@ -1,7 +1,9 @@
 import DeviceOracleHTTP
 import Glibc
 
-let deviceOracleVersion = "0.1.0"
+/// The release: the same in `openapi.yaml`'s `info.version`, README and the startup line
+/// (EndToEndTests.testOneVersionEverywhere); a release is tagged `v` + this on main.
+let deviceOracleVersion = "1.0.0"
 
 let usage = """
     device-oracle \(deviceOracleVersion): an HTTP test oracle for iOS device behaviour.

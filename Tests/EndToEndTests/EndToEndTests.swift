@@ -181,6 +181,24 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(bad.waitForExit(), 2)
     }
 
+    /// One version: the binary's, the startup line's, `openapi.yaml`'s and README's
+    /// dependency line agree, so a release changes them together.
+    func testOneVersionEverywhere() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+        let printed = try ServerProcess(["--version"])
+        XCTAssertEqual(printed.waitForExit(), 0)
+        let version = String(printed.stdoutText.dropFirst("device-oracle ".count)).trimmingCharacters(in: .whitespacesAndNewlines)
+        let (server, _) = try startServer()
+
+        let openapi = try String(contentsOf: root.appendingPathComponent("openapi.yaml"), encoding: .utf8)
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        XCTAssertTrue(version.split(separator: ".").count == 3 && version.allSatisfy { $0.isNumber || $0 == "." }, version)
+        XCTAssertEqual(server.startupLine()?["version"] as? String, version)
+        XCTAssertTrue(openapi.contains("\n  version: \(version)\n"), "openapi.yaml's info.version is not \(version)")
+        XCTAssertTrue(readme.contains("from: \"\(version)\")"), "README's dependency line does not name \(version)")
+        XCTAssertFalse(readme.contains(#""version":"0."#), "README shows a startup line of another version")
+    }
+
     func testVersionAndHelp() throws {
         let version = try ServerProcess(["--version"])
         XCTAssertEqual(version.waitForExit(), 0)
