@@ -1,0 +1,182 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// A request's top-level members: the engine's own, then the ruleset's.
+enum RequestMember<Setting: NamedCase>: Sendable {
+    case initial, events, observedFinal
+    case setting(Setting)
+}
+
+/// An event's members besides the envelope: its form, then what its type carries.
+enum EventObjectMember<Field: NamedCase>: Sendable {
+    case type, notification, userInfo
+    case field(Field)
+}
+
+/// Everything derived from a description, once per process: the closed name
+/// sets, every state and fixed event numbered (a *slot*, in `allCases` order)
+/// with its JSON, and every step's tail — `"event":…,"before":…,"after":…` and
+/// the decision — for each fixed event from each state, written by running the
+/// real machine. A step's tail is a function of its event and the state before
+/// it (the rules decide the rest), so a long log writes most steps by copying one.
+final class RulesetTables<D: RulesetDescription>: Sendable {
+    let topMembers: ClosedNames<RequestMember<D.Setting>>
+    let initialFields: ClosedNames<D.InitialField>
+    let observedFields: ClosedNames<D.StepField>
+    let observedFinalFields: ClosedNames<D.FinalField>
+    let eventTypes: ClosedNames<D.EventType>
+    let eventMembers: ClosedNames<EventObjectMember<D.EventField>>
+
+    private let stateSlots: [D.State: Int]
+    /// Each state's JSON, by slot.
+    let stateJSON: [[UInt8]]
+    let stateCount: Int
+    private let eventSlots: [D.Event: Int]
+    /// The events whose type is all they carry, and their type's name.
+    private let typeNames: [D.Event: String]
+    /// Every tail back to back, by `eventSlot * stateCount + stateSlot`; where each ends.
+    let tails: [UInt8]
+    let tailEnds: [Int]
+    /// The state after each tail's step, by the same index.
+    let afterSlots: [Int]
+    private let diagnosticCodes: [D.RuleDiagnostic: DiagnosticCode]
+
+    init() {
+        topMembers = ClosedNames("member", [("initial", .initial), ("events", .events), ("observedFinal", .observedFinal)]
+                                 + D.Setting.allCases.map { ($0.name, .setting($0)) })
+        initialFields = ClosedNames(named: "initial field")
+        observedFields = ClosedNames(named: "observed field")
+        observedFinalFields = ClosedNames(named: "observedFinal field")
+        eventTypes = ClosedNames(named: "event type")
+        let form: [(String, EventObjectMember<D.EventField>)] = D.notificationEvents == nil
+            ? [("type", .type)] : [("type", .type), ("notification", .notification), ("userInfo", .userInfo)]
+        eventMembers = ClosedNames("event member", form + D.EventField.allCases.map { ($0.name, .field($0)) })
+
+        let states = D.allStates
+        stateCount = states.count
+        stateSlots = Dictionary(uniqueKeysWithValues: states.enumerated().map { ($0.element, $0.offset) })
+        stateJSON = states.map { state in
+            var writer = JSONWriter(capacity: 256)
+            writer.beginObject()
+            for field in D.StateField.allCases {
+                writer.key(escaping: field.name)
+                writer.fieldValue(D.value(field, of: state))
+            }
+            writer.endObject()
+            return writer.finish()
+        }
+
+        var typeNames: [D.Event: String] = [:]
+        for type in D.EventType.allCases { if let event = D.event(type) { typeNames[event] = type.name } }
+        self.typeNames = typeNames
+        let events = D.EventType.allCases.compactMap(D.event) + D.fixedPayloadEvents
+        eventSlots = Dictionary(uniqueKeysWithValues: events.enumerated().map { ($0.element, $0.offset) })
+        diagnosticCodes = Dictionary(uniqueKeysWithValues: D.RuleDiagnostic.allCases.map { diagnostic in
+            guard let code = DiagnosticCode(rawValue: diagnostic.rawValue) else {
+                preconditionFailure("\(diagnostic.rawValue) is not a diagnostic code")
+            }
+            return (diagnostic, code)
+        })
+
+        var tails: [UInt8] = [], tailEnds: [Int] = [], afterSlots: [Int] = []
+        for event in events {
+            for (slot, before) in states.enumerated() {
+                var machine = D.machine(startingAt: before)
+                let decision = machine.apply(event)
+                let after = stateSlots[machine.state]!
+                var writer = JSONWriter(capacity: 512)
+                Self.writeTail(event: event, given: nil, typeNames: typeNames, before: stateJSON[slot],
+                               after: stateJSON[after], decision: decision, to: &writer, document: nil)
+                tails += writer.finish()
+                tailEnds.append(tails.count)
+                afterSlots.append(after)
+            }
+        }
+        self.tails = tails
+        self.tailEnds = tailEnds
+        self.afterSlots = afterSlots
+    }
+
+    @inline(__always)
+    func slot(of state: D.State) -> Int { stateSlots[state]! }
+
+    /// The index of a fixed event's tail from the state in `slot`; `nil` for an event
+    /// that echoes what the log gave.
+    @inline(__always)
+    func tail(of event: D.Event, from slot: Int) -> Int? {
+        eventSlots[event].map { $0 * stateCount + slot }
+    }
+
+    @inline(__always)
+    func withTail<R>(_ tail: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let start = tail == 0 ? 0 : tailEnds[tail - 1]
+        return tails.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<tailEnds[tail]])) }
+    }
+
+    func code(of diagnostic: D.RuleDiagnostic) -> DiagnosticCode { diagnosticCodes[diagnostic]! }
+
+    /// `"event":…,"before":…,"after":…` and the decision's members.
+    func writeTail(event: D.Event?, given: GivenRouteChangeReason?, before: Int, after: Int, decision: D.Decision,
+                   to writer: inout JSONWriter, document: JSONDocument) {
+        Self.writeTail(event: event, given: given, typeNames: typeNames, before: stateJSON[before],
+                       after: stateJSON[after], decision: decision, to: &writer, document: document)
+    }
+
+    private static func writeTail(event: D.Event?, given: GivenRouteChangeReason?, typeNames: [D.Event: String],
+                                  before: [UInt8], after: [UInt8], decision: D.Decision,
+                                  to writer: inout JSONWriter, document: JSONDocument?) {
+        writer.key("event")
+        if let event {
+            if let name = typeNames[event] {
+                writer.beginObject()
+                writer.key("type")
+                writer.string(escaping: name)
+                writer.endObject()
+            } else {
+                D.writePayloadEvent(event, given: given, to: &writer, document: document)
+            }
+        } else {
+            writer.null()
+        }
+        writer.key("before")
+        writer.raw(before)
+        writer.key("after")
+        writer.raw(after)
+        D.writeDecision(decision, to: &writer)
+    }
+}
+
+extension ClosedNames where Name: NamedCase {
+    /// Every case, spelled as its name, in declaration order.
+    convenience init(named kind: String) {
+        self.init(kind, Name.allCases.map { ($0.name, $0) })
+    }
+}
+
+extension JSONWriter {
+    /// A canonical value that is not a value of the request.
+    mutating func fieldValue(_ value: FieldValue) {
+        switch value {
+        case .null: null()
+        case .bool(let flag): bool(flag)
+        case .number(let number): self.number(number)
+        case .string(let text): string(escaping: text)
+        case .array(let values):
+            beginArray()
+            for value in values { fieldValue(value) }
+            endArray()
+        case .requestValue: preconditionFailure("a state holds no values of the request")
+        }
+    }
+
+    /// `{"type":"routeChanged","reason":…}`: a known reason by name, an unknown one as given.
+    mutating func routeChangedEvent(_ reason: RouteChangeReason?, given: GivenRouteChangeReason?,
+                                    document: JSONDocument?) {
+        beginObject()
+        key("type")
+        string("routeChanged")
+        key("reason")
+        if let reason { string(escaping: reason.name) } else if let given, let document { value(given.given, of: document) }
+        endObject()
+    }
+}
