@@ -77,8 +77,8 @@ struct EventLogDriver<D: RulesetDescription> {
         let envelope = AnswerEnvelope(ruleset: D.ruleset,
                                       verdict: Verdict(mismatches: mismatches, staticCheckPassed: staticCheckPassed),
                                       mismatches: mismatches.entries, diagnostics: diagnostics)
-        let answer = EventLogAnswer<D>(
-            document: document, tables: tables, settings: settings, final: final,
+        let answer = EventLogAnswer(
+            D.self, document: document, tables: tables, settings: settings, final: final,
             sessions: sessions.anyNamed ? sessions.sessions.map { ($0.name, $0.machine.slot) } : nil,
             steps: steps, unfixedSteps: unfixedSteps)
         return envelope.answer(answer, document: document)
@@ -100,7 +100,7 @@ struct EventLogDriver<D: RulesetDescription> {
             decision = sessions.machines[session].machine.apply(decoded.event)
             let tables = tables, index = logged.index
             D.forEachDiagnostic(of: decision) { diagnostics.append(Diagnostic(index: index, tables.code(of: $0))) }
-            tail = tables.tail(of: decoded.event, from: before)
+            tail = decoded.slot.map { tables.tail(ofEventSlot: $0, from: before) }
             if let tail {
                 after = tables.afterSlots[tail]
                 assert(after == tables.slot(of: sessions.machines[session].machine.state),
@@ -150,26 +150,36 @@ struct EventLogDriver<D: RulesetDescription> {
             switch decoder.eventForm(form, of: object, types: tables.eventTypes,
                                      mediaServices: notificationEvents.mediaServices != nil) {
             case .canonical(let type)?:
-                decoded = canonicalEvent(type, fields, in: object, &decoder)
+                decoded = canonicalEvent(type, fields, in: object, tables: tables, &decoder)
             case .notification(let translated, let diagnostic)?:
                 translationDiagnostic = diagnostic
                 decoded = notificationEvents.event(translated)
+                if let event = decoded?.event { decoded?.slot = tables.eventSlot(of: event) }
             case nil:
                 break
             }
         } else if let type = form.type {
-            decoded = decoder.name(type, in: tables.eventTypes).flatMap { canonicalEvent($0, fields, in: object, &decoder) }
+            decoded = decoder.name(type, in: tables.eventTypes).flatMap {
+                canonicalEvent($0, fields, in: object, tables: tables, &decoder)
+            }
         } else {
             decoder.reportMissing("type", in: object, "required string is missing")
         }
         return ReadEvent(envelope: envelope, decoded: decoded, translationDiagnostic: translationDiagnostic)
     }
 
+    /// The event of the type at `position` in `EventType.allCases`, with its slot.
     @inline(__always)
-    private static func canonicalEvent(_ type: D.EventType, _ fields: EventFields<D.EventField>, in object: JSONValue,
-                                       _ decoder: inout RequestDecoder) -> DecodedEvent<D.Event>? {
-        if let event = D.event(type) { return DecodedEvent(event) }
-        return D.event(type, fields, in: object, &decoder)
+    private static func canonicalEvent(_ position: Int, _ fields: EventFields<D.EventField>, in object: JSONValue,
+                                       tables: RulesetTables<D>, _ decoder: inout RequestDecoder) -> DecodedEvent<D.Event>? {
+        if let typeEvent = tables.typeEvent(at: position) {
+            var decoded = DecodedEvent(typeEvent.event)
+            decoded.slot = typeEvent.slot
+            return decoded
+        }
+        guard var decoded = D.event(tables.eventType(at: position), fields, in: object, &decoder) else { return nil }
+        decoded.slot = tables.payloadEventSlot(of: decoded.event)
+        return decoded
     }
 }
 
@@ -194,37 +204,29 @@ struct UnfixedStep<D: RulesetDescription>: Sendable {
 
 /// What an event-log ruleset writes of its answer: the ruleset's head, `final`,
 /// `sessions` when any event named one, the steps, then the ruleset's summary.
-struct EventLogAnswer<D: RulesetDescription>: SteppedAnswer {
+/// Not generic: it is written through `any SteppedAnswer`, whose witnesses a
+/// generic type would leave unspecialized, so the ruleset's own parts are closures
+/// made where the ruleset is known, and a step's precomputed tail is copied as bytes.
+struct EventLogAnswer: SteppedAnswer {
     let document: JSONDocument
-    let tables: RulesetTables<D>
-    let settings: D.Settings
-    let final: EventLogDriver<D>.Session
-    let sessions: [(name: [UInt8], slot: Int)]?
     let steps: [EventLogStep]
-    let unfixedSteps: [UnfixedStep<D>]
+    let tails: StepTails
+    /// Everything before `steps`.
+    let head: @Sendable (inout JSONWriter) -> Void
+    /// The tail of the step whose `tail` is negative.
+    let unfixedTail: @Sendable (_ tail: Int, inout JSONWriter) -> Void
+    /// Everything after `steps`.
+    let summary: @Sendable (inout JSONWriter) -> Void
 
     var stepCount: Int { steps.count }
 
-    func writeHead(to writer: inout JSONWriter) {
-        D.writeHead(settings, to: &writer, document: document)
-        writer.key("final")
-        writer.raw(tables.stateJSON[final.slot])
-        if let sessions {
-            writer.key("sessions")
-            writer.beginObject()
-            for session in sessions {
-                writer.key(escaping: String(decoding: session.name, as: UTF8.self))
-                writer.raw(tables.stateJSON[session.slot])
-            }
-            writer.endObject()
-        }
-    }
+    func writeHead(to writer: inout JSONWriter) { head(&writer) }
 
     func writeStep(_ index: Int, to writer: inout JSONWriter) {
         let step = steps[index]
         // Most steps of a long log: no id, no session, a precomputed tail.
         if step.id == nil, step.session == nil, step.tail >= 0 {
-            tables.withTail(step.tail) { writer.object(key: "index", integer: index, members: $0) }
+            tails.withTail(step.tail) { writer.object(key: "index", integer: index, members: $0) }
             return
         }
         writer.beginObject()
@@ -234,16 +236,39 @@ struct EventLogAnswer<D: RulesetDescription>: SteppedAnswer {
             writer.value(name, of: document)
         }
         if step.tail >= 0 {
-            tables.withTail(step.tail) { writer.members($0) }
+            tails.withTail(step.tail) { writer.members($0) }
         } else {
-            let unfixed = unfixedSteps[~step.tail]
-            tables.writeTail(event: unfixed.event, given: unfixed.given, before: unfixed.before, after: unfixed.after,
-                             decision: unfixed.decision, to: &writer, document: document)
+            unfixedTail(step.tail, &writer)
         }
         writer.endObject()
     }
 
-    func writeTail(to writer: inout JSONWriter) {
-        D.writeSummary(of: final.machine, to: &writer)
+    func writeTail(to writer: inout JSONWriter) { summary(&writer) }
+}
+
+extension EventLogAnswer {
+    init<D: RulesetDescription>(_ ruleset: D.Type, document: JSONDocument, tables: RulesetTables<D>, settings: D.Settings,
+                                final: EventLogDriver<D>.Session, sessions: [(name: [UInt8], slot: Int)]?,
+                                steps: [EventLogStep], unfixedSteps: [UnfixedStep<D>]) {
+        self.init(document: document, steps: steps, tails: tables.tails, head: { writer in
+            D.writeHead(settings, to: &writer, document: document)
+            writer.key("final")
+            writer.raw(tables.stateJSON[final.slot])
+            if let sessions {
+                writer.key("sessions")
+                writer.beginObject()
+                for session in sessions {
+                    writer.key(escaping: String(decoding: session.name, as: UTF8.self))
+                    writer.raw(tables.stateJSON[session.slot])
+                }
+                writer.endObject()
+            }
+        }, unfixedTail: { tail, writer in
+            let unfixed = unfixedSteps[~tail]
+            tables.writeTail(event: unfixed.event, given: unfixed.given, before: unfixed.before, after: unfixed.after,
+                             decision: unfixed.decision, to: &writer, document: document)
+        }, summary: { writer in
+            D.writeSummary(of: final.machine, to: &writer)
+        })
     }
 }

@@ -136,6 +136,8 @@ struct NoSettings: Sendable {}
 struct DecodedEvent<Event> {
     var event: Event
     var given: GivenRouteChangeReason?
+    /// Its slot among the fixed events, once the engine has looked (`nil`: not fixed).
+    var slot: Int?
 
     init(_ event: Event, given: GivenRouteChangeReason? = nil) {
         self.event = event

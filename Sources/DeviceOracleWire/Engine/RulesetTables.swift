@@ -24,7 +24,11 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     let initialFields: ClosedNames<D.InitialField>
     let observedFields: ClosedNames<D.StepField>
     let observedFinalFields: ClosedNames<D.FinalField>
-    let eventTypes: ClosedNames<D.EventType>
+    /// Each event type's name, to its position in `allCases`.
+    let eventTypes: ClosedNames<Int>
+    private let eventTypeCases: [D.EventType]
+    /// The event of each type that carries nothing else, and its slot.
+    private let typeEvents: [(event: D.Event, slot: Int)?]
     let eventMembers: ClosedNames<EventObjectMember<D.EventField>>
 
     private let stateSlots: [D.State: Int]
@@ -32,11 +36,12 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     let stateJSON: [[UInt8]]
     let stateCount: Int
     private let eventSlots: [D.Event: Int]
+    /// The fixed events that carry more than their type, and their slots.
+    private let payloadEventSlots: [(event: D.Event, slot: Int)]
     /// The events whose type is all they carry, and their type's name.
     private let typeNames: [D.Event: String]
-    /// Every tail back to back, by `eventSlot * stateCount + stateSlot`; where each ends.
-    let tails: [UInt8]
-    let tailEnds: [Int]
+    /// Every tail, by `eventSlot * stateCount + stateSlot`.
+    let tails: StepTails
     /// The state after each tail's step, by the same index.
     let afterSlots: [Int]
     private let diagnosticCodes: [D.RuleDiagnostic: DiagnosticCode]
@@ -47,7 +52,8 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         initialFields = ClosedNames(named: "initial field")
         observedFields = ClosedNames(named: "observed field")
         observedFinalFields = ClosedNames(named: "observedFinal field")
-        eventTypes = ClosedNames(named: "event type")
+        eventTypeCases = Array(D.EventType.allCases)
+        eventTypes = ClosedNames("event type", eventTypeCases.enumerated().map { ($0.element.name, $0.offset) })
         let form: [(String, EventObjectMember<D.EventField>)] = D.notificationEvents == nil
             ? [("type", .type)] : [("type", .type), ("notification", .notification), ("userInfo", .userInfo)]
         eventMembers = ClosedNames("event member", form + D.EventField.allCases.map { ($0.name, .field($0)) })
@@ -69,8 +75,12 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         var typeNames: [D.Event: String] = [:]
         for type in D.EventType.allCases { if let event = D.event(type) { typeNames[event] = type.name } }
         self.typeNames = typeNames
-        let events = D.EventType.allCases.compactMap(D.event) + D.fixedPayloadEvents
-        eventSlots = Dictionary(uniqueKeysWithValues: events.enumerated().map { ($0.element, $0.offset) })
+        let typeOnly = D.EventType.allCases.compactMap(D.event)
+        let events = typeOnly + D.fixedPayloadEvents
+        let eventSlots = Dictionary(uniqueKeysWithValues: events.enumerated().map { ($0.element, $0.offset) })
+        self.eventSlots = eventSlots
+        typeEvents = eventTypeCases.map { type in D.event(type).map { ($0, eventSlots[$0]!) } }
+        payloadEventSlots = D.fixedPayloadEvents.map { ($0, eventSlots[$0]!) }
         diagnosticCodes = Dictionary(uniqueKeysWithValues: D.RuleDiagnostic.allCases.map { diagnostic in
             guard let code = DiagnosticCode(rawValue: diagnostic.rawValue) else {
                 preconditionFailure("\(diagnostic.rawValue) is not a diagnostic code")
@@ -92,26 +102,34 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
                 afterSlots.append(after)
             }
         }
-        self.tails = tails
-        self.tailEnds = tailEnds
+        self.tails = StepTails(bytes: tails, ends: tailEnds)
         self.afterSlots = afterSlots
     }
 
     @inline(__always)
+    func eventType(at position: Int) -> D.EventType { eventTypeCases[position] }
+
+    /// The event of a type that carries nothing else, with its slot.
+    @inline(__always)
+    func typeEvent(at position: Int) -> (event: D.Event, slot: Int)? { typeEvents[position] }
+
+    /// The slot of an event that carries more than its type, if its form is fixed:
+    /// a look along the few such events, cheaper than hashing one.
+    @inline(__always)
+    func payloadEventSlot(of event: D.Event) -> Int? {
+        for entry in payloadEventSlots where entry.event == event { return entry.slot }
+        return nil
+    }
+
+    /// The slot of any event, if its form is fixed.
+    func eventSlot(of event: D.Event) -> Int? { eventSlots[event] }
+
+    @inline(__always)
     func slot(of state: D.State) -> Int { stateSlots[state]! }
 
-    /// The index of a fixed event's tail from the state in `slot`; `nil` for an event
-    /// that echoes what the log gave.
+    /// The index of a fixed event's tail from the state in `slot`.
     @inline(__always)
-    func tail(of event: D.Event, from slot: Int) -> Int? {
-        eventSlots[event].map { $0 * stateCount + slot }
-    }
-
-    @inline(__always)
-    func withTail<R>(_ tail: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        let start = tail == 0 ? 0 : tailEnds[tail - 1]
-        return tails.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<tailEnds[tail]])) }
-    }
+    func tail(ofEventSlot eventSlot: Int, from slot: Int) -> Int { eventSlot * stateCount + slot }
 
     func code(of diagnostic: D.RuleDiagnostic) -> DiagnosticCode { diagnosticCodes[diagnostic]! }
 
@@ -143,6 +161,24 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         writer.key("after")
         writer.raw(after)
         D.writeDecision(decision, to: &writer)
+    }
+}
+
+/// Step tails back to back, and where each ends. Not generic: the answer's writer
+/// copies them without knowing the ruleset.
+final class StepTails: Sendable {
+    private let bytes: [UInt8]
+    private let ends: [Int]
+
+    init(bytes: [UInt8], ends: [Int]) {
+        self.bytes = bytes
+        self.ends = ends
+    }
+
+    @inline(__always)
+    func withTail<R>(_ tail: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let start = tail == 0 ? 0 : ends[tail - 1]
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<ends[tail]])) }
     }
 }
 
