@@ -146,15 +146,13 @@ struct EventLogDriver<D: RulesetDescription> {
         }
         var decoded: DecodedEvent<D.Event>?
         var translationDiagnostic: DiagnosticCode?
-        if let notificationEvents = D.notificationEvents {
-            switch decoder.eventForm(form, of: object, types: tables.eventTypes,
-                                     mediaServices: notificationEvents.mediaServices != nil) {
+        if tables.readsNotifications {
+            switch decoder.eventForm(form, of: object, types: tables.eventTypes, mediaServices: tables.readsMediaServices) {
             case .canonical(let type)?:
                 decoded = canonicalEvent(type, fields, in: object, tables: tables, &decoder)
             case .notification(let translated, let diagnostic)?:
                 translationDiagnostic = diagnostic
-                decoded = notificationEvents.event(translated)
-                if let event = decoded?.event { decoded?.slot = tables.eventSlot(of: event) }
+                decoded = translate(translated, tables: tables)
             case nil:
                 break
             }
@@ -166,6 +164,16 @@ struct EventLogDriver<D: RulesetDescription> {
             decoder.reportMissing("type", in: object, "required string is missing")
         }
         return ReadEvent(envelope: envelope, decoded: decoded, translationDiagnostic: translationDiagnostic)
+    }
+
+    // Out of line: a raw notification is rare in a long log, and its closures would
+    // be copied on every event's path.
+    @inline(never)
+    private static func translate(_ notification: AudioSessionNotification,
+                                  tables: RulesetTables<D>) -> DecodedEvent<D.Event>? {
+        guard var decoded = D.notificationEvents?.event(notification) else { return nil }
+        decoded.slot = tables.eventSlot(of: decoded.event)
+        return decoded
     }
 
     /// The event of the type at `position` in `EventType.allCases`, with its slot.

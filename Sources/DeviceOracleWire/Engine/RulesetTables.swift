@@ -30,6 +30,9 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     /// The event of each type that carries nothing else, and its slot.
     private let typeEvents: [(event: D.Event, slot: Int)?]
     let eventMembers: ClosedNames<EventObjectMember<D.EventField>>
+    /// Whether events may come as raw notifications, and whether media-services ones are known.
+    let readsNotifications: Bool
+    let readsMediaServices: Bool
 
     private let stateSlots: [D.State: Int]
     /// Each state's JSON, by slot.
@@ -57,6 +60,8 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         let form: [(String, EventObjectMember<D.EventField>)] = D.notificationEvents == nil
             ? [("type", .type)] : [("type", .type), ("notification", .notification), ("userInfo", .userInfo)]
         eventMembers = ClosedNames("event member", form + D.EventField.allCases.map { ($0.name, .field($0)) })
+        readsNotifications = D.notificationEvents != nil
+        readsMediaServices = D.notificationEvents?.mediaServices != nil
 
         let states = D.allStates
         stateCount = states.count
