@@ -47,7 +47,8 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     let tails: StepTails
     /// The state after each tail's step, by the same index.
     let afterSlots: [Int]
-    private let diagnosticCodes: [D.RuleDiagnostic: DiagnosticCode]
+    /// A look along a few cases: hashing a `String`-backed case hashes its spelling.
+    private let diagnosticCodes: [(diagnostic: D.RuleDiagnostic, code: DiagnosticCode)]
 
     init() {
         topMembers = ClosedNames("member", [("initial", .initial), ("events", .events), ("observedFinal", .observedFinal)]
@@ -86,12 +87,12 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         self.eventSlots = eventSlots
         typeEvents = eventTypeCases.map { type in D.event(type).map { ($0, eventSlots[$0]!) } }
         payloadEventSlots = D.fixedPayloadEvents.map { ($0, eventSlots[$0]!) }
-        diagnosticCodes = Dictionary(uniqueKeysWithValues: D.RuleDiagnostic.allCases.map { diagnostic in
+        diagnosticCodes = D.RuleDiagnostic.allCases.map { diagnostic in
             guard let code = DiagnosticCode(rawValue: diagnostic.rawValue) else {
                 preconditionFailure("\(diagnostic.rawValue) is not a diagnostic code")
             }
             return (diagnostic, code)
-        })
+        }
 
         var tails: [UInt8] = [], tailEnds: [Int] = [], afterSlots: [Int] = []
         for event in events {
@@ -136,7 +137,9 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     @inline(__always)
     func tail(ofEventSlot eventSlot: Int, from slot: Int) -> Int { eventSlot * stateCount + slot }
 
-    func code(of diagnostic: D.RuleDiagnostic) -> DiagnosticCode { diagnosticCodes[diagnostic]! }
+    func code(of diagnostic: D.RuleDiagnostic) -> DiagnosticCode {
+        diagnosticCodes.first { $0.diagnostic == diagnostic }!.code
+    }
 
     /// `"event":…,"before":…,"after":…` and the decision's members.
     func writeTail(event: D.Event?, given: GivenRouteChangeReason?, before: Int, after: Int, decision: D.Decision,
