@@ -41,26 +41,28 @@ final class ToyRulesetTests: XCTestCase {
     }
 
     func testTablesAreDerivedFromTheEnumsByRunningTheMachine() {
-        let tables = TurnstileRuleset.tables
+        let tables = RulesetTables<TurnstileRuleset>(ruleset: "turnstile/1")
 
         XCTAssertEqual(tables.stateJSON.map { String(decoding: $0, as: UTF8.self) }, [#"{"locked":true}"#, #"{"locked":false}"#])
         XCTAssertEqual(tables.afterSlots, [1, 1, 0, 0]) // coin unlocks either way; push locks either way
     }
 
     private func answer(_ body: String) throws -> Answer {
-        let answer = try RequestBody.answer(Array(body.utf8), served: [TurnstileRuleset.ruleset], run: Self.run).get()
+        let answer = try RequestBody.answer(Array(body.utf8), served: ["turnstile/1"], run: Self.run).get()
         return Answer(verdict: answer.verdict, text: String(decoding: answer.json, as: UTF8.self),
                       document: try JSONReader.parse(answer.json))
     }
 
     private func problems(_ body: String) -> [String] {
-        guard case .failure(let rejection) = RequestBody.answer(Array(body.utf8), served: [TurnstileRuleset.ruleset],
+        guard case .failure(let rejection) = RequestBody.answer(Array(body.utf8), served: ["turnstile/1"],
                                                                 run: Self.run) else { return [] }
         return rejection.problems.map { "\($0.pointer): \($0.detail)" }
     }
 
+    private static let tables = RulesetTables<TurnstileRuleset>(ruleset: "turnstile/1")
+
     private static func run(_ decoder: inout RequestDecoder, _ request: JSONValue) -> RulesetAnswer? {
-        var driver = EventLogDriver<TurnstileRuleset>()
+        var driver = EventLogDriver(tables: tables)
         return driver.answer(request, decoder: &decoder)
     }
 }
@@ -102,12 +104,8 @@ private enum NoDiagnostic: RawRepresentable, CaseIterable, Hashable, Sendable {
 }
 
 private enum TurnstileRuleset: RulesetDescription {
-    typealias Machine = TurnstileMachine
     typealias EventType = TurnstileMachine.Event
     typealias RuleDiagnostic = NoDiagnostic
-
-    static let ruleset: StaticString = "turnstile/1"
-    static let tables = RulesetTables<Self>()
 
     enum StateField: String, NamedCase {
         case locked

@@ -149,3 +149,16 @@ public final class AnswerPieces: @unchecked Sendable {
         return true
     }
 }
+
+extension JSONWriter {
+    /// `"summary":{"saves":1,…}`: a ruleset's totals, in the order given.
+    mutating func counts(_ key: StaticString, _ counts: [(name: StaticString, count: Int)]) {
+        self.key(key)
+        beginObject()
+        for (name, count) in counts {
+            self.key(name)
+            integer(count)
+        }
+        endObject()
+    }
+}

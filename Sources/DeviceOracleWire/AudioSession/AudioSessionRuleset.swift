@@ -5,15 +5,11 @@ import DeviceOracleRules
 /// event log, answered by the event-log engine. Members in this order: `ruleset`,
 /// `category`, `final`, `steps`, `verdict`, `mismatches`, `diagnostics`.
 enum AudioSessionRuleset: RulesetDescription {
-    typealias Machine = AudioSessionMachine
-
     static let endpoint = EventLogDriver<Self>.endpoint(
-        path: "/audio-session/run",
+        "audio-session/1", path: "/audio-session/run",
         summary: "A game's shared audio session over the app lifecycle: activation, interruptions, route changes, media-services reset.",
         model: RulesetModel(AudioSessionModelCoding.self))
 
-    static let ruleset: StaticString = "audio-session/1"
-    static let tables = RulesetTables<Self>()
     static let notificationEvents: NotificationEvents<AudioSessionEvent>? = NotificationEvents(
         interruptionBegan: .interruptionBegan, interruptionEnded: { .interruptionEnded(shouldResume: $0) },
         routeChanged: { .routeChanged(reason: $0) }, mediaServices: (.mediaServicesLost, .mediaServicesReset))

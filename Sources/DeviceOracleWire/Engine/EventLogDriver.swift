@@ -13,17 +13,23 @@ struct EventLogDriver<D: RulesetDescription> {
         var slot: Int
     }
 
-    private let tables = D.tables
+    private let tables: RulesetTables<D>
     private var sessions = SessionMachines<Session>()
     private var steps: [EventLogStep] = []
     private var unfixedSteps: [UnfixedStep<D>] = []
     private var mismatches = MismatchList()
     private var diagnostics: [Diagnostic] = []
 
-    /// The endpoint that answers with this driver.
-    static func endpoint(path: String, summary: String, model: RulesetModel) -> RulesetEndpoint {
-        RulesetEndpoint(name: D.ruleset, path: path, summary: summary, model: model) { decoder, root in
-            var driver = EventLogDriver()
+    init(tables: RulesetTables<D>) {
+        self.tables = tables
+    }
+
+    /// The endpoint that answers `name` (`playback/1`) with this driver; its tables
+    /// are made with it, once.
+    static func endpoint(_ name: StaticString, path: String, summary: String, model: RulesetModel) -> RulesetEndpoint {
+        let tables = RulesetTables<D>(ruleset: name)
+        return RulesetEndpoint(name: name, path: path, summary: summary, model: model) { decoder, root in
+            var driver = EventLogDriver(tables: tables)
             return driver.answer(root, decoder: &decoder)
         }
     }
@@ -74,7 +80,7 @@ struct EventLogDriver<D: RulesetDescription> {
             D.expectedFinal(field, of: final.machine)
         }
         let staticCheckPassed = D.check(&settings, decoder)
-        let envelope = AnswerEnvelope(ruleset: D.ruleset,
+        let envelope = AnswerEnvelope(ruleset: tables.ruleset,
                                       verdict: Verdict(mismatches: mismatches, staticCheckPassed: staticCheckPassed),
                                       mismatches: mismatches.entries, diagnostics: diagnostics)
         let answer = EventLogAnswer(

@@ -33,10 +33,6 @@ protocol RulesetDescription: Sendable {
     /// The rules' diagnostics, each spelled as its `DiagnosticCode`.
     associatedtype RuleDiagnostic: CaseIterable & Hashable & Sendable & RawRepresentable<String>
 
-    /// `playback/1`.
-    static var ruleset: StaticString { get }
-    /// The tables derived from this description, made once: `static let tables = RulesetTables<Self>()`.
-    static var tables: RulesetTables<Self> { get }
     /// Whether a request must carry `events` (haptics may send a `pattern` alone).
     static var eventsRequired: Bool { get }
     /// Whether an event may name a `session` (playback.md, "Several playback sessions").

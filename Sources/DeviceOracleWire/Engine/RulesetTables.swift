@@ -20,6 +20,8 @@ enum EventObjectMember<Field: NamedCase>: Sendable {
 /// real machine. A step's tail is a function of its event and the state before
 /// it (the rules decide the rest), so a long log writes most steps by copying one.
 final class RulesetTables<D: RulesetDescription>: Sendable {
+    /// `playback/1`.
+    let ruleset: StaticString
     let topMembers: ClosedNames<RequestMember<D.Setting>>
     let initialFields: ClosedNames<D.InitialField>
     let observedFields: ClosedNames<D.StepField>
@@ -50,7 +52,8 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     /// A look along a few cases: hashing a `String`-backed case hashes its spelling.
     private let diagnosticCodes: [(diagnostic: D.RuleDiagnostic, code: DiagnosticCode)]
 
-    init() {
+    init(ruleset: StaticString) {
+        self.ruleset = ruleset
         topMembers = ClosedNames("member", [("initial", .initial), ("events", .events), ("observedFinal", .observedFinal)]
                                  + D.Setting.allCases.map { ($0.name, .setting($0)) })
         initialFields = ClosedNames(named: "initial field")

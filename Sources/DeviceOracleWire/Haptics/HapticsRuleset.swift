@@ -7,15 +7,11 @@ import DeviceOracleRules
 /// `canonicalPattern`, `patternCheck` (when `pattern` was given), `final`, `steps`,
 /// `summary`, `verdict`, `mismatches`, `diagnostics`.
 enum HapticsRuleset: RulesetDescription {
-    typealias Machine = HapticsMachine
-
     static let endpoint = EventLogDriver<Self>.endpoint(
-        path: "/haptics/contract",
+        "haptics/1", path: "/haptics/contract",
         summary: "The \"Saved\" haptic confirmation: the pattern contract and when the haptic is requested.",
         model: RulesetModel(HapticsModelCoding.self))
 
-    static let ruleset: StaticString = "haptics/1"
-    static let tables = RulesetTables<Self>()
     /// A request may check the `pattern` alone.
     static var eventsRequired: Bool { false }
 
@@ -177,15 +173,8 @@ enum HapticsRuleset: RulesetDescription {
 
     static func writeSummary(of machine: HapticsMachine, to writer: inout JSONWriter) {
         let summary = machine.summary
-        writer.key("summary")
-        writer.beginObject()
-        writer.key("saves")
-        writer.integer(summary.saves)
-        writer.key("failures")
-        writer.integer(summary.failures)
-        writer.key("hapticRequests")
-        writer.integer(summary.hapticRequests)
-        writer.endObject()
+        writer.counts("summary", [("saves", summary.saves), ("failures", summary.failures),
+                                  ("hapticRequests", summary.hapticRequests)])
     }
 }
 

@@ -4,15 +4,11 @@ import DeviceOracleRules
 /// `POST /playback/apply` (playback.md): one `PlaybackMachine` per session over
 /// the event log, answered by the event-log engine.
 enum PlaybackRuleset: RulesetDescription {
-    typealias Machine = PlaybackMachine
-
     static let endpoint = EventLogDriver<Self>.endpoint(
-        path: "/playback/apply",
+        "playback/1", path: "/playback/apply",
         summary: "Media player decisions after audio interruptions, route changes (headphones unplugged) and user pause/play.",
         model: RulesetModel(PlaybackModelCoding.self))
 
-    static let ruleset: StaticString = "playback/1"
-    static let tables = RulesetTables<Self>()
     static var hasSessions: Bool { true }
     static let notificationEvents: NotificationEvents<PlaybackEvent>? = NotificationEvents(
         interruptionBegan: .interruptionBegan, interruptionEnded: { .interruptionEnded(shouldResume: $0) },
