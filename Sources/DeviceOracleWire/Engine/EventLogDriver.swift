@@ -65,14 +65,7 @@ struct EventLogDriver<D: RulesetDescription> {
 
         let machine = D.machine(initial: initial, settings: settings)
         let start = Session(machine: machine, slot: tables.slot(of: machine.state))
-        if let events {
-            steps.reserveCapacity(document.count(events))
-            let tables = tables
-            decoder.forEachEvent(in: events, observedNames: tables.observedFields,
-                                 read: { decoder, object in Self.readEvent(object, tables: tables, &decoder) }) { logged in
-                run(logged, start: start, settings: settings, document: document)
-            }
-        }
+        if let events { walk(events, start: start, settings: settings, decoder: &decoder) }
         guard !decoder.hasProblems else { return nil }
 
         let final = sessions.defaultIndex.map { sessions.machines[$0] } ?? start
@@ -88,6 +81,18 @@ struct EventLogDriver<D: RulesetDescription> {
             sessions: sessions.anyNamed ? sessions.sessions.map { ($0.name, $0.machine.slot) } : nil,
             steps: steps, unfixedSteps: unfixedSteps)
         return envelope.answer(answer, document: document)
+    }
+
+    /// Reads and runs every event. A function of its own, small enough that the
+    /// walk, the reader and `run` inline into one loop.
+    @inline(never)
+    private mutating func walk(_ events: JSONValue, start: Session, settings: D.Settings, decoder: inout RequestDecoder) {
+        let document = decoder.document, tables = tables
+        steps.reserveCapacity(document.count(events))
+        decoder.forEachEvent(in: events, observedNames: tables.observedFields,
+                             read: { decoder, object in Self.readEvent(object, tables: tables, &decoder) }) { logged in
+            run(logged, start: start, settings: settings, document: document)
+        }
     }
 
     /// Applies one event to its session's machine and records the step. Inlined,
