@@ -68,7 +68,7 @@ struct EventLogDriver<D: RulesetDescription> {
         if let events { walk(events, start: start, settings: settings, decoder: &decoder) }
         guard !decoder.hasProblems else { return nil }
 
-        let final = sessions.defaultIndex.map { sessions.machines[$0] } ?? start
+        let final = (D.hasSessions ? sessions.defaultIndex.map { sessions.machines[$0] } : sessions.machines.first) ?? start
         mismatches.compare(observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
             D.expectedFinal(field, of: final.machine)
         }
@@ -102,7 +102,14 @@ struct EventLogDriver<D: RulesetDescription> {
     private mutating func run(_ logged: LoggedEvent<DecodedEvent<D.Event>?, D.StepField>, start: Session,
                               settings: D.Settings, document: JSONDocument) {
         logged.appendLeadingDiagnostics(to: &diagnostics)
-        let session = sessions.index(of: logged.envelope.session, in: document) { start }
+        let session: Int
+        if D.hasSessions {
+            session = sessions.index(of: logged.envelope.session, in: document) { start }
+        } else {
+            // One machine: no table of names to build for each request.
+            if sessions.machines.isEmpty { sessions.machines.append(start) }
+            session = 0
+        }
         let before = sessions.machines[session].slot
         let decision: D.Decision
         let after: Int
@@ -224,22 +231,28 @@ struct UnfixedStep<D: RulesetDescription>: Sendable {
 /// What an event-log ruleset writes of its answer: the ruleset's head, `final`,
 /// `sessions` when any event named one, the steps, then the ruleset's summary.
 /// Not generic: it is written through `any SteppedAnswer`, whose witnesses a
-/// generic type would leave unspecialized, so the ruleset's own parts are closures
+/// generic type would leave unspecialized, so the ruleset's own parts are one closure
 /// made where the ruleset is known, and a step's precomputed tail is copied as bytes.
 struct EventLogAnswer: SteppedAnswer {
+    /// The parts of an answer only the ruleset can write.
+    enum Part {
+        /// Everything before `steps`.
+        case head
+        /// The tail of the step whose `tail` is negative.
+        case unfixedTail(Int)
+        /// Everything after `steps`.
+        case summary
+    }
+
     let document: JSONDocument
     let steps: [EventLogStep]
     let tails: StepTails
-    /// Everything before `steps`.
-    let head: @Sendable (inout JSONWriter) -> Void
-    /// The tail of the step whose `tail` is negative.
-    let unfixedTail: @Sendable (_ tail: Int, inout JSONWriter) -> Void
-    /// Everything after `steps`.
-    let summary: @Sendable (inout JSONWriter) -> Void
+    /// One closure, so an answer allocates one context for them all.
+    let write: @Sendable (Part, inout JSONWriter) -> Void
 
     var stepCount: Int { steps.count }
 
-    func writeHead(to writer: inout JSONWriter) { head(&writer) }
+    func writeHead(to writer: inout JSONWriter) { write(.head, &writer) }
 
     func writeStep(_ index: Int, to writer: inout JSONWriter) {
         let step = steps[index]
@@ -257,23 +270,25 @@ struct EventLogAnswer: SteppedAnswer {
         if step.tail >= 0 {
             tails.withTail(step.tail) { writer.members($0) }
         } else {
-            unfixedTail(step.tail, &writer)
+            write(.unfixedTail(step.tail), &writer)
         }
         writer.endObject()
     }
 
-    func writeTail(to writer: inout JSONWriter) { summary(&writer) }
+    func writeTail(to writer: inout JSONWriter) { write(.summary, &writer) }
 }
 
 extension EventLogAnswer {
     init<D: RulesetDescription>(_ ruleset: D.Type, document: JSONDocument, tables: RulesetTables<D>, settings: D.Settings,
                                 final: EventLogDriver<D>.Session, sessions: [(name: [UInt8], slot: Int)]?,
                                 steps: [EventLogStep], unfixedSteps: [UnfixedStep<D>]) {
-        self.init(document: document, steps: steps, tails: tables.tails, head: { writer in
-            D.writeHead(settings, to: &writer, document: document)
-            writer.key("final")
-            writer.raw(tables.stateJSON[final.slot])
-            if let sessions {
+        self.init(document: document, steps: steps, tails: tables.tails) { part, writer in
+            switch part {
+            case .head:
+                D.writeHead(settings, to: &writer, document: document)
+                writer.key("final")
+                writer.raw(tables.stateJSON[final.slot])
+                guard let sessions else { return }
                 writer.key("sessions")
                 writer.beginObject()
                 for session in sessions {
@@ -281,13 +296,13 @@ extension EventLogAnswer {
                     writer.raw(tables.stateJSON[session.slot])
                 }
                 writer.endObject()
+            case .unfixedTail(let tail):
+                let unfixed = unfixedSteps[~tail]
+                tables.writeTail(event: unfixed.event, given: unfixed.given, before: unfixed.before, after: unfixed.after,
+                                 decision: unfixed.decision, to: &writer, document: document)
+            case .summary:
+                D.writeSummary(of: final.machine, to: &writer)
             }
-        }, unfixedTail: { tail, writer in
-            let unfixed = unfixedSteps[~tail]
-            tables.writeTail(event: unfixed.event, given: unfixed.given, before: unfixed.before, after: unfixed.after,
-                             decision: unfixed.decision, to: &writer, document: document)
-        }, summary: { writer in
-            D.writeSummary(of: final.machine, to: &writer)
-        })
+        }
     }
 }
