@@ -140,6 +140,15 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     @inline(__always)
     func tail(ofEventSlot eventSlot: Int, from slot: Int) -> Int { eventSlot * stateCount + slot }
 
+    /// Whether a step's own values write exactly its precomputed tail.
+    func tail(_ tail: Int, isWrittenBy event: D.Event, before: Int, after: Int, decision: D.Decision) -> Bool {
+        var writer = JSONWriter(capacity: 512)
+        Self.writeTail(event: event, given: nil, typeNames: typeNames, before: stateJSON[before], after: stateJSON[after],
+                       decision: decision, to: &writer, document: nil)
+        let written = writer.finish()
+        return afterSlots[tail] == after && tails.withTail(tail) { $0.elementsEqual(written) }
+    }
+
     func code(of diagnostic: D.RuleDiagnostic) -> DiagnosticCode {
         diagnosticCodes.first { $0.diagnostic == diagnostic }!.code
     }
