@@ -141,10 +141,10 @@ public struct RulesetEndpoint: Sendable {
 /// Every ruleset this build answers, in the order `GET /rulesets` lists them.
 public enum Rulesets {
     public static let all: [RulesetEndpoint] = [
-        PlaybackEndpoint.endpoint,
-        HapticsEndpoint.endpoint,
+        PlaybackRuleset.endpoint,
+        HapticsRuleset.endpoint,
         RefreshEndpoint.endpoint,
-        AudioSessionEndpoint.endpoint,
+        AudioSessionRuleset.endpoint,
     ]
 
     /// The endpoint named `playback` or `playback/1`.

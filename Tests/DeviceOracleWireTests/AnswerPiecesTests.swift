@@ -14,9 +14,9 @@ final class AnswerPiecesTests: XCTestCase {
 
     func testPiecesOfEveryRulesetAddUpToTheWholeAnswer() throws {
         let bodies: [(RulesetEndpoint, String)] = [
-            (PlaybackEndpoint.endpoint, #"{"events":[{"type":"userPlayed","session":"a","observed":{"isPlaying":false}},{"type":"routeChanged","reason":9,"id":"x"},{"notification":"interruption"}],"observedFinal":{"isPlaying":true}}"#),
-            (HapticsEndpoint.endpoint, #"{"pattern":[{"eventType":"hapticTransient","relativeTime":0}],"events":[{"type":"saveTapped"},{"type":"saveSucceeded","observed":{"haptic":"none"}}]}"#),
-            (AudioSessionEndpoint.endpoint, #"{"category":"playback","events":[{"type":"launched"},{"type":"playSound","name":"coin"},{"type":"enteredBackground"}]}"#),
+            (PlaybackRuleset.endpoint, #"{"events":[{"type":"userPlayed","session":"a","observed":{"isPlaying":false}},{"type":"routeChanged","reason":9,"id":"x"},{"notification":"interruption"}],"observedFinal":{"isPlaying":true}}"#),
+            (HapticsRuleset.endpoint, #"{"pattern":[{"eventType":"hapticTransient","relativeTime":0}],"events":[{"type":"saveTapped"},{"type":"saveSucceeded","observed":{"haptic":"none"}}]}"#),
+            (AudioSessionRuleset.endpoint, #"{"category":"playback","events":[{"type":"launched"},{"type":"playSound","name":"coin"},{"type":"enteredBackground"}]}"#),
             (RefreshEndpoint.endpoint, #"{"runs":[{"at":0,"pages":[{"items":[{"id":"1"}],"nextCursor":"c"}]},{"at":1,"fault":{"kind":"crash","stage":"write","page":0},"pages":[{"items":[]}]}]}"#),
         ]
         for (endpoint, body) in bodies {
@@ -29,7 +29,7 @@ final class AnswerPiecesTests: XCTestCase {
 
     func testALongLogIsHandedOutInPiecesOfAboutTheRequestedSize() throws {
         let events = Array(repeating: #"{"type":"userPlayed"}"#, count: 2000).joined(separator: ",")
-        guard case .success(let answer) = PlaybackEndpoint.endpoint.answer(Array(#"{"events":[\#(events)]}"#.utf8)) else {
+        guard case .success(let answer) = PlaybackRuleset.endpoint.answer(Array(#"{"events":[\#(events)]}"#.utf8)) else {
             return XCTFail("rejected")
         }
         let pieces = answer.pieces()

@@ -4,7 +4,7 @@ import XCTest
 /// audio-session.md on the wire: steps, raw notifications, observed, verdicts,
 /// diagnostics and every 422.
 final class AudioSessionEndpointTests: XCTestCase {
-    private let audioSession = AudioSessionEndpoint.endpoint
+    private let audioSession = AudioSessionRuleset.endpoint
     private let idle = #"{"foreground":false,"active":false,"interrupted":false,"categorySet":false,"observing":false,"deactivationPending":false}"#
     private let playing = #"{"foreground":true,"active":true,"interrupted":false,"categorySet":true,"observing":true,"deactivationPending":false}"#
     private let playingInitial = #""initial":{"foreground":true,"active":true,"categorySet":true,"observing":true}"#

@@ -40,7 +40,7 @@ final class BatchCheckTests: XCTestCase {
         XCTAssertEqual(json["/totals"], #"{"cases":5,"passed":1,"failed":1,"unchecked":1,"errors":2}"#)
         XCTAssertEqual(json["/cases/0/ruleset"], #""playback/1""#)
         XCTAssertEqual(json["/cases/0/verdict"], #""fail""#)
-        let playbackAnswer = String(decoding: try PlaybackEndpoint.endpoint.answer(Array(unplugged.utf8)).map(\.json).get(),
+        let playbackAnswer = String(decoding: try PlaybackRuleset.endpoint.answer(Array(unplugged.utf8)).map(\.json).get(),
                                     as: UTF8.self)
         XCTAssertEqual(json["/cases/0/answer"], playbackAnswer)
         XCTAssertEqual(json["/cases/1/verdict"], #""pass""#)

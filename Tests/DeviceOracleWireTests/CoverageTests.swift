@@ -27,7 +27,7 @@ final class CoverageTests: XCTestCase {
     func testALogExercisesItsTransitionsAndTheRestAreListedAsMissed() throws {
         let log = #"{"events":[{"type":"userPlayed"},{"type":"interruptionBegan","observed":{"isPlaying":false}},{"notification":"AVAudioSessionInterruptionNotification","userInfo":{"AVAudioSessionInterruptionTypeKey":0,"AVAudioSessionInterruptionOptionKey":1}},{"type":"userPlayed"}]}"#
 
-        let coverage = try coverage(PlaybackEndpoint.endpoint, #"{"logs":[\#(log),\#(log)]}"#)
+        let coverage = try coverage(PlaybackRuleset.endpoint, #"{"logs":[\#(log),\#(log)]}"#)
 
         XCTAssertEqual(coverage["/exercisedTransitions"], "4")
         XCTAssertEqual(coverage["/transitionCoverage"], "\(4.0 / 27)")
@@ -42,7 +42,7 @@ final class CoverageTests: XCTestCase {
     func testStepsFromStatesOnlyInitialReachesOrThatReachNoMachineAreOutsideTheModel() throws {
         let log = #"{"initial":{"isPlaying":true,"resumeAfterInterruption":true},"events":[{"type":"userPaused"},{"notification":"somethingElse"},{"type":"userPlayed","observed":{"action":"none"}}]}"#
 
-        let coverage = try coverage(PlaybackEndpoint.endpoint, #"{"logs":[\#(log)]}"#)
+        let coverage = try coverage(PlaybackRuleset.endpoint, #"{"logs":[\#(log)]}"#)
 
         XCTAssertEqual(coverage["/stepsOutsideModel"], "2")
         XCTAssertEqual(coverage["/exercisedTransitions"], "1")
@@ -53,7 +53,7 @@ final class CoverageTests: XCTestCase {
     func testRouteChangeReasonsCountByClass() throws {
         let log = #"{"events":[{"type":"routeChanged","reason":"override"},{"type":"routeChanged","reason":1},{"type":"routeChanged","reason":42},{"type":"routeChanged","reason":"headphones"}]}"#
 
-        let coverage = try coverage(AudioSessionEndpoint.endpoint, #"{"logs":[\#(log)]}"#)
+        let coverage = try coverage(AudioSessionRuleset.endpoint, #"{"logs":[\#(log)]}"#)
 
         XCTAssertEqual(coverage["/exercised/0/event"], #""routeChanged(reason=otherKnown)""#)
         XCTAssertEqual(coverage["/exercised/0/count"], "2")
@@ -64,7 +64,7 @@ final class CoverageTests: XCTestCase {
     func testHapticsLogsOnHardwareWithoutHapticsCoverTheUnsupportedStates() throws {
         let log = #"{"supportsHaptics":false,"events":[{"type":"saveTapped"},{"type":"saveSucceeded"}]}"#
 
-        let coverage = try coverage(HapticsEndpoint.endpoint, #"{"logs":[\#(log)]}"#)
+        let coverage = try coverage(HapticsRuleset.endpoint, #"{"logs":[\#(log)]}"#)
 
         XCTAssertEqual(coverage["/exercised/1"], #"{"from":{"phase":"saving","engine":"unsupported"},"event":"saveSucceeded","to":{"phase":"saved","engine":"unsupported"},"decision":"none","count":1}"#)
     }
@@ -99,20 +99,20 @@ final class CoverageTests: XCTestCase {
     }
 
     func testNoLogsCoverNothingAndCheckNothing() throws {
-        let coverage = try coverage(HapticsEndpoint.endpoint, #"{"logs":[]}"#)
+        let coverage = try coverage(HapticsRuleset.endpoint, #"{"logs":[]}"#)
 
         XCTAssertEqual(coverage["/transitionCoverage"], "0")
         XCTAssertEqual(coverage["/verdict"], #""unchecked""#)
     }
 
     func testEveryInvalidLogIsListedWithPointersIntoTheBody() {
-        XCTAssertEqual(coverageProblems(PlaybackEndpoint.endpoint, #"{"logs":[{"events":[]},{"events":[{"type":"userPause"}]},3,{"events":[{"type":"interruptionEnded"}],"ruleset":"playback/2"}]}"#), [
+        XCTAssertEqual(coverageProblems(PlaybackRuleset.endpoint, #"{"logs":[{"events":[]},{"events":[{"type":"userPause"}]},3,{"events":[{"type":"interruptionEnded"}],"ruleset":"playback/2"}]}"#), [
             "/logs/1/events/0/type: unknown event type 'userPause'; did you mean 'userPaused'?",
             "/logs/2: the request body must be a JSON object, got a number",
             "/logs/3/events/0/shouldResume: required boolean is missing",
             "/logs/3/ruleset: ruleset 'playback/2' is not served here; this endpoint serves 'playback/1'",
         ])
-        XCTAssertEqual(coverageProblems(PlaybackEndpoint.endpoint, #"{"log":[]}"#), [
+        XCTAssertEqual(coverageProblems(PlaybackRuleset.endpoint, #"{"log":[]}"#), [
             "/log: unknown member 'log'; did you mean 'logs'?",
             "/logs: required array is missing",
         ])

@@ -9,7 +9,7 @@ final class DiagramTests: XCTestCase {
     }
 
     func testPlaybackMermaidDiagram() {
-        XCTAssertEqual(text(PlaybackEndpoint.endpoint, .mermaid), """
+        XCTAssertEqual(text(PlaybackRuleset.endpoint, .mermaid), """
             stateDiagram-v2
                 direction LR
                 state "(none set)" as s0
@@ -42,7 +42,7 @@ final class DiagramTests: XCTestCase {
     }
 
     func testPlaybackJSONDiagramHasTheMermaidNodesAndEdgesWithTheirFields() {
-        XCTAssertEqual(text(PlaybackEndpoint.endpoint, .json), #"{"ruleset":"playback/1","nodes":["#
+        XCTAssertEqual(text(PlaybackRuleset.endpoint, .json), #"{"ruleset":"playback/1","nodes":["#
             + #"{"id":"s0","label":"(none set)","fields":{"isPlaying":false,"resumeAfterInterruption":false}},"#
             + #"{"id":"s1","label":"isPlaying","fields":{"isPlaying":true,"resumeAfterInterruption":false}},"#
             + #"{"id":"s2","label":"resumeAfterInterruption","fields":{"isPlaying":false,"resumeAfterInterruption":true}}],"#
@@ -103,7 +103,7 @@ final class DiagramTests: XCTestCase {
     }
 
     func testDOTQuotesItsLabels() {
-        let dot = text(HapticsEndpoint.endpoint, .dot)
+        let dot = text(HapticsRuleset.endpoint, .dot)
 
         XCTAssertTrue(dot.hasPrefix("digraph \"haptics/1\" {\n"))
         XCTAssertTrue(dot.contains(#"    start1 -> s1;"#))

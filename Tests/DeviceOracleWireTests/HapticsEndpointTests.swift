@@ -5,7 +5,7 @@ import DeviceOracleRules
 
 /// haptics.md on the wire: the pattern contract, the flow, observed, verdicts and every 422.
 final class HapticsEndpointTests: XCTestCase {
-    private let haptics = HapticsEndpoint.endpoint
+    private let haptics = HapticsRuleset.endpoint
     private let canonicalPattern = #"[{"eventType":"hapticTransient","relativeTime":0,"parameters":{"hapticIntensity":0.65,"hapticSharpness":0.35}}]"#
 
     private func problems(_ body: String, file: StaticString = #filePath, line: UInt = #line) -> [String] {

@@ -3,7 +3,7 @@ import XCTest
 
 /// The raw AVAudioSession notification rules of playback.md, one test per rule.
 final class NotificationTranslationTests: XCTestCase {
-    private let playback = PlaybackEndpoint.endpoint
+    private let playback = PlaybackRuleset.endpoint
 
     /// The step for one raw notification applied to a playing player that was interrupted.
     private func step(_ notification: String, _ userInfo: String?) throws -> Answer {

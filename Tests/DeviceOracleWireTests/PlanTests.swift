@@ -16,7 +16,7 @@ final class PlanTests: XCTestCase {
     }
 
     private func planProblems(_ body: String) -> [String] {
-        guard case .failure(let rejection) = PlaybackEndpoint.endpoint.plan(Array(body.utf8)) else {
+        guard case .failure(let rejection) = PlaybackRuleset.endpoint.plan(Array(body.utf8)) else {
             XCTFail("expected a rejection")
             return []
         }
@@ -66,7 +66,7 @@ final class PlanTests: XCTestCase {
     }
 
     func testHapticsPlanAlsoRunsOnHardwareWithoutHaptics() throws {
-        let plan = try plan(HapticsEndpoint.endpoint)
+        let plan = try plan(HapticsRuleset.endpoint)
 
         XCTAssertTrue(plan.text.contains(#"{"request":{"supportsHaptics":false,"events":["#))
         XCTAssertTrue(plan.text.contains(#""after":{"phase":"saved","engine":"unsupported"}"#))
@@ -89,9 +89,9 @@ final class PlanTests: XCTestCase {
     func testRandomPlansAreReproducibleBySeed() throws {
         let body = #"{"coverage":"random","seed":2026,"count":3,"maxLength":25}"#
 
-        let first = try plan(AudioSessionEndpoint.endpoint, body)
-        let again = try plan(AudioSessionEndpoint.endpoint, body)
-        let other = try plan(AudioSessionEndpoint.endpoint, #"{"coverage":"random","seed":2027,"count":3,"maxLength":25}"#)
+        let first = try plan(AudioSessionRuleset.endpoint, body)
+        let again = try plan(AudioSessionRuleset.endpoint, body)
+        let other = try plan(AudioSessionRuleset.endpoint, #"{"coverage":"random","seed":2027,"count":3,"maxLength":25}"#)
 
         XCTAssertEqual(first.text, again.text)
         XCTAssertNotEqual(first.text, other.text)
@@ -104,9 +104,9 @@ final class PlanTests: XCTestCase {
     }
 
     func testAnEmptyBodyAsksForTheTransitionPlanAndDefaultsAreWrittenOut() throws {
-        let empty = try plan(PlaybackEndpoint.endpoint)
-        let object = try plan(PlaybackEndpoint.endpoint, "{}")
-        let random = try plan(PlaybackEndpoint.endpoint, #"{"coverage":"random"}"#)
+        let empty = try plan(PlaybackRuleset.endpoint)
+        let object = try plan(PlaybackRuleset.endpoint, "{}")
+        let random = try plan(PlaybackRuleset.endpoint, #"{"coverage":"random"}"#)
 
         XCTAssertEqual(empty.text, object.text)
         XCTAssertEqual(empty["/maxLength"], "1000")
@@ -137,7 +137,7 @@ final class PlanTests: XCTestCase {
     }
 
     func testAMaxLengthTooShortToReachSomeStatesCoversWhatItCan() throws {
-        let plan = try plan(PlaybackEndpoint.endpoint, #"{"maxLength":1}"#)
+        let plan = try plan(PlaybackRuleset.endpoint, #"{"maxLength":1}"#)
 
         XCTAssertEqual(plan["/transitionsCovered"], "9")
         XCTAssertEqual(plan["/steps"], "9")

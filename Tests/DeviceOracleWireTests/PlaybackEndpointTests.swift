@@ -4,7 +4,7 @@ import DeviceOracleJSON
 
 /// playback.md on the wire: steps, sessions, observed, verdicts, diagnostics.
 final class PlaybackEndpointTests: XCTestCase {
-    private let playback = PlaybackEndpoint.endpoint
+    private let playback = PlaybackRuleset.endpoint
 
     func testBenchmarkBodyGivesTheReferenceDecisions() throws {
         let body = #"{"initial":{"isPlaying":true,"resumeAfterInterruption":false},"events":[{"type":"interruptionBegan"},{"type":"userPaused"},{"type":"interruptionEnded","shouldResume":true},{"type":"outputDisconnected"}]}"#

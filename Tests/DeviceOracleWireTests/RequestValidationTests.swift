@@ -4,7 +4,7 @@ import DeviceOracleJSON
 
 /// The `400` and `422` rules of http.md and common.md, through the playback endpoint.
 final class RequestValidationTests: XCTestCase {
-    private let playback = PlaybackEndpoint.endpoint
+    private let playback = PlaybackRuleset.endpoint
 
     private func problems(_ body: String, file: StaticString = #filePath, line: UInt = #line) -> [String] {
         DeviceOracleWireTests.problems(playback, body, file: file, line: line)
@@ -18,7 +18,7 @@ final class RequestValidationTests: XCTestCase {
         let document = try JSONReader.parse(Array(#"{"cases":[{},{"request":{"events":[{"type":"nope"}]}}]}"#.utf8))
         let request = document.member(Array(document.elements(document.member(document.root, "cases")!))[1], "request")!
 
-        let result = PlaybackEndpoint.endpoint.answer(request, at: "/given", in: document)
+        let result = PlaybackRuleset.endpoint.answer(request, at: "/given", in: document)
 
         guard case .failure(let rejection) = result else { return XCTFail("expected a rejection") }
         XCTAssertEqual(rejection.problems.map(\.pointer), ["/given/events/0/type"])

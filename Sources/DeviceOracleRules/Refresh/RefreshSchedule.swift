@@ -24,6 +24,7 @@ public struct RefreshSchedule: Equatable, Sendable {
 
     /// `at` plus a delay, kept finite: a time past the largest double is the
     /// largest double (JSON has no infinity).
+    @usableFromInline
     static func time(_ at: Double, after delay: Double) -> Double {
         let time = at + delay
         return time.isFinite ? time : .greatestFiniteMagnitude

@@ -18,11 +18,12 @@ extension RefreshItem: Sendable where Content: Sendable {}
 /// from, and when a refresh last succeeded (`at` of that run, in seconds).
 public struct RefreshStore<Content> {
     /// In insertion order; an upsert replaces in place, so no `id` appears twice.
-    public private(set) var items: [RefreshItem<Content>] = []
+    public var items: [RefreshItem<Content>] { stored }
+    @usableFromInline var stored: [RefreshItem<Content>] = []
     public var cursor: String?
     public var lastSuccessAt: Double?
     /// Where each id sits in `items`; ids compare literally.
-    private var positions: [LiteralKey: Int] = [:]
+    @usableFromInline var positions: [LiteralKey: Int] = [:]
 
     /// A store holding `items` upserted in order: a repeated id replaces the
     /// earlier item at the earlier one's position.
@@ -34,15 +35,15 @@ public struct RefreshStore<Content> {
 
     /// Replaces the item with the same id in place, or appends a new one.
     /// Returns whether an item was replaced.
-    @discardableResult
+    @discardableResult @inlinable
     public mutating func upsert(_ item: RefreshItem<Content>) -> Bool {
         let key = LiteralKey(item.id)
         if let position = positions[key] {
-            items[position] = item
+            stored[position] = item
             return true
         }
-        positions[key] = items.count
-        items.append(item)
+        positions[key] = stored.count
+        stored.append(item)
         return false
     }
 

@@ -100,16 +100,9 @@ private struct RefreshAnswer: SteppedAnswer {
     }
 
     func writeTail(to writer: inout JSONWriter) {
-        writer.key("summary")
-        let counts: [(StaticString, Int)] = [("runs", summary.runs), ("commits", summary.commits),
-                                             ("succeeded", summary.succeeded), ("failed", summary.failed),
-                                             ("expired", summary.expired), ("crashed", summary.crashed)]
-        writer.beginObject()
-        for (name, count) in counts {
-            writer.key(name)
-            writer.integer(count)
-        }
-        writer.endObject()
+        writer.counts("summary", [("runs", summary.runs), ("commits", summary.commits),
+                                  ("succeeded", summary.succeeded), ("failed", summary.failed),
+                                  ("expired", summary.expired), ("crashed", summary.crashed)])
     }
 
 }

@@ -18,7 +18,7 @@ final class AudioSessionWirePropertyTests: XCTestCase {
 
     private typealias WireSample = Sample<Setup, Event>
 
-    private static let endpoint = AudioSessionEndpoint.endpoint
+    private static let endpoint = AudioSessionRuleset.endpoint
     private static let runs = max(PropertyRuns.count / 8, 1)
     private static let stateFields = ["foreground", "active", "interrupted", "categorySet", "observing", "deactivationPending"]
 

@@ -17,7 +17,7 @@ final class HapticsWirePropertyTests: XCTestCase {
 
     private typealias WireSample = Sample<Setup, Event>
 
-    private static let endpoint = HapticsEndpoint.endpoint
+    private static let endpoint = HapticsRuleset.endpoint
     private static let runs = max(PropertyRuns.count / 8, 1)
 
     private static func generate(_ random: inout SplitMix64) -> WireSample {

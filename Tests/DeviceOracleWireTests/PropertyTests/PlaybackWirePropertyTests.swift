@@ -18,7 +18,7 @@ final class PlaybackWirePropertyTests: XCTestCase {
 
     private typealias WireSample = Sample<Setup, Event>
 
-    private static let endpoint = PlaybackEndpoint.endpoint
+    private static let endpoint = PlaybackRuleset.endpoint
     private static let runs = max(PropertyRuns.count / 8, 1)
 
     // MARK: Generating logs

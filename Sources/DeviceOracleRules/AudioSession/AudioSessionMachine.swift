@@ -28,7 +28,7 @@ public struct AudioSessionState: Equatable, Hashable, Sendable {
     }
 }
 
-public enum AudioSessionEvent: Equatable, Sendable {
+public enum AudioSessionEvent: Hashable, Sendable {
     case launched
     case enteredBackground
     /// Deactivating threw: other audio is still using the session.
@@ -81,7 +81,7 @@ public enum ResumeHint: Equatable, Sendable {
 }
 
 /// Things a person should look at that do not change the decision.
-public enum AudioSessionDiagnostic: Equatable, Sendable {
+public enum AudioSessionDiagnostic: String, CaseIterable, Sendable {
     /// `launched` while the app already observes the session (warning).
     case launchedTwice
     /// `launched` with a category that takes audio exclusively (warning).

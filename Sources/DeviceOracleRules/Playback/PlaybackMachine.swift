@@ -16,7 +16,7 @@ public struct PlaybackState: Equatable, Hashable, Sendable {
     }
 }
 
-public enum PlaybackEvent: Equatable, Sendable {
+public enum PlaybackEvent: Hashable, Sendable {
     case interruptionBegan
     /// `shouldResume` is bit 0 of the interruption options; a missing option is `false`.
     case interruptionEnded(shouldResume: Bool)
@@ -34,7 +34,7 @@ public enum PlayerAction: String, Sendable {
 }
 
 /// Things a person should look at that do not change the decision.
-public enum PlaybackDiagnostic: Equatable, Sendable {
+public enum PlaybackDiagnostic: String, CaseIterable, Sendable {
     /// `interruptionEnded` with no `interruptionBegan` since the last end (info).
     case endWithoutBegin
     /// A known route change reason other than `oldDeviceUnavailable` (info).

@@ -84,19 +84,25 @@ extension RefreshState: Sendable where Content: Sendable {}
 /// failures. Feed it the runs in the order the system delivered them; it returns
 /// what the job did and what the app must call.
 public struct RefreshMachine<Content> {
-    public private(set) var state: RefreshState<Content>
+    // Inlinable, so a caller in another module (the wire's `StoredItem` store)
+    // gets a copy specialized for its content instead of generic code that asks
+    // the runtime for metadata at every item.
+    @usableFromInline var current: RefreshState<Content>
     public let schedule: RefreshSchedule
 
+    public var state: RefreshState<Content> { current }
+
     public init(state: RefreshState<Content> = RefreshState(), schedule: RefreshSchedule = RefreshSchedule()) {
-        self.state = state
+        current = state
         self.schedule = schedule
     }
 
+    @inlinable
     public mutating func apply(_ run: RefreshRun<Content>) -> RefreshDecision {
         var diagnostics: [RefreshDiagnostic] = []
         // At the pending time exactly is on time; with nothing pending (the start,
         // or after a crash) no run is early.
-        if let pending = state.earliestBeginAt, run.at < pending {
+        if let pending = current.earliestBeginAt, run.at < pending {
             diagnostics.append(.ranBeforeEarliestBegin(earliestBeginAt: pending))
         }
         for (index, page) in run.pages.enumerated() {
@@ -105,9 +111,9 @@ public struct RefreshMachine<Content> {
         }
 
         var actions: [RefreshAction] = []
-        if state.staleTempFiles > 0 {
+        if current.staleTempFiles > 0 {
             actions.append(.removeStaleTemp)
-            state.staleTempFiles = 0
+            current.staleTempFiles = 0
         }
         let written = writePages(of: run)
 
@@ -117,7 +123,7 @@ public struct RefreshMachine<Content> {
             outcome = .succeeded
             taskCompleted = true
             actions.append(.completeSuccess)
-            state.consecutiveFailures = 0
+            current.consecutiveFailures = 0
             nextEarliestBeginAt = RefreshSchedule.time(run.at, after: schedule.intervalSeconds)
         case .error?, .expire?:
             let expired = written.stoppedBy?.kind == .expire
@@ -125,34 +131,38 @@ public struct RefreshMachine<Content> {
             taskCompleted = false
             if expired { actions.append(.cancelJob) }
             actions.append(.completeFailure)
-            state.consecutiveFailures += 1
-            let backoff = schedule.backoffSeconds(consecutiveFailures: state.consecutiveFailures)
+            current.consecutiveFailures += 1
+            let backoff = schedule.backoffSeconds(consecutiveFailures: current.consecutiveFailures)
             nextEarliestBeginAt = RefreshSchedule.time(run.at, after: backoff)
         case .crash?:
             outcome = .crashed
             taskCompleted = nil
             nextEarliestBeginAt = nil
         }
-        state.staleTempFiles = written.tempFilesLeft
-        state.earliestBeginAt = nextEarliestBeginAt
+        current.staleTempFiles = written.tempFilesLeft
+        current.earliestBeginAt = nextEarliestBeginAt
         return RefreshDecision(outcome: outcome, taskCompleted: taskCompleted, pagesCommitted: written.pagesCommitted,
                                commits: written.commits, tempFilesLeft: written.tempFilesLeft, actions: actions,
                                nextEarliestBeginAt: nextEarliestBeginAt, diagnostics: diagnostics)
     }
 
-    private struct WrittenPages {
-        var pagesCommitted = 0
-        var commits = 0
-        var tempFilesLeft = 0
-        var stoppedBy: RefreshFault?
+    @usableFromInline
+    struct WrittenPages {
+        @usableFromInline var pagesCommitted = 0
+        @usableFromInline var commits = 0
+        @usableFromInline var tempFilesLeft = 0
+        @usableFromInline var stoppedBy: RefreshFault?
+
+        @inlinable init() {}
     }
 
     /// Downloads, stages and commits each page in order until the fault, if any.
-    private mutating func writePages(of run: RefreshRun<Content>) -> WrittenPages {
+    @inlinable
+    mutating func writePages(of run: RefreshRun<Content>) -> WrittenPages {
         var written = WrittenPages()
         guard !run.pages.isEmpty else {
             // An empty successful run still commits its success marker.
-            state.store.lastSuccessAt = run.at
+            current.store.lastSuccessAt = run.at
             written.commits = 1
             return written
         }
@@ -167,7 +177,7 @@ public struct RefreshMachine<Content> {
             }
             // One transaction: the items, then the cursor; the temporary file is
             // removed with it, so even a crash at `cursor` leaves none.
-            for item in page.items { state.store.upsert(item) }
+            for item in page.items { current.store.upsert(item) }
             written.commits += 1
             if let fault {
                 // Between the item write and the cursor update: the next run fetches
@@ -175,16 +185,18 @@ public struct RefreshMachine<Content> {
                 written.stoppedBy = fault
                 return written
             }
-            if let next = page.nextCursor { state.store.cursor = next }
+            if let next = page.nextCursor { current.store.cursor = next }
             written.pagesCommitted += 1
-            if index == run.pages.count - 1 { state.store.lastSuccessAt = run.at }
+            if index == run.pages.count - 1 { current.store.lastSuccessAt = run.at }
         }
         return written
     }
 
     /// Ids a page holds more than once, in order of their first repetition.
+    @inlinable
     static func repeatedIDs(in page: RefreshPage<Content>) -> [String] {
-        var seen = Set<LiteralKey>(), reported = Set<LiteralKey>(), repeated: [String] = []
+        var seen = Set<LiteralKey>(minimumCapacity: page.items.count), reported = Set<LiteralKey>()
+        var repeated: [String] = []
         for item in page.items {
             let key = LiteralKey(item.id)
             if !seen.insert(key).inserted, reported.insert(key).inserted { repeated.append(item.id) }

@@ -61,7 +61,7 @@ public enum HapticsAction: String, Sendable {
 }
 
 /// Things a person should look at that do not change the decision.
-public enum HapticsDiagnostic: Equatable, Sendable {
+public enum HapticsDiagnostic: String, CaseIterable, Sendable {
     /// `saveTapped` while a save is in flight (info).
     case duplicateTapBlocked
     /// `saveSucceeded`/`saveFailed` with no save in flight (warning).
@@ -111,6 +111,11 @@ public struct HapticsMachine: Equatable, Sendable {
     /// without haptics.
     public init(phase: SavePhase = .idle, supportsHaptics: Bool = true) {
         state = HapticsState(phase: phase, engine: supportsHaptics ? .stopped : .unsupported)
+    }
+
+    /// Starts in any state: an engine already running, or a save in flight.
+    public init(state: HapticsState) {
+        self.state = state
     }
 
     public mutating func apply(_ event: HapticsEvent) -> HapticsDecision {

@@ -1,0 +1,311 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// Answers one request of an event-log ruleset: reads the request's members, runs
+/// one machine per session over the log, compares what the device observed, and
+/// hands the answer to `EventLogAnswer`, which writes it (whole or streamed).
+/// Generic over the ruleset's description and specialized for each one, so every
+/// ruleset walks its log as fast as any.
+struct EventLogDriver<D: RulesetDescription> {
+    /// A session's machine and the slot of its state.
+    struct Session: Sendable {
+        var machine: D.Machine
+        var slot: Int
+    }
+
+    private let tables: RulesetTables<D>
+    private var sessions = SessionMachines<Session>()
+    private var steps: [EventLogStep] = []
+    private var unfixedSteps: [UnfixedStep<D>] = []
+    private var mismatches = MismatchList()
+    private var diagnostics: [Diagnostic] = []
+
+    init(tables: RulesetTables<D>) {
+        self.tables = tables
+    }
+
+    /// The endpoint that answers `name` (`playback/1`) with this driver; its tables
+    /// are made with it, once.
+    static func endpoint(_ name: StaticString, path: String, summary: String, model: RulesetModel) -> RulesetEndpoint {
+        let tables = RulesetTables<D>(ruleset: name)
+        return RulesetEndpoint(name: name, path: path, summary: summary, model: model) { decoder, root in
+            var driver = EventLogDriver(tables: tables)
+            return driver.answer(root, decoder: &decoder)
+        }
+    }
+
+    mutating func answer(_ root: JSONValue, decoder: inout RequestDecoder) -> RulesetAnswer? {
+        let document = decoder.document
+        var given = GivenMembers<D.Setting>()
+        var initialMember: JSONValue?, eventsMember: JSONValue?, observedFinalMember: JSONValue?
+        for member in document.members(root) {
+            switch tables.topMembers.match(member.key, in: document) {
+            case .initial?: initialMember = member.value
+            case .events?: eventsMember = member.value
+            case .observedFinal?: observedFinalMember = member.value
+            case .setting(let setting)?: given.append(setting, member.value)
+            case nil: break
+            }
+        }
+        var settings = D.settings(given, in: root, eventsGiven: decoder.present(eventsMember) != nil, &decoder)
+        var initial = D.initialState
+        if let object = decoder.value(initialMember, of: .object) {
+            decoder.closedObject(object, names: tables.initialFields) { decoder, field, value in
+                D.readInitial(field, value, into: &initial, &decoder)
+            }
+        }
+        let observedFinal = decoder.observed(observedFinalMember, names: tables.observedFinalFields)
+        let events: JSONValue?
+        if D.eventsRequired {
+            guard let required = decoder.required(eventsMember, of: .array, member: "events", in: root) else { return nil }
+            events = required
+        } else {
+            events = decoder.value(eventsMember, of: .array)
+        }
+
+        let machine = D.machine(initial: initial, settings: settings)
+        let start = Session(machine: machine, slot: tables.slot(of: machine.state))
+        if let events { walk(events, start: start, settings: settings, decoder: &decoder) }
+        guard !decoder.hasProblems else { return nil }
+
+        let final = (D.hasSessions ? sessions.defaultIndex.map { sessions.machines[$0] } : sessions.machines.first) ?? start
+        mismatches.compare(observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
+            D.expectedFinal(field, of: final.machine)
+        }
+        let staticCheckPassed = D.check(&settings, decoder)
+        let envelope = AnswerEnvelope(ruleset: tables.ruleset,
+                                      verdict: Verdict(mismatches: mismatches, staticCheckPassed: staticCheckPassed),
+                                      mismatches: mismatches.entries, diagnostics: diagnostics)
+        let answer = EventLogAnswer(
+            D.self, document: document, tables: tables, settings: settings, final: final,
+            sessions: sessions.anyNamed ? sessions.sessions.map { ($0.name, $0.machine.slot) } : nil,
+            steps: steps, unfixedSteps: unfixedSteps)
+        return envelope.answer(answer, document: document)
+    }
+
+    /// Reads and runs every event. A function of its own, small enough that the
+    /// walk, the reader and `run` inline into one loop.
+    @inline(never)
+    private mutating func walk(_ events: JSONValue, start: Session, settings: D.Settings, decoder: inout RequestDecoder) {
+        let document = decoder.document, tables = tables
+        steps.reserveCapacity(document.count(events))
+        decoder.forEachEvent(in: events, observedNames: tables.observedFields,
+                             read: { decoder, object in Self.readEvent(object, tables: tables, &decoder) }) { logged in
+            run(logged, start: start, settings: settings, document: document)
+        }
+    }
+
+    /// Applies one event to its session's machine and records the step. Inlined,
+    /// with `readEvent`, into the walk: a long log's per-event values then stay in
+    /// registers instead of being copied from struct to struct.
+    @inline(__always)
+    private mutating func run(_ logged: LoggedEvent<DecodedEvent<D.Event>?, D.StepField>, start: Session,
+                              settings: D.Settings, document: JSONDocument) {
+        logged.appendLeadingDiagnostics(to: &diagnostics)
+        let session: Int
+        if D.hasSessions {
+            session = sessions.index(of: logged.envelope.session, in: document) { start }
+        } else {
+            // One machine: no table of names to build for each request.
+            if sessions.machines.isEmpty { sessions.machines.append(start) }
+            session = 0
+        }
+        let before = sessions.machines[session].slot
+        let decision: D.Decision
+        let after: Int
+        var tail: Int?
+        if let decoded = logged.decoded {
+            decision = sessions.machines[session].machine.apply(decoded.event)
+            let tables = tables, index = logged.index
+            D.forEachDiagnostic(of: decision) { diagnostics.append(Diagnostic(index: index, tables.code(of: $0))) }
+            tail = decoded.slot.map { tables.tail(ofEventSlot: $0, from: before) }
+            if let tail {
+                after = tables.afterSlots[tail]
+                // What makes the tables sound; a machine with hidden state that changes a
+                // decision would fail here in every debug-built test that runs it.
+                assert(tables.tail(tail, isWrittenBy: decoded.event, before: before,
+                                   after: tables.slot(of: sessions.machines[session].machine.state), decision: decision),
+                       "a step's tail must follow from its event and the state before it")
+            } else {
+                after = tables.slot(of: sessions.machines[session].machine.state)
+                unfixedSteps.append(UnfixedStep(event: decoded.event, given: decoded.given, before: before,
+                                                after: after, decision: decision))
+            }
+        } else {
+            decision = D.noDecision
+            after = before
+            unfixedSteps.append(UnfixedStep(event: nil, given: nil, before: before, after: after, decision: decision))
+        }
+        sessions.machines[session].slot = after
+        steps.append(EventLogStep(id: logged.envelope.id, session: logged.envelope.session,
+                                  tail: tail ?? ~(unfixedSteps.count - 1)))
+
+        guard let observed = logged.observed(tables.observedFields, in: document) else { return }
+        let state = sessions.machines[session].machine.state
+        mismatches.compare(observed, index: logged.index, document: document, name: \.name) { field in
+            D.expected(field, after: state, decision: decision)
+        }
+        D.compareMore(observed, decision: decision, index: logged.index, settings: settings, document: document,
+                      mismatches: &mismatches)
+    }
+
+    /// Reads one event: in canonical form (`type`, and what the type carries), or,
+    /// where the ruleset reads them, as a raw notification (`notification`); exactly
+    /// one of the two.
+    @inline(__always)
+    private static func readEvent(_ object: JSONValue, tables: RulesetTables<D>,
+                                  _ decoder: inout RequestDecoder) -> ReadEvent<DecodedEvent<D.Event>?> {
+        var form = EventFormMembers()
+        var fields = EventFields<D.EventField>()
+        let envelope = decoder.envelope(of: object, own: tables.eventMembers, sessions: D.hasSessions) { _, member, value in
+            switch member {
+            case .type: form.type = value
+            case .notification: form.notification = value
+            case .userInfo: form.userInfo = value
+            case .field(let field): fields[field] = value
+            }
+        }
+        var decoded: DecodedEvent<D.Event>?
+        var translationDiagnostic: DiagnosticCode?
+        if tables.readsNotifications {
+            switch decoder.eventForm(form, of: object, types: tables.eventTypes, mediaServices: tables.readsMediaServices) {
+            case .canonical(let type)?:
+                decoded = canonicalEvent(type, fields, in: object, tables: tables, &decoder)
+            case .notification(let translated, let diagnostic)?:
+                translationDiagnostic = diagnostic
+                decoded = translate(translated, tables: tables)
+            case nil:
+                break
+            }
+        } else if let type = form.type {
+            decoded = decoder.name(type, in: tables.eventTypes).flatMap {
+                canonicalEvent($0, fields, in: object, tables: tables, &decoder)
+            }
+        } else {
+            decoder.reportMissing("type", in: object, "required string is missing")
+        }
+        return ReadEvent(envelope: envelope, decoded: decoded, translationDiagnostic: translationDiagnostic)
+    }
+
+    // Out of line: a raw notification is rare in a long log, and its closures would
+    // be copied on every event's path.
+    @inline(never)
+    private static func translate(_ notification: AudioSessionNotification,
+                                  tables: RulesetTables<D>) -> DecodedEvent<D.Event>? {
+        guard var decoded = D.notificationEvents?.event(notification) else { return nil }
+        decoded.slot = tables.eventSlot(of: decoded.event)
+        return decoded
+    }
+
+    /// The event of the type at `position` in `EventType.allCases`, with its slot.
+    @inline(__always)
+    private static func canonicalEvent(_ position: Int, _ fields: EventFields<D.EventField>, in object: JSONValue,
+                                       tables: RulesetTables<D>, _ decoder: inout RequestDecoder) -> DecodedEvent<D.Event>? {
+        if let typeEvent = tables.typeEvent(at: position) {
+            var decoded = DecodedEvent(typeEvent.event)
+            decoded.slot = typeEvent.slot
+            return decoded
+        }
+        guard var decoded = D.event(tables.eventType(at: position), fields, in: object, &decoder) else { return nil }
+        decoded.slot = tables.payloadEventSlot(of: decoded.event)
+        return decoded
+    }
+}
+
+/// One step as the answer lists it: most steps' tail is precomputed (`tail` ≥ 0);
+/// the others' (`~tail`) is an `UnfixedStep`.
+struct EventLogStep: Sendable {
+    var id: JSONValue?
+    /// The session the event named, if it named one.
+    var session: JSONValue?
+    var tail: Int
+}
+
+/// A step whose event echoes what the log gave (an unknown route change reason, a
+/// sound's name) or reached no machine (`event` is `nil`).
+struct UnfixedStep<D: RulesetDescription>: Sendable {
+    var event: D.Event?
+    var given: GivenRouteChangeReason?
+    var before: Int
+    var after: Int
+    var decision: D.Decision
+}
+
+/// What an event-log ruleset writes of its answer: the ruleset's head, `final`,
+/// `sessions` when any event named one, the steps, then the ruleset's summary.
+/// Not generic: it is written through `any SteppedAnswer`, whose witnesses a
+/// generic type would leave unspecialized, so the ruleset's own parts are one closure
+/// made where the ruleset is known, and a step's precomputed tail is copied as bytes.
+struct EventLogAnswer: SteppedAnswer {
+    /// The parts of an answer only the ruleset can write.
+    enum Part {
+        /// Everything before `steps`.
+        case head
+        /// The tail of the step whose `tail` is negative.
+        case unfixedTail(Int)
+        /// Everything after `steps`.
+        case summary
+    }
+
+    let document: JSONDocument
+    let steps: [EventLogStep]
+    let tails: StepTails
+    /// One closure, so an answer allocates one context for them all.
+    let write: @Sendable (Part, inout JSONWriter) -> Void
+
+    var stepCount: Int { steps.count }
+
+    func writeHead(to writer: inout JSONWriter) { write(.head, &writer) }
+
+    func writeStep(_ index: Int, to writer: inout JSONWriter) {
+        let step = steps[index]
+        // Most steps of a long log: no id, no session, a precomputed tail.
+        if step.id == nil, step.session == nil, step.tail >= 0 {
+            tails.withTail(step.tail) { writer.object(key: "index", integer: index, members: $0) }
+            return
+        }
+        writer.beginObject()
+        writer.stepHead(index: index, id: step.id, document: document)
+        if let name = step.session {
+            writer.key("session")
+            writer.value(name, of: document)
+        }
+        if step.tail >= 0 {
+            tails.withTail(step.tail) { writer.members($0) }
+        } else {
+            write(.unfixedTail(step.tail), &writer)
+        }
+        writer.endObject()
+    }
+
+    func writeTail(to writer: inout JSONWriter) { write(.summary, &writer) }
+}
+
+extension EventLogAnswer {
+    init<D: RulesetDescription>(_ ruleset: D.Type, document: JSONDocument, tables: RulesetTables<D>, settings: D.Settings,
+                                final: EventLogDriver<D>.Session, sessions: [(name: [UInt8], slot: Int)]?,
+                                steps: [EventLogStep], unfixedSteps: [UnfixedStep<D>]) {
+        self.init(document: document, steps: steps, tails: tables.tails) { part, writer in
+            switch part {
+            case .head:
+                D.writeHead(settings, to: &writer, document: document)
+                writer.key("final")
+                writer.raw(tables.stateJSON[final.slot])
+                guard let sessions else { return }
+                writer.key("sessions")
+                writer.beginObject()
+                for session in sessions {
+                    writer.key(escaping: String(decoding: session.name, as: UTF8.self))
+                    writer.raw(tables.stateJSON[session.slot])
+                }
+                writer.endObject()
+            case .unfixedTail(let tail):
+                let unfixed = unfixedSteps[~tail]
+                tables.writeTail(event: unfixed.event, given: unfixed.given, before: unfixed.before, after: unfixed.after,
+                                 decision: unfixed.decision, to: &writer, document: document)
+            case .summary:
+                D.writeSummary(of: final.machine, to: &writer)
+            }
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// What the event-log engine needs of one ruleset: its names (enums, so every
+/// table is derived from `allCases`), its machine, how to read one event and how
+/// to write one step's decision. Everything else is the engine's
+/// (`EventLogDriver`): walking the request's members, `initial` and
+/// `observedFinal`, sessions, raw notifications, observed comparison,
+/// diagnostics, ordering, streaming, and the precomputed step tails.
+protocol RulesetDescription: Sendable {
+    associatedtype Machine: StateMachine & Sendable
+        where Machine.State: Hashable & Sendable, Machine.Event: Hashable & Sendable, Machine.Decision: Sendable
+    typealias State = Machine.State
+    typealias Event = Machine.Event
+    typealias Decision = Machine.Decision
+
+    /// The request's own members besides `initial`, `events` and `observedFinal`.
+    associatedtype Setting: NamedCase = NoNames
+    /// What those members decode to.
+    associatedtype Settings: Sendable = NoSettings
+    /// The state's fields, in the order answers write them.
+    associatedtype StateField: NamedCase
+    /// What `initial` may name.
+    associatedtype InitialField: NamedCase
+    /// What a step's `observed` may name.
+    associatedtype StepField: NamedCase
+    /// What `observedFinal` may name.
+    associatedtype FinalField: NamedCase
+    /// The canonical event types (`"type": "userPaused"`).
+    associatedtype EventType: NamedCase
+    /// The members an event type carries besides `type` (`shouldResume`, `reason`).
+    associatedtype EventField: NamedCase = NoNames
+    /// The rules' diagnostics, each spelled as its `DiagnosticCode`.
+    associatedtype RuleDiagnostic: CaseIterable & Hashable & Sendable & RawRepresentable<String>
+
+    /// Whether a request must carry `events` (haptics may send a `pattern` alone).
+    static var eventsRequired: Bool { get }
+    /// Whether an event may name a `session` (playback.md, "Several playback sessions").
+    static var hasSessions: Bool { get }
+    /// What raw AVAudioSession notifications become; `nil`: events come as `type` only.
+    static var notificationEvents: NotificationEvents<Event>? { get }
+
+    /// Every state a machine can be in (each field's every value), for the tables.
+    static var allStates: [State] { get }
+    static var initialState: State { get }
+    /// Reads the request's own members, reporting their problems.
+    static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
+                         _ decoder: inout RequestDecoder) -> Settings
+    static func readInitial(_ field: InitialField, _ value: JSONValue, into state: inout State,
+                            _ decoder: inout RequestDecoder)
+    /// The machine a session starts with.
+    static func machine(initial: State, settings: Settings) -> Machine
+    /// A machine in any state, to precompute what each event does from it.
+    static func machine(startingAt state: State) -> Machine
+
+    /// The event of a type that carries nothing else; `nil` for one that does.
+    static func event(_ type: EventType) -> Event?
+    /// The event of a type that carries more (`fields`), reporting its problems.
+    static func event(_ type: EventType, _ fields: EventFields<EventField>, in object: JSONValue,
+                      _ decoder: inout RequestDecoder) -> DecodedEvent<Event>?
+    /// The events with members whose canonical form is fixed all the same
+    /// (`interruptionEnded` with either flag): their steps are precomputed too.
+    static var fixedPayloadEvents: [Event] { get }
+    /// Writes an event that carries more than its type; `given` is the route change
+    /// reason as the log gave it, echoed when unknown (`document` is then not `nil`).
+    static func writePayloadEvent(_ event: Event, given: GivenRouteChangeReason?, to writer: inout JSONWriter,
+                                  document: JSONDocument?)
+
+    static func value(_ field: StateField, of state: State) -> FieldValue
+    /// A step's members after `after`.
+    static func writeDecision(_ decision: Decision, to writer: inout JSONWriter)
+    /// The decision of a step whose notification reached no machine.
+    static var noDecision: Decision { get }
+    static func forEachDiagnostic(of decision: Decision, _ body: (RuleDiagnostic) -> Void)
+
+    /// The canonical value of an observed field; `nil` for one checked otherwise (`compareMore`).
+    static func expected(_ field: StepField, after: State, decision: Decision) -> FieldValue?
+    /// Checks of a step's `observed` beyond field by field (haptics' timing).
+    static func compareMore(_ observed: ObservedFields<StepField>, decision: Decision, index: Int,
+                            settings: Settings, document: JSONDocument, mismatches: inout MismatchList)
+    static func expectedFinal(_ field: FinalField, of machine: Machine) -> FieldValue
+    /// A static check run once the log is valid (haptics' pattern); its verdict, or `nil`.
+    static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool?
+    /// Answer members before `final`.
+    static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument)
+    /// Answer members after `steps`.
+    static func writeSummary(of machine: Machine, to writer: inout JSONWriter)
+}
+
+extension RulesetDescription {
+    static var eventsRequired: Bool { true }
+    static var hasSessions: Bool { false }
+    static var notificationEvents: NotificationEvents<Event>? { nil }
+    static var fixedPayloadEvents: [Event] { [] }
+    static func event(_ type: EventType, _ fields: EventFields<EventField>, in object: JSONValue,
+                      _ decoder: inout RequestDecoder) -> DecodedEvent<Event>? {
+        preconditionFailure("\(type.name) carries no members")
+    }
+    static func writePayloadEvent(_ event: Event, given: GivenRouteChangeReason?, to writer: inout JSONWriter,
+                                  document: JSONDocument?) {
+        preconditionFailure("every event is a type alone")
+    }
+    static func compareMore(_ observed: ObservedFields<StepField>, decision: Decision, index: Int,
+                            settings: Settings, document: JSONDocument, mismatches: inout MismatchList) {}
+    static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool? { nil }
+    static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument) {}
+    static func writeSummary(of machine: Machine, to writer: inout JSONWriter) {}
+}
+
+extension RulesetDescription where Settings == NoSettings, Setting == NoNames {
+    static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
+                         _ decoder: inout RequestDecoder) -> Settings { NoSettings() }
+}
+
+/// A closed set of names from an enum: the names a request may use.
+protocol NamedCase: CaseIterable, Hashable, Sendable {
+    var name: String { get }
+}
+
+extension NamedCase where Self: RawRepresentable, RawValue == String {
+    var name: String { rawValue }
+}
+
+/// No names at all: a ruleset without members of its own.
+enum NoNames: NamedCase {
+    var name: String { switch self {} }
+}
+
+struct NoSettings: Sendable {}
+
+/// An event as it reaches the machine, with the route change reason as the log gave it.
+struct DecodedEvent<Event> {
+    var event: Event
+    var given: GivenRouteChangeReason?
+    /// Its slot among the fixed events, once the engine has looked (`nil`: not fixed).
+    var slot: Int?
+
+    init(_ event: Event, given: GivenRouteChangeReason? = nil) {
+        self.event = event
+        self.given = given
+    }
+}
+
+/// The request's own top-level members, as given (last one wins; a repeat is a `422` anyway).
+struct GivenMembers<Name: NamedCase> {
+    fileprivate(set) var entries: [(name: Name, value: JSONValue)] = []
+
+    subscript(name: Name) -> JSONValue? {
+        entries.last { $0.name == name }?.value
+    }
+
+    mutating func append(_ name: Name, _ value: JSONValue) { entries.append((name, value)) }
+}
+
+/// The members an event carried besides `type`: at most three, kept inline so
+/// reading an event allocates nothing.
+struct EventFields<Field: NamedCase> {
+    private var first: (Field, JSONValue)?
+    private var second: (Field, JSONValue)?
+    private var third: (Field, JSONValue)?
+
+    subscript(field: Field) -> JSONValue? {
+        get {
+            if let first, first.0 == field { return first.1 }
+            if let second, second.0 == field { return second.1 }
+            if let third, third.0 == field { return third.1 }
+            return nil
+        }
+        set {
+            guard let newValue else { return }
+            if first == nil || first!.0 == field { first = (field, newValue) }
+            else if second == nil || second!.0 == field { second = (field, newValue) }
+            else if third == nil || third!.0 == field { third = (field, newValue) }
+            else { preconditionFailure("an event type carries at most three members") }
+        }
+    }
+}
+
+/// What each translated AVAudioSession notification becomes in one ruleset: one
+/// translation (`AudioSessionNotification`) for every ruleset that reads them.
+struct NotificationEvents<Event: Sendable>: Sendable {
+    let interruptionBegan: Event
+    let interruptionEnded: @Sendable (_ shouldResume: Bool) -> Event
+    let routeChanged: @Sendable (RouteChangeReason?) -> Event
+    /// `nil`: the ruleset does not model the media server, whose notifications are then unknown.
+    let mediaServices: (lost: Event, reset: Event)?
+
+    func event(_ notification: AudioSessionNotification) -> DecodedEvent<Event>? {
+        switch notification {
+        case .interruptionBegan: DecodedEvent(interruptionBegan)
+        case .interruptionEnded(let shouldResume): DecodedEvent(interruptionEnded(shouldResume))
+        case .routeChanged(let given): DecodedEvent(routeChanged(given.reason), given: given)
+        case .mediaServicesLost: mediaServices.map { DecodedEvent($0.lost) }
+        case .mediaServicesReset: mediaServices.map { DecodedEvent($0.reset) }
+        case .untranslated: nil
+        }
+    }
+}

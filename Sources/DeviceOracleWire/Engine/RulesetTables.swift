@@ -1,0 +1,238 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// A request's top-level members: the engine's own, then the ruleset's.
+enum RequestMember<Setting: NamedCase>: Sendable {
+    case initial, events, observedFinal
+    case setting(Setting)
+}
+
+/// An event's members besides the envelope: its form, then what its type carries.
+enum EventObjectMember<Field: NamedCase>: Sendable {
+    case type, notification, userInfo
+    case field(Field)
+}
+
+/// Everything derived from a description, once per process: the closed name
+/// sets, every state and fixed event numbered (a *slot*, in `allCases` order)
+/// with its JSON, and every step's tail — `"event":…,"before":…,"after":…` and
+/// the decision — for each fixed event from each state, written by running the
+/// real machine. A step's tail is a function of its event and the state before
+/// it (the rules decide the rest), so a long log writes most steps by copying one.
+final class RulesetTables<D: RulesetDescription>: Sendable {
+    /// `playback/1`.
+    let ruleset: StaticString
+    let topMembers: ClosedNames<RequestMember<D.Setting>>
+    let initialFields: ClosedNames<D.InitialField>
+    let observedFields: ClosedNames<D.StepField>
+    let observedFinalFields: ClosedNames<D.FinalField>
+    /// Each event type's name, to its position in `allCases`.
+    let eventTypes: ClosedNames<Int>
+    private let eventTypeCases: [D.EventType]
+    /// The event of each type that carries nothing else, and its slot.
+    private let typeEvents: [(event: D.Event, slot: Int)?]
+    let eventMembers: ClosedNames<EventObjectMember<D.EventField>>
+    /// Whether events may come as raw notifications, and whether media-services ones are known.
+    let readsNotifications: Bool
+    let readsMediaServices: Bool
+
+    private let stateSlots: [D.State: Int]
+    /// Each state's JSON, by slot.
+    let stateJSON: [[UInt8]]
+    let stateCount: Int
+    private let eventSlots: [D.Event: Int]
+    /// The fixed events that carry more than their type, and their slots.
+    private let payloadEventSlots: [(event: D.Event, slot: Int)]
+    /// The events whose type is all they carry, and their type's name.
+    private let typeNames: [D.Event: String]
+    /// Every tail, by `eventSlot * stateCount + stateSlot`.
+    let tails: StepTails
+    /// The state after each tail's step, by the same index.
+    let afterSlots: [Int]
+    /// A look along a few cases: hashing a `String`-backed case hashes its spelling.
+    private let diagnosticCodes: [(diagnostic: D.RuleDiagnostic, code: DiagnosticCode)]
+
+    init(ruleset: StaticString) {
+        self.ruleset = ruleset
+        topMembers = ClosedNames("member", [("initial", .initial), ("events", .events), ("observedFinal", .observedFinal)]
+                                 + D.Setting.allCases.map { ($0.name, .setting($0)) })
+        initialFields = ClosedNames(named: "initial field")
+        observedFields = ClosedNames(named: "observed field")
+        observedFinalFields = ClosedNames(named: "observedFinal field")
+        eventTypeCases = Array(D.EventType.allCases)
+        eventTypes = ClosedNames("event type", eventTypeCases.enumerated().map { ($0.element.name, $0.offset) })
+        let form: [(String, EventObjectMember<D.EventField>)] = D.notificationEvents == nil
+            ? [("type", .type)] : [("type", .type), ("notification", .notification), ("userInfo", .userInfo)]
+        eventMembers = ClosedNames("event member", form + D.EventField.allCases.map { ($0.name, .field($0)) })
+        readsNotifications = D.notificationEvents != nil
+        readsMediaServices = D.notificationEvents?.mediaServices != nil
+
+        let states = D.allStates
+        stateCount = states.count
+        stateSlots = Dictionary(uniqueKeysWithValues: states.enumerated().map { ($0.element, $0.offset) })
+        stateJSON = states.map { state in
+            var writer = JSONWriter(capacity: 256)
+            writer.beginObject()
+            for field in D.StateField.allCases {
+                writer.key(escaping: field.name)
+                writer.fieldValue(D.value(field, of: state))
+            }
+            writer.endObject()
+            return writer.finish()
+        }
+
+        var typeNames: [D.Event: String] = [:]
+        for type in D.EventType.allCases { if let event = D.event(type) { typeNames[event] = type.name } }
+        self.typeNames = typeNames
+        let typeOnly = D.EventType.allCases.compactMap(D.event)
+        let events = typeOnly + D.fixedPayloadEvents
+        let eventSlots = Dictionary(uniqueKeysWithValues: events.enumerated().map { ($0.element, $0.offset) })
+        self.eventSlots = eventSlots
+        typeEvents = eventTypeCases.map { type in D.event(type).map { ($0, eventSlots[$0]!) } }
+        payloadEventSlots = D.fixedPayloadEvents.map { ($0, eventSlots[$0]!) }
+        diagnosticCodes = D.RuleDiagnostic.allCases.map { diagnostic in
+            guard let code = DiagnosticCode(rawValue: diagnostic.rawValue) else {
+                preconditionFailure("\(diagnostic.rawValue) is not a diagnostic code")
+            }
+            return (diagnostic, code)
+        }
+
+        var tails: [UInt8] = [], tailEnds: [Int] = [], afterSlots: [Int] = []
+        for event in events {
+            for (slot, before) in states.enumerated() {
+                var machine = D.machine(startingAt: before)
+                let decision = machine.apply(event)
+                let after = stateSlots[machine.state]!
+                var writer = JSONWriter(capacity: 512)
+                Self.writeTail(event: event, given: nil, typeNames: typeNames, before: stateJSON[slot],
+                               after: stateJSON[after], decision: decision, to: &writer, document: nil)
+                tails += writer.finish()
+                tailEnds.append(tails.count)
+                afterSlots.append(after)
+            }
+        }
+        self.tails = StepTails(bytes: tails, ends: tailEnds)
+        self.afterSlots = afterSlots
+    }
+
+    @inline(__always)
+    func eventType(at position: Int) -> D.EventType { eventTypeCases[position] }
+
+    /// The event of a type that carries nothing else, with its slot.
+    @inline(__always)
+    func typeEvent(at position: Int) -> (event: D.Event, slot: Int)? { typeEvents[position] }
+
+    /// The slot of an event that carries more than its type, if its form is fixed:
+    /// a look along the few such events, cheaper than hashing one.
+    @inline(__always)
+    func payloadEventSlot(of event: D.Event) -> Int? {
+        for entry in payloadEventSlots where entry.event == event { return entry.slot }
+        return nil
+    }
+
+    /// The slot of any event, if its form is fixed.
+    func eventSlot(of event: D.Event) -> Int? { eventSlots[event] }
+
+    @inline(__always)
+    func slot(of state: D.State) -> Int { stateSlots[state]! }
+
+    /// The index of a fixed event's tail from the state in `slot`.
+    @inline(__always)
+    func tail(ofEventSlot eventSlot: Int, from slot: Int) -> Int { eventSlot * stateCount + slot }
+
+    /// Whether a step's own values write exactly its precomputed tail.
+    func tail(_ tail: Int, isWrittenBy event: D.Event, before: Int, after: Int, decision: D.Decision) -> Bool {
+        var writer = JSONWriter(capacity: 512)
+        Self.writeTail(event: event, given: nil, typeNames: typeNames, before: stateJSON[before], after: stateJSON[after],
+                       decision: decision, to: &writer, document: nil)
+        let written = writer.finish()
+        return afterSlots[tail] == after && tails.withTail(tail) { $0.elementsEqual(written) }
+    }
+
+    func code(of diagnostic: D.RuleDiagnostic) -> DiagnosticCode {
+        diagnosticCodes.first { $0.diagnostic == diagnostic }!.code
+    }
+
+    /// `"event":…,"before":…,"after":…` and the decision's members.
+    func writeTail(event: D.Event?, given: GivenRouteChangeReason?, before: Int, after: Int, decision: D.Decision,
+                   to writer: inout JSONWriter, document: JSONDocument) {
+        Self.writeTail(event: event, given: given, typeNames: typeNames, before: stateJSON[before],
+                       after: stateJSON[after], decision: decision, to: &writer, document: document)
+    }
+
+    private static func writeTail(event: D.Event?, given: GivenRouteChangeReason?, typeNames: [D.Event: String],
+                                  before: [UInt8], after: [UInt8], decision: D.Decision,
+                                  to writer: inout JSONWriter, document: JSONDocument?) {
+        writer.key("event")
+        if let event {
+            if let name = typeNames[event] {
+                writer.beginObject()
+                writer.key("type")
+                writer.string(escaping: name)
+                writer.endObject()
+            } else {
+                D.writePayloadEvent(event, given: given, to: &writer, document: document)
+            }
+        } else {
+            writer.null()
+        }
+        writer.key("before")
+        writer.raw(before)
+        writer.key("after")
+        writer.raw(after)
+        D.writeDecision(decision, to: &writer)
+    }
+}
+
+/// Step tails back to back, and where each ends. Not generic: the answer's writer
+/// copies them without knowing the ruleset.
+final class StepTails: Sendable {
+    private let bytes: [UInt8]
+    private let ends: [Int]
+
+    init(bytes: [UInt8], ends: [Int]) {
+        self.bytes = bytes
+        self.ends = ends
+    }
+
+    @inline(__always)
+    func withTail<R>(_ tail: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let start = tail == 0 ? 0 : ends[tail - 1]
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<ends[tail]])) }
+    }
+}
+
+extension ClosedNames where Name: NamedCase {
+    /// Every case, spelled as its name, in declaration order.
+    convenience init(named kind: String) {
+        self.init(kind, Name.allCases.map { ($0.name, $0) })
+    }
+}
+
+extension JSONWriter {
+    /// A canonical value that is not a value of the request.
+    mutating func fieldValue(_ value: FieldValue) {
+        switch value {
+        case .null: null()
+        case .bool(let flag): bool(flag)
+        case .number(let number): self.number(number)
+        case .string(let text): string(escaping: text)
+        case .array(let values):
+            beginArray()
+            for value in values { fieldValue(value) }
+            endArray()
+        case .requestValue: preconditionFailure("a state holds no values of the request")
+        }
+    }
+
+    /// `{"type":"routeChanged","reason":…}`: a known reason by name, an unknown one as given.
+    mutating func routeChangedEvent(_ reason: RouteChangeReason?, given: GivenRouteChangeReason?,
+                                    document: JSONDocument?) {
+        beginObject()
+        key("type")
+        string("routeChanged")
+        key("reason")
+        if let reason { string(escaping: reason.name) } else if let given, let document { value(given.given, of: document) }
+        endObject()
+    }
+}

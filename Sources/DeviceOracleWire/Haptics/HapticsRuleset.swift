@@ -1,0 +1,209 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// `POST /haptics/contract` (haptics.md): checks the exported `pattern` against
+/// the confirmation contract and runs the `events` through one `HapticsMachine`,
+/// answered by the event-log engine. Members in this order: `ruleset`,
+/// `canonicalPattern`, `patternCheck` (when `pattern` was given), `final`, `steps`,
+/// `summary`, `verdict`, `mismatches`, `diagnostics`.
+enum HapticsRuleset: RulesetDescription {
+    static let endpoint = EventLogDriver<Self>.endpoint(
+        "haptics/1", path: "/haptics/contract",
+        summary: "The \"Saved\" haptic confirmation: the pattern contract and when the haptic is requested.",
+        model: RulesetModel(HapticsModelCoding.self))
+
+    /// A request may check the `pattern` alone.
+    static var eventsRequired: Bool { false }
+
+    enum Setting: String, NamedCase {
+        case pattern, expectedParameters, supportsHaptics, timingToleranceMs
+    }
+
+    struct Settings: Sendable {
+        var pattern: (array: JSONValue, objects: [(index: Int, object: JSONValue)])?
+        var contract: HapticPatternContract
+        var supportsHaptics: Bool
+        var timing: HapticTiming
+        /// Once the log is valid.
+        var patternCheck: HapticsPatternCheck?
+    }
+
+    enum StateField: String, NamedCase {
+        case phase, engine
+    }
+
+    /// `initial` names `phase` only: the engine follows from `supportsHaptics`.
+    enum InitialField: String, NamedCase {
+        case phase
+    }
+
+    enum StepField: String, NamedCase {
+        case phase, visible, haptic, engine
+        /// Device-clock times (ms) that feed the `timing` check on a step that plays a haptic.
+        case visibleAt, hapticAt
+    }
+
+    enum FinalField: String, NamedCase {
+        case phase, engine, hapticRequests
+    }
+
+    typealias EventType = HapticsEvent
+    typealias RuleDiagnostic = HapticsDiagnostic
+
+    private static let phases = ClosedNames<SavePhase>("phase")
+
+    static let allStates = SavePhase.allCases.flatMap { phase in
+        HapticEngineState.allCases.map { HapticsState(phase: phase, engine: $0) }
+    }
+    static var initialState: HapticsState { HapticsState() }
+
+    static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
+                         _ decoder: inout RequestDecoder) -> Settings {
+        if decoder.present(given[.pattern]) == nil, !eventsGiven {
+            decoder.reportMissing("events", in: request,
+                                  "a request needs 'pattern' (the pattern contract), 'events' (the flow) or both")
+        }
+        let pattern = decoder.value(given[.pattern], of: .array).map { (array: $0, objects: decoder.objects(in: $0)) }
+        let contract = decoder.patternContract(expectedParameters: given[.expectedParameters])
+        let supportsHaptics = decoder.bool(given[.supportsHaptics]) ?? true
+        let timing = decoder.timing(toleranceMs: given[.timingToleranceMs])
+        return Settings(pattern: pattern, contract: contract, supportsHaptics: supportsHaptics, timing: timing)
+    }
+
+    static func readInitial(_ field: InitialField, _ value: JSONValue, into state: inout HapticsState,
+                            _ decoder: inout RequestDecoder) {
+        switch field {
+        case .phase: state.phase = decoder.name(value, in: phases) ?? state.phase
+        }
+    }
+
+    static func machine(initial: HapticsState, settings: Settings) -> HapticsMachine {
+        HapticsMachine(phase: initial.phase, supportsHaptics: settings.supportsHaptics)
+    }
+
+    static func machine(startingAt state: HapticsState) -> HapticsMachine { HapticsMachine(state: state) }
+
+    /// Haptics events carry nothing but their type.
+    static func event(_ type: HapticsEvent) -> HapticsEvent? { type }
+
+    static func value(_ field: StateField, of state: HapticsState) -> FieldValue {
+        switch field {
+        case .phase: .string(state.phase.rawValue)
+        case .engine: .string(state.engine.rawValue)
+        }
+    }
+
+    static func writeDecision(_ decision: HapticsDecision, to writer: inout JSONWriter) {
+        writer.key("visible")
+        writer.string(escaping: decision.visible.rawValue)
+        writer.key("haptic")
+        writer.string(escaping: decision.haptic.rawValue)
+        writer.key("actions")
+        writer.beginArray()
+        for action in decision.actions { writer.string(escaping: action.rawValue) }
+        writer.endArray()
+    }
+
+    static var noDecision: HapticsDecision { HapticsDecision(visible: .none) }
+
+    static func forEachDiagnostic(of decision: HapticsDecision, _ body: (HapticsDiagnostic) -> Void) {
+        if let diagnostic = decision.diagnostic { body(diagnostic) }
+    }
+
+    static func expected(_ field: StepField, after: HapticsState, decision: HapticsDecision) -> FieldValue? {
+        switch field {
+        case .phase: .string(after.phase.rawValue)
+        case .visible: .string(decision.visible.rawValue)
+        case .haptic: .string(decision.haptic.rawValue)
+        case .engine: .string(after.engine.rawValue)
+        case .visibleAt, .hapticAt: nil
+        }
+    }
+
+    static func expectedFinal(_ field: FinalField, of machine: HapticsMachine) -> FieldValue {
+        switch field {
+        case .phase: .string(machine.state.phase.rawValue)
+        case .engine: .string(machine.state.engine.rawValue)
+        case .hapticRequests: .number(Double(machine.summary.hapticRequests))
+        }
+    }
+
+    /// On a step that plays a haptic, when both times are given: |hapticAt − visibleAt|
+    /// against `timingToleranceMs`.
+    static func compareMore(_ observed: ObservedFields<StepField>, decision: HapticsDecision, index: Int,
+                            settings: Settings, document: JSONDocument, mismatches: inout MismatchList) {
+        let timing = settings.timing
+        guard decision.haptic == .play,
+              let visibleAt = observed.entries.first(where: { $0.field == .visibleAt })?.value,
+              let hapticAt = observed.entries.first(where: { $0.field == .hapticAt })?.value else { return }
+        let tolerance = FieldValue.number(timing.toleranceMs)
+        guard let visibleMs = document.number(visibleAt), let hapticMs = document.number(hapticAt) else {
+            mismatches.append(Mismatch(index: index, field: "timing", expected: tolerance, observed: .null,
+                                       detail: "'visibleAt' and 'hapticAt' must both be numbers (ms) to measure the timing"))
+            return
+        }
+        guard !timing.accepts(visibleAt: visibleMs, hapticAt: hapticMs) else { return }
+        let gap = HapticTiming.gap(visibleAt: visibleMs, hapticAt: hapticMs)
+        if gap.isFinite {
+            mismatches.append(Mismatch(index: index, field: "timing", expected: tolerance, observed: .number(gap)))
+        } else {
+            mismatches.append(Mismatch(index: index, field: "timing", expected: tolerance, observed: .null,
+                                       detail: "|hapticAt - visibleAt| is beyond the range of a double"))
+        }
+    }
+
+    static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool? {
+        let document = decoder.document
+        settings.patternCheck = settings.pattern.map { pattern in
+            HapticsPatternCheck(pattern: pattern.array, at: decoder.pointer(to: pattern.array),
+                                events: pattern.objects.map { GivenPatternEvent($0.object, index: $0.index, in: document) },
+                                contract: settings.contract, document: document)
+        }
+        return settings.patternCheck?.passed
+    }
+
+    static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument) {
+        writer.key("canonicalPattern")
+        HapticsPatternCheck.writeCanonicalPattern(to: &writer)
+        if let patternCheck = settings.patternCheck {
+            writer.key("patternCheck")
+            patternCheck.write(to: &writer, document: document)
+        }
+    }
+
+    static func writeSummary(of machine: HapticsMachine, to writer: inout JSONWriter) {
+        let summary = machine.summary
+        writer.counts("summary", [("saves", summary.saves), ("failures", summary.failures),
+                                  ("hapticRequests", summary.hapticRequests)])
+    }
+}
+
+extension HapticsEvent: NamedCase {}
+
+private extension RequestDecoder {
+    /// `expectedParameters`: either value or both, each a number in [0, 1] — a
+    /// tuned value outside the range no pattern could meet is a harness error.
+    mutating func patternContract(expectedParameters value: JSONValue?) -> HapticPatternContract {
+        var contract = HapticPatternContract()
+        guard let object = self.value(value, of: .object) else { return contract }
+        closedObject(object, names: hapticParameterNames) { decoder, parameter, value in
+            guard let number = decoder.number(value) else { return }
+            guard HapticPatternContract.parameterRange.contains(number) else {
+                decoder.report("expected a number from 0 to 1", at: value)
+                return
+            }
+            contract.expected[parameter] = number
+        }
+        return contract
+    }
+
+    /// `timingToleranceMs`: a number of milliseconds, not negative.
+    mutating func timing(toleranceMs value: JSONValue?) -> HapticTiming {
+        guard let value = present(value), let tolerance = number(value) else { return HapticTiming() }
+        guard tolerance >= 0 else {
+            report("expected a number that is not negative", at: value)
+            return HapticTiming()
+        }
+        return HapticTiming(toleranceMs: tolerance)
+    }
+}

@@ -1,0 +1,130 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// `POST /playback/apply` (playback.md): one `PlaybackMachine` per session over
+/// the event log, answered by the event-log engine.
+enum PlaybackRuleset: RulesetDescription {
+    static let endpoint = EventLogDriver<Self>.endpoint(
+        "playback/1", path: "/playback/apply",
+        summary: "Media player decisions after audio interruptions, route changes (headphones unplugged) and user pause/play.",
+        model: RulesetModel(PlaybackModelCoding.self))
+
+    static var hasSessions: Bool { true }
+    static let notificationEvents: NotificationEvents<PlaybackEvent>? = NotificationEvents(
+        interruptionBegan: .interruptionBegan, interruptionEnded: { .interruptionEnded(shouldResume: $0) },
+        routeChanged: { .routeChanged(reason: $0) }, mediaServices: nil)
+
+    enum StateField: String, NamedCase {
+        case isPlaying, resumeAfterInterruption
+    }
+    typealias InitialField = StateField
+    typealias FinalField = StateField
+
+    enum StepField: String, NamedCase {
+        case isPlaying, resumeAfterInterruption, action
+    }
+
+    enum EventType: String, NamedCase {
+        case interruptionBegan, interruptionEnded, userPaused, outputDisconnected, userPlayed, routeChanged
+    }
+
+    enum EventField: String, NamedCase {
+        case shouldResume, reason
+    }
+
+    typealias RuleDiagnostic = PlaybackDiagnostic
+
+    static let allStates = [false, true].flatMap { isPlaying in
+        [false, true].map { PlaybackState(isPlaying: isPlaying, resumeAfterInterruption: $0) }
+    }
+    static var initialState: PlaybackState { PlaybackState() }
+
+    static func readInitial(_ field: StateField, _ value: JSONValue, into state: inout PlaybackState,
+                            _ decoder: inout RequestDecoder) {
+        guard let flag = decoder.bool(value) else { return }
+        switch field {
+        case .isPlaying: state.isPlaying = flag
+        case .resumeAfterInterruption: state.resumeAfterInterruption = flag
+        }
+    }
+
+    static func machine(initial: PlaybackState, settings: NoSettings) -> PlaybackMachine { PlaybackMachine(state: initial) }
+    static func machine(startingAt state: PlaybackState) -> PlaybackMachine { PlaybackMachine(state: state) }
+
+    static func event(_ type: EventType) -> PlaybackEvent? {
+        switch type {
+        case .interruptionBegan: .interruptionBegan
+        case .userPaused: .userPaused
+        case .outputDisconnected: .outputDisconnected
+        case .userPlayed: .userPlayed
+        case .interruptionEnded, .routeChanged: nil
+        }
+    }
+
+    static func event(_ type: EventType, _ fields: EventFields<EventField>, in object: JSONValue,
+                      _ decoder: inout RequestDecoder) -> DecodedEvent<PlaybackEvent>? {
+        switch type {
+        case .interruptionEnded:
+            guard let flag = decoder.required(fields[.shouldResume], of: .bool, member: "shouldResume", in: object) else {
+                return nil
+            }
+            return DecodedEvent(.interruptionEnded(shouldResume: decoder.document.bool(flag) ?? false))
+        case .routeChanged:
+            return decoder.routeChangeReason(fields[.reason], in: object).map {
+                DecodedEvent(.routeChanged(reason: $0.reason), given: $0)
+            }
+        case .interruptionBegan, .userPaused, .outputDisconnected, .userPlayed:
+            preconditionFailure("\(type) carries nothing")
+        }
+    }
+
+    static let fixedPayloadEvents = [false, true].map { PlaybackEvent.interruptionEnded(shouldResume: $0) }
+        + RouteChangeReason.allCases.map { PlaybackEvent.routeChanged(reason: $0) }
+
+    static func writePayloadEvent(_ event: PlaybackEvent, given: GivenRouteChangeReason?, to writer: inout JSONWriter,
+                                  document: JSONDocument?) {
+        switch event {
+        case .interruptionEnded(let shouldResume):
+            writer.beginObject()
+            writer.key("type")
+            writer.string("interruptionEnded")
+            writer.key("shouldResume")
+            writer.bool(shouldResume)
+            writer.endObject()
+        case .routeChanged(let reason):
+            writer.routeChangedEvent(reason, given: given, document: document)
+        case .interruptionBegan, .userPaused, .outputDisconnected, .userPlayed:
+            preconditionFailure("\(event) carries nothing")
+        }
+    }
+
+    static func value(_ field: StateField, of state: PlaybackState) -> FieldValue {
+        switch field {
+        case .isPlaying: .bool(state.isPlaying)
+        case .resumeAfterInterruption: .bool(state.resumeAfterInterruption)
+        }
+    }
+
+    static func writeDecision(_ decision: PlaybackDecision, to writer: inout JSONWriter) {
+        writer.key("action")
+        writer.string(escaping: decision.action.rawValue)
+    }
+
+    static var noDecision: PlaybackDecision { PlaybackDecision(action: .none) }
+
+    static func forEachDiagnostic(of decision: PlaybackDecision, _ body: (PlaybackDiagnostic) -> Void) {
+        if let diagnostic = decision.diagnostic { body(diagnostic) }
+    }
+
+    static func expected(_ field: StepField, after: PlaybackState, decision: PlaybackDecision) -> FieldValue? {
+        switch field {
+        case .isPlaying: .bool(after.isPlaying)
+        case .resumeAfterInterruption: .bool(after.resumeAfterInterruption)
+        case .action: .string(decision.action.rawValue)
+        }
+    }
+
+    static func expectedFinal(_ field: StateField, of machine: PlaybackMachine) -> FieldValue {
+        value(field, of: machine.state)
+    }
+}

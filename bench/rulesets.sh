@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Every ruleset on the benchmark bodies (bench/bodies/generate.py), in one run: the large
+# body's MB/s (median of N sequential curl POSTs) and the small body's req/s under wrk at
+# c=64, each with its ratio to playback's; and, given a second binary (main's), playback's
+# ratio to it. Servers pinned to CPU 0 (wrk on CPU 1), both started once; the two
+# binaries are measured alternately, ruleset by ruleset.
+# Usage: bench/rulesets.sh BINARY [BASELINE_BINARY] [N] [SECS]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+binary=${1:?usage: rulesets.sh BINARY [BASELINE_BINARY] [N] [SECS]}
+baseline=${2:-} n=${3:-10} secs=${4:-5}
+source "$here/../.ci/start-server.sh"
+work=$(mktemp -d)
+python3 "$here/bodies/generate.py" "$work" >/dev/null
+cat >"$work/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+local file = io.open(os.getenv("BODY"), "rb")
+wrk.body = file:read("*a")
+file:close()
+LUA
+
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+SERVER_CPUS=0 start_server "$work/new.log" "$binary" --log-level warn
+pids+=("$server_pid") new_port=$port
+if [[ -n $baseline ]]; then
+  SERVER_CPUS=0 start_server "$work/base.log" "$baseline" --log-level warn
+  pids+=("$server_pid") base_port=$port
+fi
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# large PORT PATH BODY: MB/s of the median POST
+large() {
+  local size seconds
+  size=$(stat -c %s "$3")
+  curl -s -o /dev/null --data-binary @"$3" -H 'Content-Type: application/json' "http://127.0.0.1:$1$2"
+  seconds=$(for _ in $(seq 1 "$n"); do
+    curl -s -o /dev/null -w '%{time_total}\n' --data-binary @"$3" -H 'Content-Type: application/json' "http://127.0.0.1:$1$2"
+  done | median)
+  awk -v s="$size" -v t="$seconds" 'BEGIN { printf "%.1f", s / t / 1e6 }'
+}
+# small PORT PATH BODY: req/s at c=64
+small() {
+  BODY=$3 taskset -c 1 wrk -t1 -c64 -d"${secs}s" -s "$work/post.lua" "http://127.0.0.1:$1$2" |
+    awk '/^Requests\/sec/ { printf "%.0f", $2 }'
+}
+
+declare -A new_large new_small base_large base_small
+rulesets=(playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run)
+for entry in "${rulesets[@]}"; do
+  name=${entry%%:*} path=${entry#*:}
+  new_large[$name]=$(large "$new_port" "$path" "$work/$name-large.json")
+  [[ -n $baseline ]] && base_large[$name]=$(large "$base_port" "$path" "$work/$name-large.json")
+  new_small[$name]=$(small "$new_port" "$path" "$work/$name-small.json")
+  [[ -n $baseline ]] && base_small[$name]=$(small "$base_port" "$path" "$work/$name-small.json")
+done
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+header="| ruleset | large MB/s | ÷ playback | small req/s c=64 | ÷ playback |"
+rule="|---|---|---|---|---|"
+[[ -n $baseline ]] && header+=" baseline large MB/s | baseline small req/s |" rule+="---|---|"
+echo "$header"
+echo "$rule"
+for entry in "${rulesets[@]}"; do
+  name=${entry%%:*}
+  line="| $name | ${new_large[$name]} | $(ratio "${new_large[$name]}" "${new_large[playback]}") | ${new_small[$name]} | $(ratio "${new_small[$name]}" "${new_small[playback]}") |"
+  [[ -n $baseline ]] && line+=" ${base_large[$name]} | ${base_small[$name]} |"
+  echo "$line"
+done
+if [[ -n $baseline ]]; then
+  echo
+  echo "playback against the baseline: large $(ratio "${new_large[playback]}" "${base_large[playback]}")×, small $(ratio "${new_small[playback]}" "${base_small[playback]}")×"
+fi
