@@ -10,6 +10,7 @@ final class RouterTests: XCTestCase {
     private func status(_ method: HTTPMethod, _ path: String, contentType: String? = nil) -> (Int, String?) {
         switch router.decide(method: method, path: path, contentType: contentType) {
         case .handle: return (200, nil)
+        case .stream: return (-1, nil)
         case .respond(let response): return (response.status, response.headers.first { $0.0 == "Allow" }?.1)
         }
     }
