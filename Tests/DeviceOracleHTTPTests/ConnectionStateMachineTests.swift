@@ -740,6 +740,18 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.refusals, [408])
     }
 
+    func testTimeTheAnswerWaitsForThePeerDoesNotCountAgainstTheStreamsRate() {
+        accept { $0.minReceiveRate = 1024 }
+        handler.onReceive = [("A\n", begin200)]
+        read(streamHead() + chunk("a\n"), at: start)
+
+        _ = wait(start + 20 * second, pending: true)
+        read(chunk("b"), at: start + 21 * second)
+
+        XCTAssertEqual(effects.refusals, [])
+        XCTAssertTrue(machine.isReadingRequests)
+    }
+
     func testAStalledStreamIsCutAtTheBodyTimeout() {
         accept()
         read(streamHead() + chunk("a\n"), at: start)

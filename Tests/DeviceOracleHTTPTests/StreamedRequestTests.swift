@@ -97,3 +97,64 @@ final class StreamedRequestTests: XCTestCase {
         XCTAssertEqual(response.trailers.first { $0.0 == "X-Lines" }?.1, "\(linesPerChunk * chunks)")
     }
 }
+
+/// Memory stays flat however long a streamed body is: reading stops while the answer
+/// waits for the peer, and nothing of the body is kept. Opt-in, since it moves a
+/// gigabyte: `STREAM_RSS_BYTES=1073741824 swift test --filter StreamedMemoryTests`.
+final class StreamedMemoryTests: XCTestCase {
+    private static var residentBytes: Int {
+        let statm = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+        let pages = statm.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// Posts `bytes` of 101-byte lines chunked to `path` from one thread while another
+    /// reads and throws away the answer; returns the peak growth of the process's RSS.
+    private func peakGrowth(path: String, bytes: Int) throws -> Int {
+        let server = try TestServer()
+        let connection = try server.connect()
+        let line = Array(String(repeating: "abcdefghij", count: 10).utf8) + [10]
+        let linesPerChunk = 640
+        let chunks = bytes / (line.count * linesPerChunk)
+        let piece = Array((String(line.count * linesPerChunk, radix: 16) + "\r\n").utf8)
+            + Array(repeating: line, count: linesPerChunk).flatMap { $0 } + [13, 10]
+        let idle = Self.residentBytes
+        let peak = Locked(idle)
+        let done = Locked(false)
+        Thread {
+            while !done.value {
+                let now = Self.residentBytes
+                if now > peak.value { peak.value = now }
+                usleep(10_000)
+            }
+        }.start()
+        Thread {
+            connection.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for _ in 0..<chunks { connection.send(piece) }
+            connection.send("0\r\n\r\n")
+        }.start()
+        let end = Array("X-Lines: \(chunks * linesPerChunk)\r\n\r\n".utf8)
+        var tail: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 256 * 1024)
+        while !tail.elementsEqual(end) {
+            let count = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            tail = Array((tail + buffer[0..<count]).suffix(end.count))
+        }
+        done.value = true
+        XCTAssertEqual(tail, end, "the answer ended with its trailer")
+        print("\(path): idle RSS \(idle >> 10) KiB, peak \(peak.value >> 10) KiB")
+        return peak.value - idle
+    }
+
+    func testAGigabyteStreamedThroughKeepsTheProcessFlat() throws {
+        guard let bytes = ProcessInfo.processInfo.environment["STREAM_RSS_BYTES"].flatMap(Int.init) else {
+            throw XCTSkip("set STREAM_RSS_BYTES to run")
+        }
+        let quiet = try peakGrowth(path: "/count", bytes: bytes)
+        let echoing = try peakGrowth(path: "/lines", bytes: bytes)
+        print("streamed \(bytes) bytes: peak RSS growth \(quiet >> 10) KiB writing little, \(echoing >> 10) KiB writing a line per line")
+        XCTAssertLessThan(quiet, 32 << 20)
+        XCTAssertLessThan(echoing, 64 << 20)
+    }
+}

@@ -201,6 +201,10 @@ final class TestServer: Sendable {
               streamed: StreamedBody(mediaTypes: ["application/x-ndjson"]) { _ in UppercaseLines() }) { request in
             .json(200, request.body)
         },
+        Route(path: "/count", methods: [.POST],
+              streamed: StreamedBody(mediaTypes: ["application/x-ndjson"]) { _ in UppercaseLines(echoes: false) }) { _ in
+            HTTPResponse(status: 200)
+        },
         Route(path: "/big", methods: [.GET]) { _ in
             HTTPResponse(status: 200, contentType: "application/octet-stream", body: [UInt8](repeating: 0x62, count: 32 << 20))
         },
@@ -249,11 +253,17 @@ final class CountingStream: HTTPBodyStream, @unchecked Sendable {
 
 /// A streamed body's handler that answers each line (LF-terminated; the last may lack
 /// it) with the line uppercased, once the first line is complete, and ends with the
-/// trailer `X-Lines`: what the NDJSON form does, without JSON.
+/// trailer `X-Lines`: what the NDJSON form does, without JSON. Unless it `echoes`, it
+/// only counts the lines.
 final class UppercaseLines: StreamedRequestHandler {
+    private let echoes: Bool
     private var partial: [UInt8] = []
     private var lines = 0
     private var begun = false
+
+    init(echoes: Bool = true) {
+        self.echoes = echoes
+    }
 
     func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> StreamedProgress {
         var start = 0
@@ -282,8 +292,10 @@ final class UppercaseLines: StreamedRequestHandler {
     }
 
     private func emitLine(to output: inout [UInt8]) {
-        output += partial.lazy.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }
-        output.append(10)
+        if echoes {
+            output += partial.lazy.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }
+            output.append(10)
+        }
         partial.removeAll(keepingCapacity: true)
         lines += 1
     }

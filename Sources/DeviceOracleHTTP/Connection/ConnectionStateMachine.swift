@@ -419,7 +419,11 @@ struct ConnectionStateMachine {
         case .receivingBody, .streaming:
             // A stream's output waiting for the peer stops reading (backpressure): the
             // send timeout runs, and the body timeout starts again once it has gone.
-            if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
+            // The wait is not the sender's, so the rate clock starts again too.
+            if hasPendingOutput {
+                if case .streaming = state { rateClock.restart(at: now) }
+                return .poll(.write, armSend(sentSome: sentSome, now: now))
+            }
             if framer.isInsideHead { return .poll(.read, rearm(.header, now: now)) }
             if timer.kind != .body || timer.bodyProgress {
                 arm(.body, now: now)

@@ -13,7 +13,8 @@
 /// answer has begun; after, the handler hears nothing more and the connection closes
 /// after what was written, so the answer lacks its last chunk). The body timeout applies
 /// between reads; the minimum receive rate applies per unit of the body: its clock
-/// restarts whenever a call returns `completedUnit`.
+/// restarts whenever a call returns `completedUnit` (and when reading resumes after the
+/// answer waited for the peer: that wait was not the sender's).
 public protocol StreamedRequestHandler: AnyObject {
     /// The next bytes of the body (one read's worth at most). Answer body bytes go into
     /// `output` (without framing) once the answer has begun.
