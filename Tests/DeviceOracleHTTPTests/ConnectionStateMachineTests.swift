@@ -752,6 +752,22 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertTrue(machine.isReadingRequests)
     }
 
+    func testAStreamInProgressWhenTheDrainBeginsGoesOnToItsEndThenCloses() {
+        accept()
+        handler.onReceive = [("A\n", begin200)]
+        handler.onBodyEnded = [("", .end(trailers: [("X-Lines", "2")], readsRest: true))]
+        read(streamHead() + chunk("a\n"), at: start)
+
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: true, now: start),
+                       .poll(.read, .arm(.body, deadline: start + 30 * second)), "still in flight")
+        effects.isDraining = true
+        read(chunk("b\n") + "0\r\n\r\n", at: start + second)
+
+        XCTAssertEqual(handler.received, "a\nb\n")
+        XCTAssertEqual(effects.streamedTrailers.count, 1)
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: true, now: start + second), .close)
+    }
+
     func testAStalledStreamIsCutAtTheBodyTimeout() {
         accept()
         read(streamHead() + chunk("a\n"), at: start)
