@@ -33,6 +33,9 @@ struct ServeOptions {
         Setting(flag: "--max-body-bytes", variable: "MAX_BODY_BYTES") { options, value throws(UsageError) in
             options.configuration.maxBodyBytes = try integer(value, "--max-body-bytes", "MAX_BODY_BYTES", in: 1...(1 << 40))
         },
+        Setting(flag: "--max-stream-bytes", variable: "MAX_STREAM_BYTES") { options, value throws(UsageError) in
+            options.configuration.maxStreamBytes = try integer(value, "--max-stream-bytes", "MAX_STREAM_BYTES", in: 1...(1 << 50))
+        },
         Setting(flag: "--max-connections", variable: "MAX_CONNECTIONS") { options, value throws(UsageError) in
             options.configuration.maxConnections = try integer(value, "--max-connections", "MAX_CONNECTIONS", in: 1...1_000_000)
         },

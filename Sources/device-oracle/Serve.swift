@@ -42,6 +42,7 @@ enum ServeCommand {
             ("version", .string(deviceOracleVersion)),
             ("eventLoops", .int(configuration.eventLoops)),
             ("maxBodyBytes", .int(configuration.maxBodyBytes)),
+            ("maxStreamBytes", .int(configuration.maxStreamBytes)),
             ("maxConnections", .int(configuration.maxConnections)),
             ("headerTimeout", .double(configuration.headerTimeout)),
             ("bodyTimeout", .double(configuration.bodyTimeout)),

@@ -10,7 +10,7 @@ let usage = """
 
     Usage:
       device-oracle [serve] [--host 0.0.0.0] [--port 8080] [--max-body-bytes 8388608]
-                            [--max-connections 10000] [--header-timeout 10] [--body-timeout 30]
+                            [--max-stream-bytes 68719476736] [--max-connections 10000] [--header-timeout 10] [--body-timeout 30]
                             [--send-timeout 30] [--idle-timeout 60] [--min-rate 1024]
                             [--min-rate-grace 5] [--max-memory-bytes N] [--memory-wait 10]
                             [--log-level info] [--metrics on]
@@ -29,7 +29,7 @@ let usage = """
       device-oracle --version | --help
 
     serve is the default. Every serve flag also reads an environment variable (a flag wins):
-      HOST, PORT, MAX_BODY_BYTES, MAX_CONNECTIONS, HEADER_TIMEOUT, BODY_TIMEOUT,
+      HOST, PORT, MAX_BODY_BYTES, MAX_STREAM_BYTES, MAX_CONNECTIONS, HEADER_TIMEOUT, BODY_TIMEOUT,
       SEND_TIMEOUT, IDLE_TIMEOUT, MIN_RATE, MIN_RATE_GRACE, MAX_MEMORY_BYTES, MEMORY_WAIT,
       LOG_LEVEL (debug, info, warn, error), METRICS (on: GET /metrics counts requests; off).
     Timeouts are seconds and may be fractional. --min-rate: bytes per second a request must

@@ -18,8 +18,17 @@ final class ChunkedBodyTests: XCTestCase {
     }
 
     func testBadFramingIsMalformed() {
-        for text in ["x\r\n", "-1\r\n", "5\r\nhelloXY0\r\n\r\n", "0\r\nX-Trailer: 1\r\n\r\n"] {
+        for text in ["x\r\n", "-1\r\n", "5\r\nhelloXY0\r\n\r\n", "0\r\nno colon\r\n\r\n"] {
             XCTAssertEqual(decode(text), .malformed, text.debugDescription)
         }
+    }
+
+    /// A streamed request's answer ends with trailer fields (`Oracle-Verdict`).
+    func testTrailerFieldsAfterTheLastChunkAreReadInOrder() {
+        let text = "1\r\n!\r\n0\r\nX-Lines: 1\r\nOracle-Verdict: pass\r\n\r\nnext"
+
+        XCTAssertEqual(decode(text), .complete(body: Array("!".utf8), consumed: 45))
+        XCTAssertEqual(ChunkedBody.trailerFields(Array(text.utf8)).map { "\($0.0)=\($0.1)" }, ["X-Lines=1", "Oracle-Verdict=pass"])
+        XCTAssertEqual(decode("0\r\nX-Lines: 1\r\n"), .incomplete)
     }
 }

@@ -40,6 +40,33 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         func logAccess(_ line: AccessLineFields, bytes: Int) { accessStatuses.append(line.status) }
 
+        /// A streamed answer as it would go out: its head's status and fields, then its body
+        /// bytes (unframed), then its trailers.
+        var streamedHeads: [(status: Int, framing: ResponseSerializer.BodyFraming, connection: ResponseSerializer.ConnectionField,
+                             headers: [(String, String)])] = []
+        var streamedBytes: [UInt8] = []
+        var streamedTrailers: [[(String, String)]] = []
+        var accessFields: [[(String, String)]] = []
+        var streamsInFlight = 0
+
+        func streamStarted() { streamsInFlight += 1 }
+
+        func queueStreamedHead(_ response: HTTPResponse, framing: ResponseSerializer.BodyFraming,
+                               connection: ResponseSerializer.ConnectionField) {
+            streamedHeads.append((response.status, framing, connection, response.headers))
+        }
+
+        func queueStreamedBytes(_ bytes: [UInt8], chunked: Bool) { streamedBytes += bytes }
+        func queueStreamedEnd(trailers: [(String, String)]) { streamedTrailers.append(trailers) }
+
+        func streamedAnswerEnded(accessLine: AccessLineFields?, bytes: Int) {
+            streamsInFlight -= 1
+            if let accessLine {
+                accessStatuses.append(accessLine.status)
+                accessFields.append(accessLine.fields)
+            }
+        }
+
         func reserveMemory(_ bytes: Int) -> Bool {
             guard reserved + bytes <= budget else { return false }
             reserved += bytes
@@ -50,9 +77,36 @@ final class ConnectionStateMachineTests: XCTestCase {
         func largeWorkEnded() {}
     }
 
-    private let router = Router([
+    /// A streamed request's handler that does what each test scripts: per call, what it
+    /// writes and what it answers (`.more` once the script has run out).
+    final class ScriptedHandler: StreamedRequestHandler, @unchecked Sendable {
+        var onReceive: [(output: String, progress: StreamedProgress)] = []
+        var onBodyEnded: [(output: String, progress: StreamedProgress)] = []
+        var received = ""
+
+        func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> StreamedProgress {
+            received += String(decoding: bytes, as: UTF8.self)
+            guard !onReceive.isEmpty else { return .more }
+            let step = onReceive.removeFirst()
+            output += Array(step.output.utf8)
+            return step.progress
+        }
+
+        func bodyEnded(output: inout [UInt8]) -> StreamedProgress {
+            let step = onBodyEnded.removeFirst()
+            output += Array(step.output.utf8)
+            return step.progress
+        }
+    }
+
+    private let handler = ScriptedHandler()
+    private lazy var router = Router([
         Route(path: "/hello", methods: [.GET]) { _ in HTTPResponse(status: 200, body: Array("hi".utf8)) },
         Route(path: "/echo", methods: [.POST], body: .json) { HTTPResponse(status: 200, body: $0.body) },
+        Route(path: "/stream", methods: [.POST], body: .json,
+              streamed: StreamedBody(mediaTypes: ["application/x-ndjson"]) { [handler] _ in handler }) { _ in
+            HTTPResponse(status: 200)
+        },
     ])
     private let effects = RecordingEffects()
     private var machine: ConnectionStateMachine!
@@ -522,5 +576,206 @@ final class ConnectionStateMachineTests: XCTestCase {
         machine.closed(effects: effects)
 
         XCTAssertEqual(effects.reserved, 0)
+    }
+
+    // MARK: Streamed bodies
+
+    private func streamHead(_ framing: String = "Transfer-Encoding: chunked", version: String = "1.1") -> String {
+        "POST /stream HTTP/\(version)\r\nHost: t\r\nContent-Type: Application/X-NDJSON; charset=utf-8\r\n\(framing)\r\n\r\n"
+    }
+
+    private func chunk(_ text: String) -> String {
+        String(text.utf8.count, radix: 16) + "\r\n" + text + "\r\n"
+    }
+
+    private func wait(_ now: Int64, pending: Bool = false) -> ConnectionStateMachine.Wait {
+        machine.nextWait(hasPendingOutput: pending, sentSome: false, draining: false, now: now)
+    }
+
+    private let begin200 = StreamedProgress.begin(HTTPResponse(status: 200, contentType: "application/x-ndjson"),
+                                                  trailers: ["X-Lines"])
+
+    func testAStreamedBodyIsHandedOverReadByReadAndTheAnswerBeginsWhenTheHandlerSays() {
+        accept()
+        handler.onReceive = [("", .more), ("", .more), ("A\n", begin200)]
+
+        read(streamHead() + chunk("a\n"), at: start)
+        read(chunk("b\n"), at: start + second)
+        XCTAssertTrue(effects.streamedHeads.isEmpty, "nothing is sent while the handler is undecided")
+        read(chunk("c\n"), at: start + 2 * second)
+
+        XCTAssertEqual(handler.received, "a\nb\nc\n")
+        XCTAssertEqual(effects.streamedHeads.map(\.status), [200])
+        XCTAssertEqual(effects.streamedHeads[0].framing, .chunked)
+        XCTAssertEqual(effects.streamedHeads[0].headers.first { $0.0 == "Trailer" }?.1, "X-Lines")
+        XCTAssertEqual(String(decoding: effects.streamedBytes, as: UTF8.self), "A\n")
+        XCTAssertEqual(effects.refusals + effects.answers.map(\.status), [], "no 415, no whole answer")
+    }
+
+    func testAStreamedRequestHoldsAConstantShareOfTheBudgetNotItsLength() {
+        accept()
+
+        read(streamHead("Content-Length: 1000000000"), at: start)
+
+        XCTAssertEqual(effects.reserved, StreamedBody.defaultMemoryShare)
+        XCTAssertEqual(effects.refusals, [], "--max-body-bytes does not apply to a streamed body")
+    }
+
+    func testRespondBeforeTheAnswerBeginsSendsThatAnswerAndClosesLingering() {
+        accept()
+        handler.onReceive = [("", .respond(HTTPResponse(status: 422)))]
+
+        read(streamHead() + chunk("bad\n") + chunk("more\n"), at: start)
+
+        XCTAssertEqual(effects.answers, [.init(status: 422, connection: .close)])
+        XCTAssertEqual(handler.received, "bad\n", "the rest of the body is not handed over")
+        XCTAssertEqual(wait(start), .shutdownWriteAndLinger(deadline: start + second))
+        XCTAssertEqual(effects.reserved, 0)
+    }
+
+    func testTheAnswerEndsWithItsTrailersAndOneAccessRecordWithTheHandlersLogFields() {
+        accept()
+        handler.onReceive = [("", begin200), ("B\n", .more)]
+        handler.onBodyEnded = [("C\n", .end(trailers: [("X-Lines", "2")], readsRest: true, logFields: [("verdict", "pass")]))]
+
+        read(streamHead() + chunk("a\n") + chunk("b\n") + "0\r\n\r\n", at: start)
+
+        XCTAssertEqual(String(decoding: effects.streamedBytes, as: UTF8.self), "B\nC\n")
+        XCTAssertEqual(effects.streamedTrailers.map { $0.map(\.0) + $0.map(\.1) }, [["X-Lines", "2"]])
+        XCTAssertEqual(effects.accessStatuses, [200])
+        XCTAssertEqual(effects.accessFields.first?.map(\.1), ["pass"])
+        XCTAssertEqual(effects.streamsInFlight, 0)
+        XCTAssertEqual(wait(start), .poll(.read, .arm(.idle, deadline: start + 60 * second)), "kept alive")
+    }
+
+    func testAnHTTP10ClientsStreamedAnswerIsCloseDelimited() {
+        accept()
+        handler.onReceive = [("", begin200)]
+        handler.onBodyEnded = [("", .end(trailers: [("X-Lines", "1")], readsRest: true))]
+
+        read(streamHead("Content-Length: 2", version: "1.0") + "a\n", at: start)
+
+        XCTAssertEqual(effects.streamedHeads.first?.framing, .closeDelimited)
+        XCTAssertEqual(effects.streamedHeads.first?.connection, .close)
+        XCTAssertNil(effects.streamedHeads.first?.headers.first { $0.0 == "Trailer" })
+        XCTAssertEqual(effects.streamedTrailers.count, 0, "no chunked coding, so no trailers")
+        XCTAssertEqual(wait(start), .shutdownWriteAndLinger(deadline: start + second), "the close ends the body")
+    }
+
+    func testOutputWaitingForThePeerStopsReadingTheBody() {
+        accept()
+        handler.onReceive = [("A\n", begin200)]
+        read(streamHead() + chunk("a\n"), at: start)
+
+        effects.isOutputBackedUp = true
+        read(chunk("b\n"), at: start + second)
+
+        XCTAssertEqual(handler.received, "a\n", "no more is handed over while output waits")
+        XCTAssertEqual(wait(start + second, pending: true), .poll(.write, .arm(.send, deadline: start + 31 * second)))
+    }
+
+    func testEndWithReadsRestReadsTheBodyToItsEndAndKeepsTheConnection() {
+        accept()
+        handler.onReceive = [("", begin200), ("", .end(trailers: [], readsRest: true))]
+
+        read(streamHead() + chunk("a\n") + chunk("b\n") + chunk("ignored\n") + "0\r\n\r\n" + hello, at: start)
+
+        XCTAssertEqual(handler.received, "a\nb\n")
+        XCTAssertEqual(effects.streamedTrailers.count, 1)
+        XCTAssertEqual(effects.answers, [.init(status: 200, connection: .none)], "the pipelined GET is answered")
+    }
+
+    func testEndWithoutReadsRestClosesAfterTheAnswerLingering() {
+        accept()
+        handler.onReceive = [("", begin200), ("{\"problem\":{}}\n", .end(trailers: [("Oracle-Verdict", "invalid")], readsRest: false))]
+
+        read(streamHead() + chunk("a\n") + chunk("bad\n") + chunk("unread\n"), at: start)
+
+        XCTAssertEqual(handler.received, "a\nbad\n")
+        XCTAssertEqual(effects.accessStatuses, [200])
+        XCTAssertEqual(wait(start), .shutdownWriteAndLinger(deadline: start + second))
+    }
+
+    func testALengthOverMaxStreamBytesIs413() {
+        accept { $0.maxStreamBytes = 100 }
+
+        read(streamHead("Content-Length: 101"), at: start)
+
+        XCTAssertEqual(effects.refusals, [413])
+        XCTAssertTrue(effects.refusalDetails[0].contains("over the limit of 100 bytes"))
+    }
+
+    func testAChunkedBodyOverMaxStreamBytesAfterTheAnswerBeganClosesAfterWhatWasWritten() {
+        accept { $0.maxStreamBytes = 10 }
+        handler.onReceive = [("A\n", begin200)]
+        read(streamHead() + chunk("a\n"), at: start)
+
+        read(chunk("0123456789\n"), at: start + second)
+
+        XCTAssertEqual(effects.refusals, [], "the status has gone: no 413 can follow")
+        XCTAssertEqual(handler.received, "a\n")
+        XCTAssertEqual(effects.accessStatuses, [200])
+        XCTAssertEqual(wait(start + second), .close)
+    }
+
+    func testASlowStreamWhoseHandlerCompletesUnitsIsNotCutByTheMinimumRate() {
+        accept { $0.minReceiveRate = 1024 }
+        read(streamHead(), at: start)
+
+        for tick in 1...60 {
+            handler.onReceive = [("", .completedUnit)]
+            read(chunk("{\"line\":\(tick)}\n"), at: start + Int64(tick) * second)
+        }
+
+        XCTAssertEqual(effects.refusals, [], "a line a second for a minute")
+        XCTAssertTrue(machine.isReadingRequests)
+    }
+
+    func testASlowStreamWithoutCompletedUnitsIsCutAtTheMinimumRate() {
+        accept { $0.minReceiveRate = 1024 }
+        read(streamHead(), at: start)
+
+        for tick in 1...10 { read(chunk("{\"part\":\(tick)}"), at: start + Int64(tick) * second) }
+
+        XCTAssertEqual(effects.refusals, [408])
+    }
+
+    func testTimeTheAnswerWaitsForThePeerDoesNotCountAgainstTheStreamsRate() {
+        accept { $0.minReceiveRate = 1024 }
+        handler.onReceive = [("A\n", begin200)]
+        read(streamHead() + chunk("a\n"), at: start)
+
+        _ = wait(start + 20 * second, pending: true)
+        read(chunk("b"), at: start + 21 * second)
+
+        XCTAssertEqual(effects.refusals, [])
+        XCTAssertTrue(machine.isReadingRequests)
+    }
+
+    func testAStreamInProgressWhenTheDrainBeginsGoesOnToItsEndThenCloses() {
+        accept()
+        handler.onReceive = [("A\n", begin200)]
+        handler.onBodyEnded = [("", .end(trailers: [("X-Lines", "2")], readsRest: true))]
+        read(streamHead() + chunk("a\n"), at: start)
+
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: true, now: start),
+                       .poll(.read, .arm(.body, deadline: start + 30 * second)), "still in flight")
+        effects.isDraining = true
+        read(chunk("b\n") + "0\r\n\r\n", at: start + second)
+
+        XCTAssertEqual(handler.received, "a\nb\n")
+        XCTAssertEqual(effects.streamedTrailers.count, 1)
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: true, now: start + second), .close)
+    }
+
+    func testAStalledStreamIsCutAtTheBodyTimeout() {
+        accept()
+        read(streamHead() + chunk("a\n"), at: start)
+        XCTAssertEqual(wait(start), .poll(.read, .arm(.body, deadline: start + 30 * second)))
+
+        let action = machine.timerFired(now: start + 30 * second, effects: effects)
+
+        XCTAssertEqual(action, .proceed)
+        XCTAssertEqual(effects.refusals, [408])
     }
 }

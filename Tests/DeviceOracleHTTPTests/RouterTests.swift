@@ -5,11 +5,21 @@ final class RouterTests: XCTestCase {
     let router = Router([
         Route(path: "/healthz", methods: [.GET]) { _ in HTTPResponse(status: 200) },
         Route(path: "/apply", methods: [.POST], body: .json) { _ in HTTPResponse(status: 200) },
+        Route(path: "/lines", methods: [.POST], body: .json,
+              streamed: StreamedBody(mediaTypes: ["application/x-ndjson", "application/jsonl"]) { _ in Lines() }) { _ in
+            HTTPResponse(status: 200)
+        },
     ])
+
+    final class Lines: StreamedRequestHandler {
+        func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> StreamedProgress { .more }
+        func bodyEnded(output: inout [UInt8]) -> StreamedProgress { .respond(HTTPResponse(status: 204)) }
+    }
 
     private func status(_ method: HTTPMethod, _ path: String, contentType: String? = nil) -> (Int, String?) {
         switch router.decide(method: method, path: path, contentType: contentType) {
         case .handle: return (200, nil)
+        case .stream: return (-1, nil)
         case .respond(let response): return (response.status, response.headers.first { $0.0 == "Allow" }?.1)
         }
     }
@@ -40,6 +50,19 @@ final class RouterTests: XCTestCase {
         for type in ["text/plain", "application/xml", "application/jsonx", "+json", "application/+json", ""] {
             XCTAssertEqual(status(.POST, "/apply", contentType: type).0, 415, type)
         }
+    }
+
+    func testAStreamedMediaTypeGoesToTheStreamWhateverItsCaseAndParameters() {
+        for type in ["application/x-ndjson", "Application/X-NDJSON; charset=utf-8", " application/jsonl "] {
+            XCTAssertEqual(status(.POST, "/lines", contentType: type).0, -1, type)
+        }
+    }
+
+    func testOtherMediaTypesOnAStreamedRouteAreTheRouteBodysBusiness() {
+        XCTAssertEqual(status(.POST, "/lines", contentType: "application/json").0, 200)
+        XCTAssertEqual(status(.POST, "/lines").0, 200)
+        XCTAssertEqual(status(.POST, "/lines", contentType: "application/x-ndjsonx").0, 415)
+        XCTAssertEqual(status(.GET, "/lines", contentType: "application/x-ndjson").0, 405, "the method is decided first")
     }
 
     func testDiscardedBodiesAcceptAnyMediaType() {

@@ -8,6 +8,8 @@ struct TestResponse {
     let status: Int
     let headers: [(String, String)]
     let body: [UInt8]
+    /// A chunked answer's trailer fields.
+    var trailers: [(String, String)] = []
 
     func header(_ name: String) -> String? {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
@@ -114,8 +116,8 @@ final class TestConnection: @unchecked Sendable {
         }
         buffer.removeFirst(headEnd + 4)
         if !bodyless, headers.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1 == "chunked" }) {
-            guard let body = readChunkedBody(until: deadline) else { return nil }
-            return TestResponse(status: status, headers: headers, body: body)
+            guard let (body, trailers) = readChunkedBody(until: deadline) else { return nil }
+            return TestResponse(status: status, headers: headers, body: body, trailers: trailers)
         }
         var length = 0
         if !bodyless, status >= 200, status != 204, status != 304,
@@ -131,12 +133,13 @@ final class TestConnection: @unchecked Sendable {
     }
 
     /// A chunked body, read until its last chunk has arrived.
-    private func readChunkedBody(until deadline: Date) -> [UInt8]? {
+    private func readChunkedBody(until deadline: Date) -> ([UInt8], [(String, String)])? {
         while true {
             switch ChunkedBody.decode(buffer) {
             case .complete(let body, let consumed):
+                let trailers = ChunkedBody.trailerFields(buffer[..<consumed])
                 buffer.removeFirst(consumed)
-                return body
+                return (body, trailers)
             case .malformed:
                 return nil
             case .incomplete:
@@ -194,6 +197,14 @@ final class TestServer: Sendable {
             HTTPResponse(status: 200, contentType: "application/octet-stream",
                          bodyStream: CountingStream(byteCount: Int(request.query.dropFirst(6)) ?? 0))
         },
+        Route(path: "/lines", methods: [.POST], body: .json,
+              streamed: StreamedBody(mediaTypes: ["application/x-ndjson"]) { _ in UppercaseLines() }) { request in
+            .json(200, request.body)
+        },
+        Route(path: "/count", methods: [.POST],
+              streamed: StreamedBody(mediaTypes: ["application/x-ndjson"]) { _ in UppercaseLines(echoes: false) }) { _ in
+            HTTPResponse(status: 200)
+        },
         Route(path: "/big", methods: [.GET]) { _ in
             HTTPResponse(status: 200, contentType: "application/octet-stream", body: [UInt8](repeating: 0x62, count: 32 << 20))
         },
@@ -237,5 +248,55 @@ final class CountingStream: HTTPBodyStream, @unchecked Sendable {
         buffer += (written..<end).lazy.map { UInt8($0 % 251) }
         written = end
         return written < length
+    }
+}
+
+/// A streamed body's handler that answers each line (LF-terminated; the last may lack
+/// it) with the line uppercased, once the first line is complete, and ends with the
+/// trailer `X-Lines`: what the NDJSON form does, without JSON. Unless it `echoes`, it
+/// only counts the lines.
+final class UppercaseLines: StreamedRequestHandler {
+    private let echoes: Bool
+    private var partial: [UInt8] = []
+    private var lines = 0
+    private var begun = false
+
+    init(echoes: Bool = true) {
+        self.echoes = echoes
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> StreamedProgress {
+        var start = 0
+        var completed = false
+        while let newline = bytes[start...].firstIndex(of: 10) {
+            partial += bytes[start..<newline]
+            emitLine(to: &output)
+            start = newline + 1
+            completed = true
+        }
+        partial += bytes[start...]
+        guard completed else { return .more }
+        guard begun else { return begin() }
+        return .completedUnit
+    }
+
+    func bodyEnded(output: inout [UInt8]) -> StreamedProgress {
+        if !partial.isEmpty { emitLine(to: &output) }
+        guard begun else { return begin() }
+        return .end(trailers: [("X-Lines", "\(lines)")], readsRest: true, logFields: [("verdict", "pass")])
+    }
+
+    private func begin() -> StreamedProgress {
+        begun = true
+        return .begin(HTTPResponse(status: 200, contentType: "application/x-ndjson"), trailers: ["X-Lines"])
+    }
+
+    private func emitLine(to output: inout [UInt8]) {
+        if echoes {
+            output += partial.lazy.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }
+            output.append(10)
+        }
+        partial.removeAll(keepingCapacity: true)
+        lines += 1
     }
 }

@@ -1,6 +1,9 @@
+import Foundation
+
 /// A chunked response body (RFC 9112 §7.1) as the server sends it: no chunk
-/// extensions, no trailer fields. Shared by the HTTP tests' client, which reads it as
-/// it arrives, and the end-to-end tests, which read it after the connection closed.
+/// extensions; trailer fields only after a streamed request's answer. Shared by the
+/// HTTP tests' client, which reads it as it arrives, and the end-to-end tests, which
+/// read it after the connection closed.
 public enum ChunkedBody {
     public enum Decoded: Equatable {
         /// The body, and how many bytes of the input its chunks took.
@@ -12,19 +15,42 @@ public enum ChunkedBody {
     }
 
     public static func decode(_ bytes: some Collection<UInt8>) -> Decoded {
-        let bytes = Array(bytes)
+        scan(Array(bytes)).decoded
+    }
+
+    /// The trailer fields after the last chunk of a complete body (a streamed answer's
+    /// `Oracle-Verdict`), in order; empty when there are none or the body is incomplete.
+    public static func trailerFields(_ bytes: some Collection<UInt8>) -> [(String, String)] {
+        scan(Array(bytes)).trailers
+    }
+
+    private static func scan(_ bytes: [UInt8]) -> (decoded: Decoded, trailers: [(String, String)]) {
         var body: [UInt8] = [], position = 0
         while true {
-            guard let lineEnd = crlf(in: bytes, from: position) else { return .incomplete }
+            guard let lineEnd = crlf(in: bytes, from: position) else { return (.incomplete, []) }
             guard let size = Int(String(decoding: bytes[position..<lineEnd], as: UTF8.self), radix: 16), size >= 0 else {
-                return .malformed
+                return (.malformed, [])
             }
             let dataStart = lineEnd + 2
-            guard bytes.count >= dataStart + size + 2 else { return .incomplete }
-            guard bytes[dataStart + size] == 13, bytes[dataStart + size + 1] == 10 else { return .malformed }
+            if size == 0 { return trailerSection(bytes, from: dataStart, body: body) }
+            guard bytes.count >= dataStart + size + 2 else { return (.incomplete, []) }
+            guard bytes[dataStart + size] == 13, bytes[dataStart + size + 1] == 10 else { return (.malformed, []) }
             body += bytes[dataStart..<(dataStart + size)]
             position = dataStart + size + 2
-            if size == 0 { return .complete(body: body, consumed: position) }
+        }
+    }
+
+    /// Trailer field lines up to the empty line that ends the body (RFC 9112 §7.1.2).
+    private static func trailerSection(_ bytes: [UInt8], from start: Int, body: [UInt8])
+        -> (decoded: Decoded, trailers: [(String, String)]) {
+        var trailers: [(String, String)] = [], position = start
+        while true {
+            guard let lineEnd = crlf(in: bytes, from: position) else { return (.incomplete, []) }
+            if lineEnd == position { return (.complete(body: body, consumed: lineEnd + 2), trailers) }
+            let line = String(decoding: bytes[position..<lineEnd], as: UTF8.self)
+            guard let colon = line.firstIndex(of: ":") else { return (.malformed, []) }
+            trailers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            position = lineEnd + 2
         }
     }
 

@@ -22,6 +22,20 @@ protocol ConnectionEffects: AnyObject {
     func queueRefusal(_ response: HTTPResponse)
     func logAccess(_ line: AccessLineFields, bytes: Int)
 
+    /// A streamed request's handler was made: the request is in flight until
+    /// `streamedAnswerEnded` (or the connection closes).
+    func streamStarted()
+    /// A streamed answer's head (no body): chunked, or close-delimited to HTTP/1.0.
+    func queueStreamedHead(_ response: HTTPResponse, framing: ResponseSerializer.BodyFraming,
+                           connection: ResponseSerializer.ConnectionField)
+    /// What a streamed request's handler wrote: a chunk, or the bytes as they are.
+    func queueStreamedBytes(_ bytes: [UInt8], chunked: Bool)
+    /// The last chunk of a chunked streamed answer, with its trailer fields.
+    func queueStreamedEnd(trailers: [(String, String)])
+    /// A streamed answer has ended, or was cut after it began: its access record
+    /// (`bytes` of body sent), and the request is no longer in flight.
+    func streamedAnswerEnded(accessLine: AccessLineFields?, bytes: Int)
+
     /// Takes `bytes` of the memory budget if they fit.
     func reserveMemory(_ bytes: Int) -> Bool
     func releaseMemory(_ bytes: Int)

@@ -14,6 +14,7 @@ struct ConnectionStateMachine {
         let router: Router
         let headLimits: HeadLimits
         let maxBodyBytes: Int
+        let maxStreamBytes: Int
         let headerTimeout: Double
         let bodyTimeout: Double
         let minReceiveRate: Double
@@ -29,6 +30,7 @@ struct ConnectionStateMachine {
             self.router = router
             headLimits = configuration.headLimits
             maxBodyBytes = configuration.maxBodyBytes
+            maxStreamBytes = configuration.maxStreamBytes
             headerTimeout = configuration.headerTimeout
             bodyTimeout = configuration.bodyTimeout
             minReceiveRate = configuration.minReceiveRate
@@ -68,8 +70,35 @@ struct ConnectionStateMachine {
         /// The answer decided from the head alone (404, 405, 415...), sent once the body has been read.
         var decided: HTTPResponse?
         var keepsBody: Bool
+        /// The body goes to the route's `StreamedRequestHandler` as it arrives.
+        var streams = false
         var body: [UInt8] = []
         var startedAt: Int64
+    }
+
+    /// A request whose body is handed to its handler read by read, and its answer.
+    struct Stream {
+        enum Answer {
+            /// The handler has not said yet; nothing is sent.
+            case undecided
+            /// The head has gone; body bytes follow as chunks (close-delimited to HTTP/1.0).
+            case begun(status: Int, chunked: Bool, keepAlive: Bool)
+            /// The answer is queued whole; the rest of the body is read and thrown away.
+            case ended(keepAlive: Bool)
+        }
+
+        var exchange: Exchange
+        let handler: any StreamedRequestHandler
+        var answer = Answer.undecided
+        var receivedBytes = 0
+        var sentBytes = 0
+        /// What the handler writes during one call.
+        var output: [UInt8] = []
+
+        var isUndecided: Bool {
+            if case .undecided = answer { return true }
+            return false
+        }
     }
 
     struct AwaitingHead {
@@ -97,6 +126,9 @@ struct ConnectionStateMachine {
         case awaitingHead(AwaitingHead)
         /// A head has arrived; its body (maybe empty) is read.
         case receivingBody(Exchange)
+        /// A head has arrived whose body goes to a `StreamedRequestHandler` as it is read;
+        /// its answer goes out as the handler writes it.
+        case streaming(Stream)
         /// The body needs more of the budget than it has: reading is paused (its bytes
         /// wait in the socket) until they fit or `memoryWait` passes.
         case awaitingMemory(Exchange, AwaitingMemory)
@@ -189,13 +221,15 @@ struct ConnectionStateMachine {
     /// The body bytes the current request's share of the budget covers; held until its
     /// answer has gone (a streamed answer's last piece).
     private var reservedBodyBytes = 0
+    /// The share of the budget a streamed request holds (`StreamedBody.memoryShare`), whatever its length.
+    private var reservedStreamShare = 0
     private var peerClosedInput = false
 
     /// A new connection, accepted at `now`: its first head is due within the header timeout.
     init(settings: Settings, now: Int64) {
         self.settings = settings
         state = .awaitingHead(AwaitingHead(startedAt: now, hasAnswered: false))
-        framer = RequestFramer(limits: settings.headLimits, maxBodyBytes: settings.maxBodyBytes)
+        framer = RequestFramer(limits: settings.headLimits, maxBodyBytes: settings.maxBodyBytes, checksContentLength: false)
         rateClock = ReceiveRateClock(startedAt: now)
         timer = ArmedTimer(kind: .header, deadline: now + settings.timerNanoseconds[TimerKind.header.rawValue])
     }
@@ -213,7 +247,7 @@ struct ConnectionStateMachine {
     /// Requests are parsed (pending input may be given to `parse`).
     var isReadingRequests: Bool {
         switch state {
-        case .awaitingHead, .receivingBody: true
+        case .awaitingHead, .receivingBody, .streaming: true
         case .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
         }
     }
@@ -221,7 +255,7 @@ struct ConnectionStateMachine {
     /// Bytes `parse` left are kept for later (not dropped, as when closing).
     var keepsUnparsedInput: Bool {
         switch state {
-        case .awaitingHead, .receivingBody, .running, .awaitingMemory: true
+        case .awaitingHead, .receivingBody, .streaming, .running, .awaitingMemory: true
         case .closingAfterWrite, .lingering, .closed, .modifying: false
         }
     }
@@ -230,7 +264,7 @@ struct ConnectionStateMachine {
     /// such requests complete at shutdown).
     func hasRequestInFlight(hasPendingOutput: Bool) -> Bool {
         switch state {
-        case .running, .awaitingMemory, .receivingBody: true
+        case .running, .awaitingMemory, .receivingBody, .streaming: true
         case .awaitingHead, .closingAfterWrite: hasPendingOutput
         case .lingering, .closed, .modifying: false
         }
@@ -300,7 +334,7 @@ struct ConnectionStateMachine {
             guard hasPendingOutput else { return .close }
             state = .closingAfterWrite(linger: false, lingerAllowance: 0)
             return .proceed
-        case .receivingBody, .lingering:
+        case .receivingBody, .streaming, .lingering:
             return .close
         case .running, .awaitingMemory, .closingAfterWrite, .closed, .modifying:
             return .setInterest(hasPendingOutput ? .write : .none)
@@ -324,7 +358,15 @@ struct ConnectionStateMachine {
             guard case .awaitingMemory(var exchange, let waiting) = takeState() else {
                 preconditionFailure("the memory retry timer is armed only while awaiting memory")
             }
-            if effects.reserveMemory(share(of: waiting.bodyBytes)) {
+            if exchange.streams {
+                if effects.reserveMemory(streamShare(exchange)) {
+                    startStream(exchange, now: now, effects: effects)
+                } else if now - waiting.since >= Int64(settings.memoryWait * 1e9) {
+                    refuseOverBudget(exchange, effects: effects, now: now)
+                } else {
+                    state = .awaitingMemory(exchange, waiting)
+                }
+            } else if effects.reserveMemory(share(of: waiting.bodyBytes)) {
                 admitted(bodyBytes: waiting.bodyBytes, exchange: &exchange, now: now, effects: effects)
                 state = .receivingBody(exchange)
             } else if now - waiting.since >= Int64(settings.memoryWait * 1e9) {
@@ -374,8 +416,14 @@ struct ConnectionStateMachine {
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
             if framer.isBetweenRequests { return .poll(.read, rearm(waiting.hasAnswered ? .idle : .header, now: now)) }
             return .poll(.read, rearm(.header, now: now))
-        case .receivingBody:
-            if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
+        case .receivingBody, .streaming:
+            // A stream's output waiting for the peer stops reading (backpressure): the
+            // send timeout runs, and the body timeout starts again once it has gone.
+            // The wait is not the sender's, so the rate clock starts again too.
+            if hasPendingOutput {
+                if case .streaming = state { rateClock.restart(at: now) }
+                return .poll(.write, armSend(sentSome: sentSome, now: now))
+            }
             if framer.isInsideHead { return .poll(.read, rearm(.header, now: now)) }
             if timer.kind != .body || timer.bodyProgress {
                 arm(.body, now: now)
@@ -396,6 +444,8 @@ struct ConnectionStateMachine {
 
     /// The connection is closed (by the loop, for any reason).
     mutating func closed<Effects: ConnectionEffects>(effects: Effects) {
+        // A stream cut by the peer is still one answer in the access log.
+        if case .streaming(let stream) = state { logCutStream(stream, effects: effects) }
         // An offloaded handler still holds its request: its completion gives the share back.
         if case .running = state {} else { releaseReservation(effects: effects) }
         state = .closed
@@ -428,12 +478,37 @@ struct ConnectionStateMachine {
                 exchange.routeIndex = index
                 exchange.keepsBody = keeps
             }
+        case .stream(let index):
+            if head.hasUnsupportedExpectation {
+                exchange.decided = ProblemDetails(status: 417, detail: "only the expectation 100-continue is supported").response
+            } else {
+                exchange.routeIndex = index
+                exchange.streams = true
+            }
+        }
+        // The framer leaves the Content-Length to this check, since which limit applies
+        // depends on the route; it is still a framing error, before 404/405/415.
+        let bodyLimit = exchange.streams ? settings.maxStreamBytes : settings.maxBodyBytes
+        if case .length(let length) = head.framing, length > bodyLimit {
+            refuse(HTTPError(status: 413, detail: "the body of \(length) bytes is over the limit of \(bodyLimit) bytes"),
+                   summary: HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent),
+                   effects: effects)
+            return
         }
         if let response = exchange.decided, response.status >= 400, head.framing != .none,
            head.expectsContinue || head.hasUnsupportedExpectation {
             // Refused early: the client holds its body back, so answer now and close
             // rather than read a body nobody wants (http.md "Protocol edge cases").
             finish(response, exchange: exchange, forceClose: true, now: now, effects: effects)
+            return
+        }
+        if exchange.streams {
+            if head.framing == .chunked { framer.limitBody(to: settings.maxStreamBytes) }
+            if effects.reserveMemory(streamShare(exchange)) {
+                startStream(exchange, now: now, effects: effects)
+            } else {
+                state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: 0))
+            }
             return
         }
         switch head.framing {
@@ -455,6 +530,14 @@ struct ConnectionStateMachine {
                                                                    effects: Effects) {
         timer.bodyProgress = true
         switch takeState() {
+        case .streaming(var stream):
+            guard case .ended = stream.answer else {
+                stream.receivedBytes += bytes.count
+                let progress = stream.handler.receive(bytes, output: &stream.output)
+                apply(progress, to: stream, bodyEnded: false, now: now, effects: effects)
+                return
+            }
+            state = .streaming(stream)  // the answer has ended: the rest is thrown away
         case .receivingBody(var exchange) where exchange.keepsBody:
             exchange.body.append(contentsOf: bytes)
             if exchange.body.count > reservedBodyBytes {
@@ -470,7 +553,18 @@ struct ConnectionStateMachine {
     }
 
     private mutating func requestComplete<Effects: ConnectionEffects>(now: Int64, effects: Effects) -> ParseResult? {
-        guard case .receivingBody(var exchange) = takeState() else {
+        var exchange: Exchange
+        switch takeState() {
+        case .receivingBody(let received):
+            exchange = received
+        case .streaming(var stream):
+            if case .ended(let keepAlive) = stream.answer {
+                endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
+            } else {
+                apply(stream.handler.bodyEnded(output: &stream.output), to: stream, bodyEnded: true, now: now, effects: effects)
+            }
+            return nil
+        default:
             preconditionFailure("a request ends only while its body is received")
         }
         if let response = exchange.decided.take() {
@@ -512,6 +606,14 @@ struct ConnectionStateMachine {
 
     /// A framing error or timeout: answer, then close with a lingering close.
     private mutating func refuse<Effects: ConnectionEffects>(_ error: HTTPError, summary: HeadSummary, effects: Effects) {
+        if case .streaming(let stream) = state, !stream.isUndecided {
+            // Its status has gone: the handler hears nothing more, and the connection
+            // closes after what was written (a chunked answer then lacks its last chunk).
+            logCutStream(stream, effects: effects)
+            releaseReservation(effects: effects)
+            state = .closingAfterWrite(linger: false, lingerAllowance: 0)
+            return
+        }
         var summary = summary
         var startedAt: Int64 = rateClock.startedAt
         switch state {
@@ -519,6 +621,10 @@ struct ConnectionStateMachine {
             let head = exchange.head
             summary = HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
             startedAt = exchange.startedAt
+        case .streaming(let stream):
+            let head = stream.exchange.head
+            summary = HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
+            startedAt = stream.exchange.startedAt
         case .awaitingHead(let waiting):
             startedAt = waiting.startedAt
         case .closingAfterWrite, .lingering, .closed, .modifying:
@@ -533,6 +639,114 @@ struct ConnectionStateMachine {
                               bytes: response.body.count)
         }
         state = .closingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes)
+    }
+
+    // MARK: Streamed requests
+
+    /// What a streamed request holds of the budget: its route's constant share.
+    private func streamShare(_ exchange: Exchange) -> Int {
+        exchange.routeIndex.flatMap { settings.router.routes[$0].streamed?.memoryShare } ?? StreamedBody.defaultMemoryShare
+    }
+
+    /// The budget took the stream's share: make its handler and read its body.
+    private mutating func startStream<Effects: ConnectionEffects>(_ exchange: Exchange, now: Int64, effects: Effects) {
+        reservedStreamShare = streamShare(exchange)
+        guard let routeIndex = exchange.routeIndex, let streamed = settings.router.routes[routeIndex].streamed else {
+            preconditionFailure("a stream starts only for a route with a streamed body")
+        }
+        if exchange.head.expectsContinue { effects.queueContinue() }
+        rateClock.restart(at: now)  // a wait for the budget was the server's, not the client's
+        effects.streamStarted()
+        state = .streaming(Stream(exchange: exchange, handler: streamed.handler(exchange.head.request(body: []))))
+    }
+
+    /// Performs what the handler decided after a call (`bodyEnded`: the call was `bodyEnded`).
+    private mutating func apply<Effects: ConnectionEffects>(_ progress: StreamedProgress, to stream: consuming Stream,
+                                                            bodyEnded: Bool, now: Int64, effects: Effects) {
+        var stream = stream
+        var progress = progress
+        while true {
+            switch progress {
+            case .more, .completedUnit:
+                precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
+                precondition(!stream.isUndecided || stream.output.isEmpty, "a streamed handler wrote before its answer began")
+                queueOutput(of: &stream, effects: effects)
+                if case .completedUnit = progress { rateClock.restart(at: now) }
+                state = .streaming(stream)
+                return
+            case .respond(let response):
+                precondition(stream.isUndecided, "a streamed handler responded after its answer began")
+                finish(response, exchange: stream.exchange, forceClose: true, now: now, effects: effects)
+                return
+            case .begin(var response, let trailers):
+                precondition(stream.isUndecided, "a streamed handler began its answer twice")
+                let head = stream.exchange.head
+                let chunked = head.version == .http1_1
+                let keepAlive = chunked && head.keepAlive && !effects.isDraining && !peerClosedInput
+                if chunked && !trailers.isEmpty { response.headers.append(("Trailer", trailers.joined(separator: ", "))) }
+                effects.queueStreamedHead(response, framing: chunked ? .chunked : .closeDelimited,
+                                          connection: keepAlive ? .none : .close)
+                stream.answer = .begun(status: response.status, chunked: chunked, keepAlive: keepAlive)
+                queueOutput(of: &stream, effects: effects)
+                guard bodyEnded else {
+                    state = .streaming(stream)
+                    return
+                }
+                progress = stream.handler.bodyEnded(output: &stream.output)
+            case .end(let trailers, let readsRest, let logFields):
+                guard case .begun(let status, let chunked, let keepAlive) = stream.answer else {
+                    preconditionFailure("a streamed handler ended an answer it had not begun")
+                }
+                queueOutput(of: &stream, effects: effects)
+                if chunked { effects.queueStreamedEnd(trailers: trailers) }
+                let head = stream.exchange.head
+                effects.streamedAnswerEnded(accessLine: !effects.recordsAnswers ? nil : AccessLineFields(
+                    method: head.method.rawValue, path: head.path, status: status, startedAt: stream.exchange.startedAt,
+                    fields: logFields, userAgent: head.userAgent, routeIndex: stream.exchange.routeIndex),
+                                            bytes: stream.sentBytes)
+                stream.answer = .ended(keepAlive: keepAlive)
+                if bodyEnded {
+                    endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
+                } else if readsRest {
+                    state = .streaming(stream)
+                } else {
+                    endStream(stream, keepAlive: false, now: now, effects: effects)
+                }
+                return
+            }
+        }
+    }
+
+    /// Queues what the handler wrote in its last call, once the answer has begun.
+    private mutating func queueOutput<Effects: ConnectionEffects>(of stream: inout Stream, effects: Effects) {
+        guard !stream.output.isEmpty, case .begun(_, let chunked, _) = stream.answer else { return }
+        var piece: [UInt8] = []
+        swap(&piece, &stream.output)  // a large piece is sent from its own array
+        stream.sentBytes += piece.count
+        effects.queueStreamedBytes(piece, chunked: chunked)
+    }
+
+    /// The stream's answer has been queued whole and its body read (or left unread):
+    /// the next request, or a lingering close.
+    private mutating func endStream<Effects: ConnectionEffects>(_ stream: Stream, keepAlive: Bool, now: Int64,
+                                                                effects: Effects) {
+        releaseReservation(effects: effects)
+        if stream.receivedBytes + stream.sentBytes >= settings.offloadBodyBytes { effects.largeWorkEnded() }
+        rateClock.restart(at: now)
+        timer.kind = nil
+        state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: stream.exchange.startedAt, hasAnswered: true))
+                          : .closingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes)
+    }
+
+    /// A stream whose answer had begun is cut (a timeout, a framing error, the stream
+    /// limit, the peer): its access line says what was sent.
+    private func logCutStream<Effects: ConnectionEffects>(_ stream: Stream, effects: Effects) {
+        guard case .begun(let status, _, _) = stream.answer else { return }
+        let head = stream.exchange.head
+        effects.streamedAnswerEnded(accessLine: !effects.recordsAnswers ? nil : AccessLineFields(
+            method: head.method.rawValue, path: head.path, status: status, startedAt: stream.exchange.startedAt,
+            userAgent: head.userAgent, routeIndex: stream.exchange.routeIndex),
+                                    bytes: stream.sentBytes)
     }
 
     // MARK: Memory budget
@@ -567,6 +781,10 @@ struct ConnectionStateMachine {
     }
 
     private mutating func releaseReservation<Effects: ConnectionEffects>(effects: Effects) {
+        if reservedStreamShare > 0 {
+            effects.releaseMemory(reservedStreamShare)
+            reservedStreamShare = 0
+        }
         guard reservedBodyBytes > 0 else { return }
         effects.releaseMemory(share(of: reservedBodyBytes))
         if reservedBodyBytes >= settings.offloadBodyBytes { effects.largeWorkEnded() }

@@ -242,6 +242,30 @@ final class HTTPConnection: ConnectionEffects {
         answered(line, bytes: bytes)
     }
 
+    func streamStarted() {
+        startAnswering()
+    }
+
+    func queueStreamedHead(_ response: HTTPResponse, framing: ResponseSerializer.BodyFraming,
+                           connection field: ResponseSerializer.ConnectionField) {
+        appendOutput {
+            ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: field,
+                                      framing: framing)
+        }
+    }
+
+    func queueStreamedBytes(_ bytes: [UInt8], chunked: Bool) {
+        appendOutput { ResponseSerializer.appendPiece(bytes, to: &$0, chunked: chunked) }
+    }
+
+    func queueStreamedEnd(trailers: [(String, String)]) {
+        appendOutput { ResponseSerializer.appendLastChunk(trailers: trailers, to: &$0) }
+    }
+
+    func streamedAnswerEnded(accessLine: AccessLineFields?, bytes: Int) {
+        answered(accessLine, bytes: bytes)
+    }
+
     /// A handler runs for the current request: it is in flight until `answered`.
     private func startAnswering() {
         guard !answering else { return }

@@ -51,7 +51,8 @@ struct BodyDecoder {
     }
 
     private var mode: Mode
-    private let maxBodyBytes: Int
+    /// Raised for a body handled as it arrives (`--max-stream-bytes`).
+    var maxBodyBytes: Int
     private let limits: HeadLimits
     private var received = 0
     private var chunkSize = 0

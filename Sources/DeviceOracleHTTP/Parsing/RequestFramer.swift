@@ -23,11 +23,22 @@ struct RequestFramer {
     /// place rather than copied out of the enum and back for every input.
     private var bodyDecoder: BodyDecoder
     let maxBodyBytes: Int
+    /// The largest Content-Length a head may declare (the caller then decides, by
+    /// route, whether the body's limit is `maxBodyBytes` or a stream's).
+    private let maxDeclaredLength: Int
 
-    init(limits: HeadLimits = HeadLimits(), maxBodyBytes: Int) {
+    /// `checksContentLength` false: a head's Content-Length is not held to
+    /// `maxBodyBytes`; the caller checks it once it knows which limit applies.
+    init(limits: HeadLimits = HeadLimits(), maxBodyBytes: Int, checksContentLength: Bool = true) {
         headParser = RequestHeadParser(limits: limits)
         bodyDecoder = BodyDecoder(framing: .none, maxBodyBytes: maxBodyBytes, limits: limits)
         self.maxBodyBytes = maxBodyBytes
+        maxDeclaredLength = checksContentLength ? maxBodyBytes : Int.max
+    }
+
+    /// The current body is held to `limit` instead of `maxBodyBytes` (a streamed one).
+    mutating func limitBody(to limit: Int) {
+        bodyDecoder.maxBodyBytes = limit
     }
 
     /// True while part of a head has arrived but not all of it.
@@ -57,7 +68,7 @@ struct RequestFramer {
                 state = .failed
                 return .failure(error, HeadSummary())
             case .complete(let raw):
-                switch RequestHeadValidator.validate(raw, fields: headParser.fields, maxBodyBytes: maxBodyBytes) {
+                switch RequestHeadValidator.validate(raw, fields: headParser.fields, maxBodyBytes: maxDeclaredLength) {
                 case .failure(let failure):
                     state = .failed
                     return .failure(failure.error, failure.summary)

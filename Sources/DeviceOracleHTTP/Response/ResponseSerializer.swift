@@ -19,6 +19,9 @@ enum ResponseSerializer {
         case chunked
         /// A Content-Length of this many bytes; the caller appends them, as pieces.
         case length(Int)
+        /// No length: the body ends when the connection closes (an HTTP/1.0 client's
+        /// streamed answer, RFC 9112 §6.3 rule 8); the caller appends the pieces.
+        case closeDelimited
     }
 
     static let continueResponse: StaticString = "HTTP/1.1 100 Continue\r\n\r\n"
@@ -71,6 +74,8 @@ enum ResponseSerializer {
                     head.append("Content-Length: ")
                     head.appendDecimal(length)
                     head.append("\r\n")
+                case .closeDelimited:
+                    break
                 }
             }
             for (name, value) in response.headers {
@@ -110,6 +115,21 @@ enum ResponseSerializer {
     /// The last chunk and the empty trailer section that end a chunked body.
     static func appendLastChunk(to out: inout OutputQueue) {
         out.append("0\r\n\r\n")
+    }
+
+    /// The last chunk and a trailer section with `trailers` (RFC 9112 §7.1.2).
+    static func appendLastChunk(trailers: [(String, String)], to out: inout OutputQueue) {
+        guard !trailers.isEmpty else { return appendLastChunk(to: &out) }
+        out.append(maxCount: 5 + trailers.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 }) { section in
+            section.append("0\r\n")
+            for (name, value) in trailers {
+                section.append(utf8: name)
+                section.append(": ")
+                section.append(utf8: value)
+                section.append("\r\n")
+            }
+            section.append("\r\n")
+        }
     }
 }
 

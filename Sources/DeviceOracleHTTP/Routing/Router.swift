@@ -33,6 +33,8 @@ public struct Router: Sendable {
     public enum Decision {
         /// Run this route's handler; `keepsBody` says whether the body is collected.
         case handle(Route, keepsBody: Bool)
+        /// Hand the body to a handler from this route's `streamed` as it arrives.
+        case stream(Route)
         /// Answer this, after discarding a correctly framed body.
         case respond(HTTPResponse)
     }
@@ -41,6 +43,7 @@ public struct Router: Sendable {
     /// the route named by its index, so nothing of it is copied per request.
     enum Choice {
         case handle(routeIndex: Int, keepsBody: Bool)
+        case stream(routeIndex: Int)
         case respond(HTTPResponse)
     }
 
@@ -74,6 +77,7 @@ public struct Router: Sendable {
         }
         switch choice {
         case .handle(let index, let keepsBody): return .handle(routes[index], keepsBody: keepsBody)
+        case .stream(let index): return .stream(routes[index])
         case .respond(let response): return .respond(response)
         }
     }
@@ -91,6 +95,10 @@ public struct Router: Sendable {
             var response = ProblemDetails(status: 405, detail: "\(Self.text(path)) does not answer \(method.rawValue)").response
             response.headers.append(("Allow", Self.allow(routes[index])))
             return .respond(response)
+        }
+        if let streamed = routes[index].streamed, let contentType,
+           streamed.mediaTypes.contains(where: { Self.mediaType(of: contentType, is: $0) }) {
+            return .stream(routeIndex: index)
         }
         switch routes[index].body {
         case .discarded:
@@ -124,14 +132,25 @@ public struct Router: Sendable {
         return methods.map(\.rawValue).joined(separator: ", ")
     }
 
-    /// The media type before any parameters, compared case-insensitively (RFC 9110 §8.3.1).
-    static func isJSONCompatible(_ contentType: UnsafeRawBufferPointer?) -> Bool {
-        guard let value = contentType else { return true }
+    /// A Content-Type value's media type: before any parameters, without the whitespace around it.
+    private static func mediaType(_ value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         var end = value.firstIndex(of: UInt8(ascii: ";")) ?? value.count
         var start = 0
         while start < end && ByteClass.isWhitespace(value[start]) { start += 1 }
         while end > start && ByteClass.isWhitespace(value[end - 1]) { end -= 1 }
-        let mediaType = UnsafeRawBufferPointer(rebasing: value[start..<end])
+        return UnsafeRawBufferPointer(rebasing: value[start..<end])
+    }
+
+    /// The value's media type is `expected` (lower case), compared case-insensitively (RFC 9110 §8.3.1).
+    static func mediaType(of contentType: UnsafeRawBufferPointer, is expected: String) -> Bool {
+        var expected = expected
+        return expected.withUTF8 { asciiCaseInsensitiveEqual(mediaType(contentType), UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The media type before any parameters, compared case-insensitively (RFC 9110 §8.3.1).
+    static func isJSONCompatible(_ contentType: UnsafeRawBufferPointer?) -> Bool {
+        guard let value = contentType else { return true }
+        let mediaType = mediaType(value)
         if asciiCaseInsensitiveEqual(mediaType, "application/json")
             || asciiCaseInsensitiveEqual(mediaType, "application/x-www-form-urlencoded") {
             return true

@@ -8,11 +8,20 @@
 /// Output is bounded by the caller: while answer bytes wait for a slow peer, no more body
 /// is read (and so no more is handed over), so a request's memory stays what the
 /// handler keeps plus one read plus what waits to be sent.
+///
+/// Bounds: `--max-body-bytes` does not apply, `--max-stream-bytes` does (`413` before the
+/// answer has begun; after, the handler hears nothing more and the connection closes
+/// after what was written, so the answer lacks its last chunk). The body timeout applies
+/// between reads; the minimum receive rate applies per unit of the body: its clock
+/// restarts whenever a call returns `completedUnit` (and when reading resumes after the
+/// answer waited for the peer: that wait was not the sender's).
 public protocol StreamedRequestHandler: AnyObject {
     /// The next bytes of the body (one read's worth at most). Answer body bytes go into
     /// `output` (without framing) once the answer has begun.
     func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> StreamedProgress
-    /// The body has ended: every byte of it was given to `receive`.
+    /// The body has ended: every byte of it was given to `receive`. Called again after
+    /// it returns `begin` (the answer can begin only once the body has ended), until it
+    /// returns `end` or `respond`.
     func bodyEnded(output: inout [UInt8]) -> StreamedProgress
 }
 
@@ -20,6 +29,10 @@ public protocol StreamedRequestHandler: AnyObject {
 public enum StreamedProgress {
     /// Go on: read more of the body. Before `.begin`, `output` must stay empty.
     case more
+    /// Go on, as `more`; and these bytes completed at least one unit of the body (for
+    /// NDJSON, a line). The minimum-rate clock restarts: a stream of units that each
+    /// arrive at the minimum rate is never cut for its average, however long it runs.
+    case completedUnit
     /// Before the answer has begun only: answer this instead, whole (a problem found in
     /// what was read so far); the rest of the body is not read and the connection closes.
     case respond(HTTPResponse)
@@ -28,23 +41,33 @@ public enum StreamedProgress {
     /// will end with (sent as `Trailer`). Only once; reading goes on.
     case begin(HTTPResponse, trailers: [String])
     /// The answer is complete: `output` holds its last bytes. The trailer fields are
-    /// sent after the last chunk. With `readsRest` false the rest of the body is not
-    /// read and the connection closes after the answer (a problem ended the stream);
-    /// with true the body is read to its end and thrown away, and the connection may
-    /// be kept. Returned once; no call follows.
-    case end(trailers: [(String, String)], readsRest: Bool)
+    /// sent after the last chunk; `logFields` join the access line (as an
+    /// `HTTPResponse`'s do: `("verdict", "pass")`). With `readsRest` false the rest of the
+    /// body is not read and the connection closes after the answer (a problem ended the
+    /// stream); with true the body is read to its end and thrown away, and the connection
+    /// may be kept. Returned once; no call follows.
+    case end(trailers: [(String, String)], readsRest: Bool, logFields: [(String, String)] = [])
 }
 
 /// The media types a route takes as a stream, and how it makes a handler for one request.
 public struct StreamedBody: Sendable {
+    /// What one streamed request holds of the memory budget, whatever its length: a
+    /// line of `--max-line-bytes` (1 MiB) a few times over while it is read and
+    /// answered, plus the output that may wait for the peer (256 KiB).
+    public static let defaultMemoryShare = 4 * 1024 * 1024
+
     /// Media types (lower case, without parameters) whose bodies go to `handler`;
     /// any other body is read whole as the route's `body` says.
     public let mediaTypes: [String]
+    /// What one request is counted at in the memory budget.
+    public let memoryShare: Int
     /// Makes the handler of one request, given its head (`body` is empty).
     public let handler: @Sendable (HTTPRequest) -> any StreamedRequestHandler
 
-    public init(mediaTypes: [String], handler: @escaping @Sendable (HTTPRequest) -> any StreamedRequestHandler) {
+    public init(mediaTypes: [String], memoryShare: Int = StreamedBody.defaultMemoryShare,
+                handler: @escaping @Sendable (HTTPRequest) -> any StreamedRequestHandler) {
         self.mediaTypes = mediaTypes
+        self.memoryShare = memoryShare
         self.handler = handler
     }
 }

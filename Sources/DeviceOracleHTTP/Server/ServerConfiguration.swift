@@ -6,6 +6,8 @@ public struct ServerConfiguration: Sendable {
     /// 0 binds an ephemeral port; `HTTPServer.start()` returns the bound one.
     public var port = 8080
     public var maxBodyBytes = 8 * 1024 * 1024
+    /// The limit of a body handled as it arrives (`StreamedBody`), instead of `maxBodyBytes`.
+    public var maxStreamBytes = 64 * 1024 * 1024 * 1024
     public var maxConnections = 10_000
     /// Seconds (fractional allowed) to receive a request head from its first byte,
     /// or from accept on a new connection.
