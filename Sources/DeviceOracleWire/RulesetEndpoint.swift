@@ -20,7 +20,15 @@ public struct RulesetAnswer: Sendable {
     public var json: [UInt8] { text.bytes }
 
     /// How many steps the answer lists: its size grows with them.
-    public var stepCount: Int { text.stepped.stepCount }
+    public var stepCount: Int { text.listedCount }
+
+    /// The same answer listing only the steps `detail` keeps (`?steps=`); with
+    /// `.all` it is this answer, byte for byte.
+    public func listing(_ detail: StepDetail) -> RulesetAnswer {
+        var text = text
+        text.listing = StepListing(detail, mismatches: text.envelope.mismatches, diagnostics: text.envelope.diagnostics)
+        return RulesetAnswer(verdict: verdict, text: text)
+    }
 
     /// The answer in pieces, for sending a long one without holding it whole.
     public func pieces() -> AnswerPieces { AnswerPieces(text) }
