@@ -61,14 +61,14 @@ enum CheckCommand {
 
     /// Takes `--steps VALUE` (or `--steps=VALUE`) out of the arguments after the
     /// ruleset: `all` when absent, the endpoint's `?steps=` otherwise.
-    private static func stepDetail(_ arguments: inout [[UInt8]]) -> Result<StepDetail, StepDetailError> {
+    private static func stepDetail(_ arguments: inout [[UInt8]]) -> Result<StepDetail, UnknownName> {
         var names: [String] = []
         var position = 1
         while position < arguments.count {
             let argument = text(arguments[position])
             if argument == "--steps" {
                 guard position + 1 < arguments.count else {
-                    return .failure(StepDetailError(detail: "--steps needs a value: all, failing or none"))
+                    return .failure(UnknownName(detail: "--steps needs a value: all, failing or none"))
                 }
                 names.append(text(arguments[position + 1]))
                 arguments.removeSubrange(position...position + 1)
@@ -80,7 +80,7 @@ enum CheckCommand {
             }
         }
         guard names.count <= 1 else {
-            return .failure(StepDetailError(detail: "--steps is given \(names.count) times; give it once"))
+            return .failure(UnknownName(detail: "--steps is given \(names.count) times; give it once"))
         }
         return StepDetail.named(names.first ?? StepDetail.all.rawValue)
     }

@@ -10,21 +10,11 @@ public enum StepDetail: String, CaseIterable, Sendable {
     case none
 
     /// The detail a name spells, or a sentence saying which names there are.
-    public static func named(_ name: String) -> Result<StepDetail, StepDetailError> {
-        if let detail = StepDetail(rawValue: name) { return .success(detail) }
-        return .failure(StepDetailError(detail: details.unknownNameDetail(name)
-                                            + " (values: \(allCases.map(\.rawValue).joined(separator: ", ")))"))
+    public static func named(_ name: String) -> Result<StepDetail, UnknownName> {
+        details.named(name, listing: "values")
     }
 
     private static let details = ClosedNames<StepDetail>("'steps' value")
-}
-
-public struct StepDetailError: Error, Sendable {
-    public let detail: String
-
-    public init(detail: String) {
-        self.detail = detail
-    }
 }
 
 /// The steps an answer writes, by index, in order.
