@@ -67,4 +67,16 @@ final class NDJSONLayoutTests: XCTestCase {
         XCTAssertEqual(repeated, ["1 head", "2 tail repeating the head's"])
         XCTAssertEqual(nullInHead, ["1 head", "2 tail"])
     }
+
+    func testEveryRulesetsHeadMayNameItsBodysMembersButTheSequence() {
+        let heads = Dictionary(uniqueKeysWithValues: Rulesets.all.map { ($0.name, $0.headMembers) })
+
+        XCTAssertEqual(heads, [
+            "playback/1": ["ruleset", "initial", "observedFinal"],
+            "haptics/1": ["ruleset", "initial", "observedFinal", "pattern", "expectedParameters", "supportsHaptics",
+                          "timingToleranceMs"],
+            "refresh/1": ["ruleset", "observedFinal", "config", "store", "schedule"],
+            "audio-session/1": ["ruleset", "initial", "observedFinal", "category"],
+        ])
+    }
 }
