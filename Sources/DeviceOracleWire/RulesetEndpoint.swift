@@ -20,7 +20,15 @@ public struct RulesetAnswer: Sendable {
     public var json: [UInt8] { text.bytes }
 
     /// How many steps the answer lists: its size grows with them.
-    public var stepCount: Int { text.stepped.stepCount }
+    public var stepCount: Int { text.listedCount }
+
+    /// The same answer listing only the steps `detail` keeps (`?steps=`); with
+    /// `.all` it is this answer, byte for byte.
+    public func listing(_ detail: StepDetail) -> RulesetAnswer {
+        var text = text
+        text.listing = StepListing(detail, mismatches: text.envelope.mismatches, diagnostics: text.envelope.diagnostics)
+        return RulesetAnswer(verdict: verdict, text: text)
+    }
 
     /// The answer in pieces, for sending a long one without holding it whole.
     public func pieces() -> AnswerPieces { AnswerPieces(text) }
@@ -109,15 +117,20 @@ public struct RulesetEndpoint: Sendable {
     private let served: [StaticString]
     private let run: @Sendable (inout RequestDecoder, JSONValue) -> RulesetAnswer?
     let model: RulesetModel
+    /// The top-level members of its JSON body other than the sequence (`events`,
+    /// `runs`): what the head line of an NDJSON body may name.
+    let headMembers: Set<String>
 
-    /// `run` decodes and runs a request object, reporting its problems to the decoder.
-    init(name: StaticString, path: String, summary: String, model: RulesetModel,
+    /// `run` decodes and runs a request object, reporting its problems to the decoder;
+    /// `topMembers` are the members `run` reads, `sequence` among them.
+    init(name: StaticString, path: String, summary: String, model: RulesetModel, topMembers: [String], sequence: String,
          run: @escaping @Sendable (inout RequestDecoder, JSONValue) -> RulesetAnswer?) {
         self.name = "\(name)"
         self.path = path
         self.summary = summary
         served = [name]
         self.model = model
+        headMembers = Set(topMembers + ["ruleset"]).subtracting([sequence])
         self.run = run
     }
 

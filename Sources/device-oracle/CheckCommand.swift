@@ -1,8 +1,8 @@
 import DeviceOracleWire
 import Glibc
 
-/// `device-oracle check <ruleset> [FILE|-]`: one request body, offline. Prints the
-/// same bytes the endpoint answers with on stdout (so CI without a network gets the
+/// `device-oracle check <ruleset> [FILE|-] [--steps all|failing|none]`: one request
+/// body, offline. Prints the same bytes the endpoint answers with (`?steps=` as given) on stdout (so CI without a network gets the
 /// same answer), or the endpoint's problem document on stderr.
 /// Exit status: 0 pass or unchecked, 1 fail, 2 bad input.
 ///
@@ -19,8 +19,16 @@ enum CheckCommand {
         if let first = arguments.first.map(text), first == "--junit" || first.hasPrefix("--junit=") {
             return runBatch(arguments)
         }
+        var arguments = arguments
+        let detail: StepDetail
+        switch stepDetail(&arguments) {
+        case .success(let given): detail = given
+        case .failure(let error):
+            printError(error.detail)
+            return 2
+        }
         guard (1...2).contains(arguments.count) else {
-            printError("usage: device-oracle check <ruleset> [FILE|-]")
+            printError("usage: device-oracle check <ruleset> [FILE|-] [--steps all|failing|none]")
             return 2
         }
         guard let endpoint = Rulesets.named(text(arguments[0])) else {
@@ -33,7 +41,7 @@ enum CheckCommand {
             printCannot("read", path)
             return 2
         }
-        switch endpoint.answer(body) {
+        switch endpoint.answer(body).map({ $0.listing(detail) }) {
         case .success(let answer):
             // In pieces: a long log's answer is never held whole.
             let pieces = answer.pieces()
@@ -49,6 +57,32 @@ enum CheckCommand {
             writeAll(problem(for: rejection).json + [UInt8(ascii: "\n")], to: STDERR_FILENO)
             return 2
         }
+    }
+
+    /// Takes `--steps VALUE` (or `--steps=VALUE`) out of the arguments after the
+    /// ruleset: `all` when absent, the endpoint's `?steps=` otherwise.
+    private static func stepDetail(_ arguments: inout [[UInt8]]) -> Result<StepDetail, UnknownName> {
+        var names: [String] = []
+        var position = 1
+        while position < arguments.count {
+            let argument = text(arguments[position])
+            if argument == "--steps" {
+                guard position + 1 < arguments.count else {
+                    return .failure(UnknownName(detail: "--steps needs a value: all, failing or none"))
+                }
+                names.append(text(arguments[position + 1]))
+                arguments.removeSubrange(position...position + 1)
+            } else if argument.hasPrefix("--steps=") {
+                names.append(String(argument.dropFirst("--steps=".count)))
+                arguments.remove(at: position)
+            } else {
+                position += 1
+            }
+        }
+        guard names.count <= 1 else {
+            return .failure(UnknownName(detail: "--steps is given \(names.count) times; give it once"))
+        }
+        return StepDetail.named(names.first ?? StepDetail.all.rawValue)
     }
 
     private static func runBatch(_ arguments: [[UInt8]]) -> Int32 {

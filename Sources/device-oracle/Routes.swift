@@ -34,7 +34,11 @@ enum ServiceRoutes {
         routes.append(Route(path: "/rulesets", methods: [.GET]) { _ in .json(200, rulesetList) })
         for endpoint in Rulesets.all {
             routes.append(Route(path: endpoint.path, methods: [.POST], body: .json) { request in
-                response(to: endpoint.answer(request.body))
+                // `?steps=` is checked first: a bad query needs no body read.
+                switch stepDetail(query: request.query) {
+                case .success(let detail): response(to: endpoint.answer(request.body).map { $0.listing(detail) })
+                case .failure(let invalid): invalid.response
+                }
             })
             routes += modelRoutes(endpoint)
         }
@@ -88,20 +92,43 @@ enum ServiceRoutes {
     /// `?format=mermaid|dot|json` (mermaid when absent; other parameters are ignored).
     /// A bad format is `400 /problems/invalid-query`: there is no body to point into.
     static func diagramResponse(_ endpoint: RulesetEndpoint, query: String) -> HTTPResponse {
-        let formats = QueryParameters(query).values("format")
-        guard formats.count <= 1 else {
-            return invalidQuery("'format' is given \(formats.count) times; give it once")
+        let format = queryValue("format", in: query).flatMap { name in
+            DiagramFormat.named(name ?? DiagramFormat.mermaid.rawValue).mapError { InvalidQuery(detail: $0.detail) }
         }
-        switch DiagramFormat.named(formats.first ?? DiagramFormat.mermaid.rawValue) {
+        switch format {
         case .success(let format):
             return HTTPResponse(status: 200, contentType: format.contentType, body: endpoint.diagram(format))
-        case .failure(let error):
-            return invalidQuery(error.detail)
+        case .failure(let invalid):
+            return invalid.response
         }
     }
 
-    static func invalidQuery(_ detail: String) -> HTTPResponse {
-        ProblemDetails(type: "/problems/invalid-query", title: "Invalid query", status: 400, detail: detail).response
+    /// `?steps=all|failing|none` on a ruleset endpoint (all when absent), read as
+    /// `format` is.
+    static func stepDetail(query: String) -> Result<StepDetail, InvalidQuery> {
+        queryValue("steps", in: query).flatMap { name in
+            StepDetail.named(name ?? StepDetail.all.rawValue).mapError { InvalidQuery(detail: $0.detail) }
+        }
+    }
+
+    /// The value of a parameter that may be given once (nil when absent): given
+    /// twice it is ambiguous.
+    static func queryValue(_ name: String, in query: String) -> Result<String?, InvalidQuery> {
+        let values = QueryParameters(query).values(name)
+        guard values.count <= 1 else {
+            return .failure(InvalidQuery(detail: "'\(name)' is given \(values.count) times; give it once"))
+        }
+        return .success(values.first)
+    }
+
+    /// A query the service cannot follow: `400 /problems/invalid-query`, as there is
+    /// no body to point into.
+    struct InvalidQuery: Error {
+        let detail: String
+
+        var response: HTTPResponse {
+            ProblemDetails(type: "/problems/invalid-query", title: "Invalid query", status: 400, detail: detail).response
+        }
     }
 
     /// Whether `Accept` asks for JUnit XML rather than JSON: it names

@@ -14,7 +14,8 @@ let usage = """
                             [--send-timeout 30] [--idle-timeout 60] [--min-rate 1024]
                             [--min-rate-grace 5] [--max-memory-bytes N] [--memory-wait 10]
                             [--log-level info] [--metrics on]
-      device-oracle check <ruleset> [FILE|-]    run one request body offline; exit 0 pass/unchecked,
+      device-oracle check <ruleset> [FILE|-] [--steps all|failing|none]
+                                                run one request body offline; exit 0 pass/unchecked,
                                                 1 fail, 2 bad input
       device-oracle check --junit REPORT.xml FILE...
                                                 check many request bodies, each naming its ruleset

@@ -332,6 +332,77 @@ final class RulesetEndpointTests: OracleProcessTestCase {
         ])
     }
 
+    // MARK: ?steps=all|failing|none
+
+    private let flaggedStepBody = #"{"events":[{"type":"userPlayed","observed":{"isPlaying":true}},{"type":"userPaused","at":5},{"type":"userPlayed","at":3}]}"#
+
+    func testStepsAllIsTheAnswerWithoutTheParameterByteForByte() throws {
+        let (_, port) = try startServer()
+
+        let plain = try XCTUnwrap(post("/playback/apply", flaggedStepBody, port: port))
+        let all = try XCTUnwrap(post("/playback/apply?steps=all", flaggedStepBody, port: port))
+
+        XCTAssertEqual(all.status, 200)
+        XCTAssertEqual(all.body, plain.body)
+        XCTAssertEqual((try json(all.body)["steps"] as? [Any])?.count, 3)
+    }
+
+    func testStepsFailingListsOnlyTheFlaggedStepsWithTheirIndexes() throws {
+        let (_, port) = try startServer()
+
+        let response = try XCTUnwrap(post("/playback/apply?steps=failing", flaggedStepBody, port: port))
+
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.header("Oracle-Verdict"), "pass")
+        let answer = try json(response.body)
+        XCTAssertEqual((answer["steps"] as? [[String: Any]])?.map { $0["index"] as? Int }, [2])
+        XCTAssertEqual((answer["diagnostics"] as? [[String: Any]])?.first?["code"] as? String, "outOfOrder")
+    }
+
+    func testStepsNoneAnswersAnEmptyStepsArrayAndTheRestAsAlways() throws {
+        let (_, port) = try startServer()
+        let body = #"{"events":[{"type":"saveTapped"},{"type":"saveFailed","observed":{"visible":"error","haptic":"play"}}]}"#
+
+        let all = try XCTUnwrap(post("/haptics/contract", body, port: port))
+        let none = try XCTUnwrap(post("/haptics/contract?steps=none", body, port: port))
+
+        XCTAssertEqual(none.status, 200)
+        XCTAssertEqual(none.header("Oracle-Verdict"), all.header("Oracle-Verdict"))
+        var withoutSteps = try json(all.body)
+        withoutSteps["steps"] = [Any]()
+        XCTAssertEqual(try json(none.body) as NSDictionary, withoutSteps as NSDictionary)
+    }
+
+    func testAnUnknownOrRepeatedStepsValueIs400InvalidQueryNamingTheParameter() throws {
+        let (_, port) = try startServer()
+
+        let unknown = try XCTUnwrap(post("/refresh/run?steps=faling", #"{"runs":[]}"#, port: port))
+        let twice = try XCTUnwrap(post("/audio-session/run?steps=none&steps=all", #"{"events":[]}"#, port: port))
+
+        XCTAssertEqual(unknown.status, 400)
+        XCTAssertEqual(try json(unknown.body)["type"] as? String, "/problems/invalid-query")
+        XCTAssertEqual(try json(unknown.body)["detail"] as? String,
+                       "unknown 'steps' value 'faling'; did you mean 'failing'? (values: all, failing, none)")
+        XCTAssertEqual(twice.status, 400)
+        XCTAssertEqual(try json(twice.body)["detail"] as? String, "'steps' is given 2 times; give it once")
+    }
+
+    func testCheckTakesStepsAndPrintsWhatTheServerAnswers() throws {
+        let (_, port) = try startServer()
+        let served = try XCTUnwrap(post("/playback/apply?steps=failing", flaggedStepBody, port: port))
+
+        let failing = try check(["playback", try temporaryFile(flaggedStepBody), "--steps", "failing"])
+        let none = try check(["playback", "--steps=none", "-"], stdin: flaggedStepBody)
+        let unknown = try check(["playback", "-", "--steps", "some"], stdin: flaggedStepBody)
+
+        XCTAssertEqual(failing.waitForExit(), 0)
+        XCTAssertEqual(failing.stdoutBytes, served.body)
+        XCTAssertEqual(none.waitForExit(), 0)
+        XCTAssertTrue(none.stdoutText.contains(#""steps":[],"#), none.stdoutText)
+        XCTAssertEqual(unknown.waitForExit(), 2)
+        XCTAssertTrue(unknown.stderrText.contains("unknown 'steps' value 'some'"), unknown.stderrText)
+    }
+
     // MARK: device-oracle check
 
     func testCheckPrintsTheSameBytesAsTheServer() throws {

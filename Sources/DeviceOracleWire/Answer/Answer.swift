@@ -88,11 +88,37 @@ struct AnswerText: Sendable {
     let envelope: AnswerEnvelope
     let stepped: any SteppedAnswer
     let document: JSONDocument
+    /// The steps `?steps=` keeps: the one place an answer's steps are chosen.
+    var listing = StepListing.all
+
+    /// How many steps the text lists.
+    var listedCount: Int {
+        switch listing {
+        case .all: stepped.stepCount
+        case .only(let indexes): indexes.count
+        }
+    }
+
+    /// Writes listed steps from the `position`th on until `writer` holds `minimum`
+    /// bytes or they end; returns the position of the next one.
+    func writeListedSteps(from position: Int, to writer: inout JSONWriter, minimum: Int) -> Int {
+        switch listing {
+        case .all:
+            return stepped.writeSteps(from: position, to: &writer, minimum: minimum)
+        case .only(let indexes):
+            var position = position
+            while position < indexes.count, writer.byteCount < minimum {
+                stepped.writeStep(indexes[position], to: &writer)
+                position += 1
+            }
+            return position
+        }
+    }
 
     var bytes: [UInt8] {
-        var writer = JSONWriter(capacity: 1024 + stepped.stepCount * 160)
+        var writer = JSONWriter(capacity: 1024 + listedCount * 160)
         envelope.writeHead(stepped, to: &writer)
-        _ = stepped.writeSteps(from: 0, to: &writer, minimum: .max)
+        _ = writeListedSteps(from: 0, to: &writer, minimum: .max)
         envelope.writeTail(stepped, document: document, to: &writer)
         return writer.finish()
     }
@@ -134,8 +160,8 @@ public final class AnswerPieces: @unchecked Sendable {
             case .head:
                 text.envelope.writeHead(text.stepped, to: &writer)
                 phase = .steps(next: 0)
-            case .steps(let next) where next < text.stepped.stepCount:
-                phase = .steps(next: text.stepped.writeSteps(from: next, to: &writer, minimum: minimum))
+            case .steps(let next) where next < text.listedCount:
+                phase = .steps(next: text.writeListedSteps(from: next, to: &writer, minimum: minimum))
             case .steps:
                 text.envelope.writeTail(text.stepped, document: text.document, to: &writer)
                 phase = .done

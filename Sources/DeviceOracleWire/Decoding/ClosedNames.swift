@@ -106,6 +106,14 @@ extension ClosedNames where Name: CaseIterable & RawRepresentable, Name.RawValue
     convenience init(_ kind: String) {
         self.init(kind, Name.allCases.map { ($0.rawValue, $0) })
     }
+
+    /// The case `name` spells, or a sentence saying which there are:
+    /// "unknown diagram format 'svg' (formats: mermaid, dot, json)".
+    func named(_ name: String, listing plural: String) -> Result<Name, UnknownName> {
+        if let value = Name(rawValue: name) { return .success(value) }
+        return .failure(UnknownName(detail: unknownNameDetail(name)
+                                        + " (\(plural): \(Name.allCases.map(\.rawValue).joined(separator: ", ")))"))
+    }
 }
 
 /// Suggests the known name a typo was probably meant to be.
@@ -131,5 +139,15 @@ enum DidYouMean {
     /// of one substring); the rules module owns the implementation.
     static func editDistance<T: Equatable>(_ a: [T], _ b: [T]) -> Int {
         EditDistance.optimalStringAlignment(a, b)
+    }
+}
+
+/// A name outside its closed set where there is no body to point into (a query
+/// parameter, a command-line flag): one sentence for the problem's `detail`.
+public struct UnknownName: Error, Sendable {
+    public let detail: String
+
+    public init(detail: String) {
+        self.detail = detail
     }
 }

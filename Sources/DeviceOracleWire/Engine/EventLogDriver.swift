@@ -28,7 +28,8 @@ struct EventLogDriver<D: RulesetDescription> {
     /// are made with it, once.
     static func endpoint(_ name: StaticString, path: String, summary: String, model: RulesetModel) -> RulesetEndpoint {
         let tables = RulesetTables<D>(ruleset: name)
-        return RulesetEndpoint(name: name, path: path, summary: summary, model: model) { decoder, root in
+        return RulesetEndpoint(name: name, path: path, summary: summary, model: model,
+                               topMembers: tables.topMembers.spellings, sequence: "events") { decoder, root in
             var driver = EventLogDriver(tables: tables)
             return driver.answer(root, decoder: &decoder)
         }

@@ -20,17 +20,11 @@ public enum DiagramFormat: String, CaseIterable, Sendable {
     }
 
     /// The format a name spells, or a sentence saying which names there are.
-    public static func named(_ name: String) -> Result<DiagramFormat, DiagramFormatError> {
-        if let format = DiagramFormat(rawValue: name) { return .success(format) }
-        return .failure(DiagramFormatError(detail: formats.unknownNameDetail(name)
-                                               + " (formats: \(allCases.map(\.rawValue).joined(separator: ", ")))"))
+    public static func named(_ name: String) -> Result<DiagramFormat, UnknownName> {
+        formats.named(name, listing: "formats")
     }
 
     private static let formats = ClosedNames<DiagramFormat>("diagram format")
-}
-
-public struct DiagramFormatError: Error, Sendable {
-    public let detail: String
 }
 
 /// A model's reachable graph as text: a node per reachable state, one edge per

@@ -13,7 +13,8 @@ enum RefreshEndpoint {
     static let endpoint = RulesetEndpoint(
         name: "refresh/1", path: "/refresh/run",
         summary: "Background app refresh: the built Info.plist's task registration, and the sync job's outcome under success, error, expiry, crash and repetition.",
-        model: RulesetModel(RefreshModelCoding.self)) { decoder, root in
+        model: RulesetModel(RefreshModelCoding.self),
+        topMembers: TopMember.allCases.map(\.rawValue), sequence: TopMember.runs.rawValue) { decoder, root in
             var run = RefreshEvaluation()
             return run.answer(root, decoder: &decoder)
         }

@@ -137,7 +137,34 @@ func checkedAnswer(_ endpoint: RulesetEndpoint, _ body: JSON, steps: Int) throws
     try expect(parsed.string(parsed["ruleset"]) == endpoint.name, "ruleset \(parsed.text(parsed["ruleset"]))")
     try expect(parsed.elements(parsed["steps"]).count == steps, "\(parsed.elements(parsed["steps"]).count) steps for \(steps) events")
     try expect(parsed.string(parsed["verdict"]) == answer.verdict.rawValue, "the header's verdict differs from the body's")
+    try checkStepDetails(answer, parsed)
     return parsed
+}
+
+/// `?steps=` (streaming.md, "Detail"): `failing` lists exactly the steps a mismatch
+/// or a diagnostic names, in order, each as `all` writes it; `none` lists none; every
+/// other member is the same and the answer still has `steps`.
+func checkStepDetails(_ answer: RulesetAnswer, _ parsed: ParsedAnswer) throws(Broken) {
+    let steps = parsed.elements(parsed["steps"]).map { parsed.text($0) }
+    let flagged = Set((parsed.elements(parsed["mismatches"]) + parsed.elements(parsed["diagnostics"])).compactMap {
+        parsed.number(parsed[$0, "index"]).map { Int($0) }
+    })
+    func othersThanSteps(_ answer: ParsedAnswer) -> [String] {
+        answer.document.members(answer.root).compactMap { member in
+            answer.document.string(member.key, equals: "steps") ? nil : answer.text(member.key) + answer.text(member.value)
+        }
+    }
+    for detail in [StepDetail.failing, .none] {
+        let listed = answer.listing(detail)
+        guard let document = try? JSONReader.parse(listed.json) else { throw Broken(message: "steps=\(detail): not JSON") }
+        let other = ParsedAnswer(bytes: listed.json, verdict: listed.verdict, document: document)
+        let expected = detail == .none ? [] : steps.enumerated().filter { flagged.contains($0.offset) }.map(\.element)
+        try expect(other["steps"] != nil && other.elements(other["steps"]).map { other.text($0) } == expected,
+                   "steps=\(detail) lists \(other.text(other["steps"]))")
+        try expect(othersThanSteps(other) == othersThanSteps(parsed), "steps=\(detail) changes more than the steps")
+        try expect(listed.verdict == answer.verdict && listed.listing(.all).json == answer.json,
+                   "steps=\(detail) changes the verdict, or all no longer lists every step")
+    }
 }
 
 /// The property every ruleset's answers share (common.md): byte-identical answers

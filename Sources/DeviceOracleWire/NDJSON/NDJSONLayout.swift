@@ -1,0 +1,79 @@
+import DeviceOracleJSON
+
+/// What each line of an NDJSON body is (streaming.md, "Request"). The first line is
+/// the head when every member it names is one of the ruleset's head members; a last
+/// line whose only member is `observedFinal` is the tail; every other line is an
+/// element of the sequence, counted from 0 so that element `k` is step `k`. A line
+/// that may be the tail is held until the next line, or the end, says which it was:
+/// at most one line is held.
+struct NDJSONLayout {
+    /// One parsed line of the body; `number` is 1-based over every line.
+    struct Line {
+        let number: Int
+        let document: JSONDocument
+    }
+
+    enum Role: Equatable {
+        /// The request's top-level members other than the sequence.
+        case head
+        /// Element `index` of the sequence.
+        case element(index: Int)
+        /// `observedFinal`; `repeatsHead` when the head gave one too (a problem of this line).
+        case tail(repeatsHead: Bool)
+    }
+
+    /// The members a head may name: `ruleset`, `initial`, `observedFinal` and the
+    /// ruleset's own, everything of its JSON body but the sequence.
+    let headMembers: Set<String>
+    private var sawFirst = false
+    private var headGaveObservedFinal = false
+    private var held: Line?
+    private var elementCount = 0
+
+    init(headMembers: Set<String>) {
+        self.headMembers = headMembers
+    }
+
+    /// The lines whose roles are now known, in body order: `line`'s, and the held one's before it.
+    mutating func next(_ line: Line) -> [(Line, Role)] {
+        var decided: [(Line, Role)] = []
+        if let previous = held {
+            decided.append((previous, element()))
+            held = nil
+        }
+        let document = line.document
+        if !sawFirst {
+            sawFirst = true
+            if document.kind(document.root) == .object,
+               document.members(document.root).allSatisfy({ headMembers.contains(document.string($0.key) ?? "") }) {
+                headGaveObservedFinal = document.members(document.root).contains {
+                    document.string($0.key, equals: "observedFinal") && document.kind($0.value) != .null
+                }
+                decided.append((line, .head))
+                return decided
+            }
+        }
+        if Self.mayBeTail(document) {
+            held = line
+        } else {
+            decided.append((line, element()))
+        }
+        return decided
+    }
+
+    /// The body has ended: the held line, if any, was the tail.
+    mutating func end() -> [(Line, Role)] {
+        defer { held = nil }
+        return held.map { [($0, .tail(repeatsHead: headGaveObservedFinal))] } ?? []
+    }
+
+    private mutating func element() -> Role {
+        defer { elementCount += 1 }
+        return .element(index: elementCount)
+    }
+
+    private static func mayBeTail(_ document: JSONDocument) -> Bool {
+        guard document.kind(document.root) == .object, document.count(document.root) == 1 else { return false }
+        return document.members(document.root).allSatisfy { document.string($0.key, equals: "observedFinal") }
+    }
+}

@@ -1,0 +1,79 @@
+/// Splits an NDJSON body into its lines as its bytes arrive, in any split
+/// (streaming.md, "Request"): lines end at LF, a CR before the LF is dropped, lines
+/// of only spaces, tabs and CR are skipped (still counted), and the last line may
+/// lack its LF. Each byte is looked at once; what is held is at most one line, so a
+/// body of any length costs `maxLineBytes`: a longer line is reported as it passes
+/// the bound, and its rest is dropped unread.
+struct NDJSONLines {
+    enum Element: Equatable {
+        /// A line that is not blank, without its CR LF; `number` is 1-based, over every line of the body.
+        case line(number: Int, bytes: [UInt8])
+        /// The line `number` is longer than `maxLineBytes`.
+        case tooLong(number: Int)
+    }
+
+    let maxLineBytes: Int
+    /// The line being read so far.
+    private var pending: [UInt8] = []
+    private var number = 1
+    /// The rest of a line already reported too long.
+    private var skipping = false
+
+    init(maxLineBytes: Int) {
+        self.maxLineBytes = maxLineBytes
+    }
+
+    /// The lines that `bytes` completes, in order.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [Element] {
+        var elements: [Element] = []
+        var rest = bytes[...]
+        while let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
+            if skipping {
+                skipping = false
+            } else {
+                hold(UnsafeRawBufferPointer(rebasing: rest[..<newline]), into: &elements)
+                if !skipping { complete(into: &elements) }
+                skipping = false
+            }
+            pending.removeAll(keepingCapacity: true)
+            number += 1
+            rest = rest[(newline + 1)...]
+        }
+        if !skipping { hold(UnsafeRawBufferPointer(rebasing: rest), into: &elements) }
+        return elements
+    }
+
+    mutating func feed(_ bytes: [UInt8]) -> [Element] {
+        bytes.withUnsafeBytes { feed($0) }
+    }
+
+    /// The body has ended: its last line, when it had no LF.
+    mutating func finish() -> [Element] {
+        var elements: [Element] = []
+        if !skipping, !pending.isEmpty { complete(into: &elements) }
+        pending = []
+        return elements
+    }
+
+    /// Adds part of the current line, or reports the line once it cannot fit: one
+    /// byte more than the bound is held, for a CR that the LF may yet make optional.
+    private mutating func hold(_ part: UnsafeRawBufferPointer, into elements: inout [Element]) {
+        guard pending.count + part.count <= maxLineBytes + 1 else {
+            elements.append(.tooLong(number: number))
+            pending.removeAll(keepingCapacity: true)
+            skipping = true
+            return
+        }
+        pending.append(contentsOf: part)
+    }
+
+    private func complete(into elements: inout [Element]) {
+        var line = pending[...]
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        if line.count > maxLineBytes {
+            elements.append(.tooLong(number: number))
+        } else if !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }) {
+            elements.append(.line(number: number, bytes: Array(line)))
+        }
+    }
+}
