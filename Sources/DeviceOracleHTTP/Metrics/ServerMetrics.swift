@@ -7,8 +7,8 @@ import Glibc
 /// way; the server knows no ruleset).
 ///
 /// Each event loop records into a `Recorder` of its own, with plain arithmetic and no
-/// lock, and publishes it into its shard once per loop iteration (one uncontended lock
-/// however many requests the iteration answered); a scrape adds the shards up. Labels are the server's own
+/// lock, and publishes it into its shard every 100 ms at most (one uncontended lock
+/// however many requests it answered meanwhile); a scrape adds the shards up. Labels are the server's own
 /// words — a route's path, a status code, a cause — never a client's bytes, so a
 /// client cannot grow the number of series.
 public final class ServerMetrics: Sendable {
