@@ -1,5 +1,5 @@
 // libFuzzer target: the HTTP/1.1 request decoder fed arbitrary bytes, split at
-// arbitrary points across reads. Written against `RequestDecoder.feed` alone, the
+// arbitrary points across reads. Written against `RequestFramer.feed` alone, the
 // decoder's whole contract with the connection, so it survives changes inside it.
 //
 // Input layout: byte 0 chooses the limits and how many split lengths follow
@@ -66,7 +66,7 @@ struct Decoded {
     private(set) var afterFailure = 0
 
     init(feeding reads: [[UInt8]], limits: HeadLimits, maxBodyBytes: Int) {
-        var decoder = RequestDecoder(limits: limits, maxBodyBytes: maxBodyBytes)
+        var decoder = RequestFramer(limits: limits, maxBodyBytes: maxBodyBytes)
         for read in reads {
             for element in decoder.feed(read) { append(element) }
         }
@@ -76,7 +76,7 @@ struct Decoded {
         }
     }
 
-    private mutating func append(_ element: RequestDecoder.Element) {
+    private mutating func append(_ element: RequestFramer.Element) {
         if case .failure? = elements.last { afterFailure += 1 }
         switch element {
         case .head(let head):
