@@ -130,11 +130,13 @@ public final class ServerMetrics: Sendable {
             counts.durationNanoseconds[row] += nanoseconds
             if let overload { counts.overloaded[OverloadCause.allCases.firstIndex(of: overload) ?? 0] += 1 }
             if let route {
-                for (index, counter) in metrics.answerCounters.enumerated() {
+                // By index, reading each counter in place: copying an `AnswerCounter` out per
+                // request retained and released its strings, dictionary and array.
+                for index in metrics.answerCounters.indices {
                     if let label = metrics.answerRoutes[index][route],
-                       let field = logFields.first(where: { $0.0 == counter.field }),
-                       let value = counter.values.firstIndex(of: field.1) {
-                        counts.answerCounts[index][label * counter.values.count + value] += 1
+                       let field = logFields.first(where: { $0.0 == metrics.answerCounters[index].field }),
+                       let value = metrics.answerCounters[index].values.firstIndex(of: field.1) {
+                        counts.answerCounts[index][label * metrics.answerCounters[index].values.count + value] += 1
                     }
                 }
             }
