@@ -21,7 +21,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         var reserved = 0
         var isOutputBackedUp = false
         var isDraining = false
-        let recordsAnswers = true
+        let answerRecording = AnswerRecording.lines
 
         func queueContinue() { continues += 1 }
 

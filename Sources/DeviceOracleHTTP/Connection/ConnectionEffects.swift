@@ -7,9 +7,9 @@ protocol ConnectionEffects: AnyObject {
     var isOutputBackedUp: Bool { get }
     /// The server is shutting down: answers close their connection.
     var isDraining: Bool { get }
-    /// Access records (the access log's lines, `/metrics`' counts) are built only when
-    /// someone reads them.
-    var recordsAnswers: Bool { get }
+    /// Access records (the access log's lines, `/metrics`' counts) are built only as far
+    /// as someone reads them.
+    var answerRecording: AnswerRecording { get }
 
     /// `100 Continue`, for a body that may now be sent.
     func queueContinue()

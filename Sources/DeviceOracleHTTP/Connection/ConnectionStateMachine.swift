@@ -591,10 +591,9 @@ struct ConnectionStateMachine {
         let keepAlive = exchange.head.keepAlive && !forceClose && !effects.isDraining && !peerClosedInput
         let field: ResponseSerializer.ConnectionField =
             !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
-        let accessLine = !effects.recordsAnswers ? nil : AccessLineFields(
-            method: exchange.head.method.rawValue, path: exchange.head.path, status: response.status,
-            startedAt: exchange.startedAt, fields: response.logFields, userAgent: exchange.head.userAgent,
-            routeIndex: exchange.routeIndex, overload: overload)
+        let accessLine = AccessLineFields(effects.answerRecording, head: exchange.head, status: response.status,
+                                          startedAt: exchange.startedAt, fields: response.logFields,
+                                          routeIndex: exchange.routeIndex, overload: overload)
         if !effects.queueAnswer(response, to: exchange.head, connection: field, accessLine: accessLine) {
             releaseReservation(effects: effects)
         }
@@ -633,7 +632,7 @@ struct ConnectionStateMachine {
         releaseReservation(effects: effects)
         let response = error.response
         effects.queueRefusal(response)
-        if effects.recordsAnswers {
+        if effects.answerRecording != .nothing {
             effects.logAccess(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
                                                startedAt: startedAt, userAgent: summary.userAgent),
                               bytes: response.body.count)
@@ -700,10 +699,9 @@ struct ConnectionStateMachine {
                 queueOutput(of: &stream, effects: effects)
                 if chunked { effects.queueStreamedEnd(trailers: trailers) }
                 let head = stream.exchange.head
-                effects.streamedAnswerEnded(accessLine: !effects.recordsAnswers ? nil : AccessLineFields(
-                    method: head.method.rawValue, path: head.path, status: status, startedAt: stream.exchange.startedAt,
-                    fields: logFields, userAgent: head.userAgent, routeIndex: stream.exchange.routeIndex),
-                                            bytes: stream.sentBytes)
+                effects.streamedAnswerEnded(accessLine: AccessLineFields(
+                    effects.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
+                    fields: logFields, routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes)
                 stream.answer = .ended(keepAlive: keepAlive)
                 if bodyEnded {
                     endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
@@ -743,10 +741,9 @@ struct ConnectionStateMachine {
     private func logCutStream<Effects: ConnectionEffects>(_ stream: Stream, effects: Effects) {
         guard case .begun(let status, _, _) = stream.answer else { return }
         let head = stream.exchange.head
-        effects.streamedAnswerEnded(accessLine: !effects.recordsAnswers ? nil : AccessLineFields(
-            method: head.method.rawValue, path: head.path, status: status, startedAt: stream.exchange.startedAt,
-            userAgent: head.userAgent, routeIndex: stream.exchange.routeIndex),
-                                    bytes: stream.sentBytes)
+        effects.streamedAnswerEnded(accessLine: AccessLineFields(
+            effects.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
+            routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes)
     }
 
     // MARK: Memory budget

@@ -193,7 +193,7 @@ final class HTTPConnection: ConnectionEffects {
 
     var isOutputBackedUp: Bool { output.count + loop.scratch.count >= Self.outputHighWater || streamedBody != nil }
     var isDraining: Bool { loop.draining }
-    var recordsAnswers: Bool { loop.recordsAnswers }
+    var answerRecording: AnswerRecording { loop.answerRecording }
 
     func queueContinue() {
         appendOutput { $0.append(ResponseSerializer.continueResponse) }

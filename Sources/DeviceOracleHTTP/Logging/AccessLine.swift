@@ -1,5 +1,11 @@
 import DeviceOracleJSON
 
+/// What is kept of each answer: nothing, the counts `/metrics` reads, or the access log's
+/// whole line too, whose method, path and user agent are `String`s made per request.
+enum AnswerRecording {
+    case nothing, counts, lines
+}
+
 /// What an access line (and `/metrics`) says of a request besides its size: known once its answer is
 /// decided, written once the answer's body has been sent (a streamed one later). Method
 /// and path are missing when the request was refused before its head was read.
@@ -13,6 +19,22 @@ struct AccessLineFields {
     /// For `/metrics`: the route that answered, and why a `503` was one.
     var routeIndex: Int?
     var overload: ServerMetrics.OverloadCause?
+}
+
+extension AccessLineFields {
+    /// The record of an answer to `head`, as much of it as `recording` keeps; `nil` when nothing is.
+    init?(_ recording: AnswerRecording, head: RequestHead, status: Int, startedAt: Int64,
+          fields: [(String, String)] = [], routeIndex: Int?, overload: ServerMetrics.OverloadCause? = nil) {
+        switch recording {
+        case .nothing:
+            return nil
+        case .counts:
+            self.init(status: status, startedAt: startedAt, fields: fields, routeIndex: routeIndex, overload: overload)
+        case .lines:
+            self.init(method: head.method.rawValue, path: head.path, status: status, startedAt: startedAt,
+                      fields: fields, userAgent: head.userAgent, routeIndex: routeIndex, overload: overload)
+        }
+    }
 }
 
 /// One access line: `ts`, `level`, `msg`, `id`, `method`, `path`, `status`, `bytes`,

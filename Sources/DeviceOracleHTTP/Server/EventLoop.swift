@@ -98,8 +98,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private var acceptPausedUntil: Int64?
     /// Access lines are written only when the logger wants them.
     let logsAccess: Bool
-    /// Access records are built when the access log or `/metrics` reads them.
-    let recordsAnswers: Bool
+    /// Access records are built as far as the access log or `/metrics` reads them.
+    let answerRecording: AnswerRecording
     /// This loop's counts since it last published them (`ServerMetrics`), and its shard.
     @exclusivity(unchecked) var metricsRecorder: ServerMetrics.Recorder
     @exclusivity(unchecked) private var metricsPublishedAt: Int64 = 0
@@ -133,7 +133,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         self.listenFD = listenFD
         self.index = index
         logsAccess = context.logger.logsAccess
-        recordsAnswers = logsAccess || context.configuration.metrics
+        answerRecording = logsAccess ? .lines : context.configuration.metrics ? .counts : .nothing
         metricsRecorder = context.metrics.recorder()
         epollFD = csyscalls_epoll_create()
         wakeFD = csyscalls_eventfd()
@@ -238,7 +238,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         _ = csyscalls_shutdown_write(fd)
         Glibc.close(fd)
         context.openConnections.count.subtract(1, ordering: .relaxed)
-        if recordsAnswers {
+        if answerRecording != .nothing {
             recordAnswer(AccessLineFields(status: 503, startedAt: now, overload: .connections), bytes: response.body.count)
         }
     }
@@ -317,7 +317,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     /// Counts an answer for `/metrics` and writes its access line, as configured. Callers
-    /// check `recordsAnswers` first, so no line's `String`s are made for nothing.
+    /// check `answerRecording` first, so no line's `String`s are made for nothing.
     func recordAnswer(_ line: AccessLineFields, bytes: Int) {
         let elapsed = max(0, csyscalls_monotonic_ns() - line.startedAt)
         if context.configuration.metrics {
