@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # What one server setting costs: the server with VARIABLE=BASE against VARIABLE=TRIED, in
-# ROUNDS alternating pairs, so both sides of a pair see the same machine. Each side is
+# ROUNDS alternating pairs, so both sides of a pair see the same machine; odd pairs run BASE
+# first and even pairs TRIED first, so a machine that speeds up or slows down over the run
+# does not count for either side (ABBA order). Each side is
 # bench/cpu-per-request.sh: req/s under wrk (c=64, server on CPU 0, wrk on CPU 1) and
 # server CPU µs per request. Other variables pass through (LOG_LEVEL=warn, say).
 # Prints one line per pair and the medians of the pairs' changes (req/s down and CPU per
@@ -14,8 +16,12 @@ secs=${6:-5}
 field() { grep -oE "$1=[0-9.]+" <<<"$2" | cut -d= -f2; }
 costs=()
 for ((round = 1; round <= rounds; round++)); do
-  before=$(env "$variable=$base" "$here/cpu-per-request.sh" "$binary" /playback/apply "$here/bodies/playback-small.json" 64 "$secs")
-  after=$(env "$variable=$tried" "$here/cpu-per-request.sh" "$binary" /playback/apply "$here/bodies/playback-small.json" 64 "$secs")
+  measure() { env "$variable=$1" "$here/cpu-per-request.sh" "$binary" /playback/apply "$here/bodies/playback-small.json" 64 "$secs"; }
+  if ((round % 2)); then
+    before=$(measure "$base"); after=$(measure "$tried")
+  else
+    after=$(measure "$tried"); before=$(measure "$base")
+  fi
   line=$(awk -v br="$(field req/s "$before")" -v ar="$(field req/s "$after")" \
              -v bc="$(field total_us/req "$before")" -v ac="$(field total_us/req "$after")" 'BEGIN {
     printf "%.1f %.1f %.0f %.0f %.2f %.2f", (ar / br - 1) * 100, (ac / bc - 1) * 100, br, ar, bc, ac }')
