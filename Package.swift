@@ -8,12 +8,18 @@ let package = Package(
     products: [
         // Imported by apps' XCTest targets: standard library only.
         .library(name: "DeviceOracleRules", targets: ["DeviceOracleRules"]),
+        // The whole oracle in process (check a log, translate a notification), and
+        // assertions for XCTest and Swift Testing on top of it.
+        .library(name: "DeviceOracle", targets: ["DeviceOracle"]),
+        .library(name: "DeviceOracleTesting", targets: ["DeviceOracleTesting"]),
         .executable(name: "device-oracle", targets: ["device-oracle"]),
     ],
     targets: [
         .target(name: "DeviceOracleRules"),
         .target(name: "DeviceOracleJSON"),
         .target(name: "DeviceOracleWire", dependencies: ["DeviceOracleRules", "DeviceOracleJSON"]),
+        .target(name: "DeviceOracle", dependencies: ["DeviceOracleRules", "DeviceOracleWire", "DeviceOracleJSON"]),
+        .target(name: "DeviceOracleTesting", dependencies: ["DeviceOracle"]),
         .target(name: "CSyscalls"),
         .target(name: "DeviceOracleHTTP", dependencies: ["DeviceOracleJSON", "CSyscalls"]),
         .executableTarget(
@@ -29,6 +35,7 @@ let package = Package(
         .testTarget(name: "DeviceOracleJSONTests", dependencies: ["DeviceOracleJSON"]),
         .testTarget(name: "DeviceOracleWireTests", dependencies: ["DeviceOracleWire", "PropertyChecking"]),
         .testTarget(name: "DeviceOracleHTTPTests", dependencies: ["DeviceOracleHTTP", "HTTPTestSupport"]),
+        .testTarget(name: "DeviceOracleTests", dependencies: ["DeviceOracle", "DeviceOracleTesting"]),
         .testTarget(name: "EndToEndTests", dependencies: ["device-oracle", "HTTPTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -113,6 +113,13 @@ enum AudioSessionNotification: Sendable {
         }
     }
 
+    /// What the translation adds to its step: why nothing reached the machine, or
+    /// that an interruption ended without its options key.
+    func diagnostic(missingOptions: Bool) -> DiagnosticCode? {
+        if case .untranslated(let code) = self { return code }
+        return missingOptions ? .missingInterruptionOptions : nil
+    }
+
     private enum InterruptionType { case began, ended }
 
     /// `AVAudioSession.InterruptionType`: 1 or "began", 0 or "ended".

@@ -38,12 +38,7 @@ extension RequestDecoder {
             let translated = AudioSessionNotification.translate(name, userInfo: userInfo, in: document,
                                                                 mediaServices: mediaServices,
                                                                 missingOptions: &missingOptions)
-            let diagnostic: DiagnosticCode? = if case .untranslated(let code) = translated {
-                code
-            } else {
-                missingOptions ? .missingInterruptionOptions : nil
-            }
-            return .notification(translated, diagnostic: diagnostic)
+            return .notification(translated, diagnostic: translated.diagnostic(missingOptions: missingOptions))
         case (_?, _?):
             report("an event has either 'type' or 'notification', not both", at: event)
             return nil

@@ -1,0 +1,133 @@
+// Re-exported: a test that checks a log also drives the machines by hand.
+@_exported import DeviceOracleRules
+import DeviceOracleWire
+
+/// A ruleset the oracle checks logs against, at the version the service serves.
+public enum Ruleset: String, CaseIterable, Sendable {
+    case playback = "playback/1"
+    case haptics = "haptics/1"
+    case refresh = "refresh/1"
+    case audioSession = "audio-session/1"
+}
+
+/// The whole oracle in process: the same request the service takes, the same answer
+/// and verdict, with no server. Pure: equal requests give equal results.
+public enum Oracle {
+    /// Checks one request — exactly the JSON body the ruleset's endpoint takes — and
+    /// returns what the endpoint answers `200` with; throws what it answers `400` or
+    /// `422` with.
+    public static func check(_ ruleset: Ruleset, json: [UInt8]) throws(OracleProblem) -> OracleResult {
+        guard let endpoint = Rulesets.named(ruleset.rawValue) else {
+            preconditionFailure("this build serves no \(ruleset.rawValue)")
+        }
+        switch endpoint.answer(json) {
+        case .success(let answer): return OracleResult(answer)
+        case .failure(let rejection): throw OracleProblem(rejection)
+        }
+    }
+
+    public static func check(_ ruleset: Ruleset, json: String) throws(OracleProblem) -> OracleResult {
+        try check(ruleset, json: Array(json.utf8))
+    }
+}
+
+/// What the service answers a request with: the verdict, every mismatch and
+/// diagnostic, and the answer's JSON text, byte for byte the service's.
+public struct OracleResult: Sendable {
+    public enum Verdict: String, Sendable {
+        /// Everything the device observed is canonical.
+        case pass
+        /// At least one observed field differs (or a static check failed).
+        case fail
+        /// Nothing was observed, so nothing was compared.
+        case unchecked
+    }
+
+    /// An observed field that differs from the canonical one.
+    public struct Mismatch: Equatable, Sendable {
+        /// The step, or `nil` for `observedFinal`.
+        public let step: Int?
+        /// The field; `final.`-prefixed for `observedFinal`.
+        public let field: String
+        /// The canonical value, as JSON text (`"play"`, `true`).
+        public let expected: String
+        /// What the device showed, as JSON text.
+        public let observed: String
+        public let detail: String?
+
+        public init(step: Int?, field: String, expected: String, observed: String, detail: String? = nil) {
+            self.step = step
+            self.field = field
+            self.expected = expected
+            self.observed = observed
+            self.detail = detail
+        }
+    }
+
+    /// Something a person should look at that does not change the decision.
+    public struct Diagnostic: Equatable, Sendable {
+        /// The step, or `nil` for the whole request.
+        public let step: Int?
+        /// `warning` or `info`.
+        public let severity: String
+        public let code: String
+        public let message: String
+    }
+
+    public let verdict: Verdict
+    public let mismatches: [Mismatch]
+    public let diagnostics: [Diagnostic]
+    /// The answer, exactly as the service sends it.
+    public let json: String
+
+    init(_ answer: RulesetAnswer) {
+        verdict = Verdict(rawValue: answer.verdict.rawValue) ?? .fail
+        mismatches = answer.mismatches.map {
+            Mismatch(step: $0.step, field: $0.field, expected: $0.expected, observed: $0.observed, detail: $0.detail)
+        }
+        diagnostics = answer.diagnostics.map {
+            Diagnostic(step: $0.step, severity: $0.severity, code: $0.code, message: $0.message)
+        }
+        json = String(decoding: answer.json, as: UTF8.self)
+    }
+
+    /// One line per mismatch, for a failing test's message.
+    public var mismatchReport: String {
+        mismatches.map { mismatch in
+            let place = mismatch.step.map { "step \($0)" } ?? "final"
+            let detail = mismatch.detail.map { " (\($0))" } ?? ""
+            return "\(place): \(mismatch.field) expected \(mismatch.expected), observed \(mismatch.observed)\(detail)"
+        }.joined(separator: "\n")
+    }
+}
+
+/// Why a request was refused, as the service's problem document says it: malformed
+/// JSON (`400`) or a body that breaks the request schema (`422`), each problem with
+/// the JSON Pointer of the value it is about.
+public struct OracleProblem: Error, Sendable, CustomStringConvertible {
+    public struct Problem: Equatable, Sendable {
+        /// A JSON Pointer into the request (`/events/3/type`).
+        public let pointer: String
+        public let detail: String
+    }
+
+    /// `400` or `422`, as the service would answer.
+    public let status: Int
+    /// The problem type URI (`/problems/invalid-request`).
+    public let type: String
+    public let title: String
+    public let detail: String
+    public let problems: [Problem]
+
+    init(_ rejection: RequestRejection) {
+        status = rejection.status
+        type = rejection.problemType
+        title = rejection.title
+        detail = rejection.detail
+        problems = rejection.problems.map { Problem(pointer: $0.pointer, detail: $0.detail) }
+    }
+
+    public var description: String {
+        ([title + ": " + detail] + problems.map { "\($0.pointer): \($0.detail)" }).joined(separator: "\n")
+    }
+}
