@@ -93,7 +93,7 @@ final class ExplorationTests: XCTestCase {
     func testRefreshClassifiesAFaultByItsPlaceInTheRun() {
         let model = RefreshModel()
         func run(pages: Int, fault page: Int?) -> RefreshRun<Int> {
-            RefreshRun(at: 0, pages: Array(repeating: RefreshPage(), count: pages),
+            try! RefreshRun(at: 0, pages: Array(repeating: RefreshPage(), count: pages),
                        fault: page.map { RefreshFault(kind: .error, stage: .download, page: $0) })
         }
 
@@ -126,7 +126,7 @@ final class ExplorationTests: XCTestCase {
                 var node = graph.startNodes[path.start]
                 for eventClass in path.eventClasses {
                     let predicted = graph.transition(from: node, eventClass: eventClass)
-                    let decision = model.apply(eventClass: eventClass, to: &machine).decision
+                    let decision = model.label(of: model.apply(eventClass: eventClass, to: &machine).decision)
                     XCTAssertEqual(decision, predicted.decision, "\(Model.self)")
                     XCTAssertEqual(graph.index(of: model.node(of: machine)), predicted.to, "\(Model.self)")
                     node = predicted.to

@@ -13,13 +13,13 @@ final class HapticsFlowRulesTests: XCTestCase {
     }
 
     func testHardwareWithoutHapticsStartsUnsupported() {
-        let machine = HapticsMachine(supportsHaptics: false)
+        let machine = HapticsMachine(state: HapticsState(engine: .unsupported))
 
         XCTAssertEqual(machine.state, HapticsState(phase: .idle, engine: .unsupported))
     }
 
     func testInitialPhaseMayBeSet() {
-        let machine = HapticsMachine(phase: .saving)
+        let machine = HapticsMachine(state: HapticsState(phase: .saving))
 
         XCTAssertEqual(machine.state, HapticsState(phase: .saving, engine: .stopped))
     }
@@ -37,7 +37,7 @@ final class HapticsFlowRulesTests: XCTestCase {
 
     func testSaveTapAfterAFinishedSaveStartsAnotherOne() {
         for finished in [SavePhase.saved, .failed] {
-            var machine = HapticsMachine(phase: finished)
+            var machine = HapticsMachine(state: HapticsState(phase: finished))
 
             let decision = machine.apply(.saveTapped)
 
@@ -62,7 +62,7 @@ final class HapticsFlowRulesTests: XCTestCase {
     // MARK: saveSucceeded, saveFailed
 
     func testSuccessfulSaveStartsTheStoppedEngineAndPlaysOneHaptic() {
-        var machine = HapticsMachine(phase: .saving)
+        var machine = HapticsMachine(state: HapticsState(phase: .saving))
 
         let decision = machine.apply(.saveSucceeded)
 
@@ -84,8 +84,8 @@ final class HapticsFlowRulesTests: XCTestCase {
 
     func testUnsupportedDeviceShowsTheSameVisibleResult() {
         let events: [HapticsEvent] = [.saveTapped, .saveTapped, .saveSucceeded, .saveTapped, .saveFailed]
-        var supported = HapticsMachine(supportsHaptics: true)
-        var unsupported = HapticsMachine(supportsHaptics: false)
+        var supported = HapticsMachine()
+        var unsupported = HapticsMachine(state: HapticsState(engine: .unsupported))
 
         let supportedDecisions = events.map { supported.apply($0) }
         let unsupportedDecisions = events.map { unsupported.apply($0) }
@@ -97,7 +97,7 @@ final class HapticsFlowRulesTests: XCTestCase {
     }
 
     func testSuccessfulSaveOnAnUnsupportedDeviceCallsNoEngine() {
-        var machine = HapticsMachine(phase: .saving, supportsHaptics: false)
+        var machine = HapticsMachine(state: HapticsState(phase: .saving, engine: false ? .stopped : .unsupported))
 
         let decision = machine.apply(.saveSucceeded)
 
@@ -106,7 +106,7 @@ final class HapticsFlowRulesTests: XCTestCase {
     }
 
     func testFailedSavePlaysNoHaptic() {
-        var machine = HapticsMachine(phase: .saving)
+        var machine = HapticsMachine(state: HapticsState(phase: .saving))
 
         let decision = machine.apply(.saveFailed)
 
@@ -117,7 +117,7 @@ final class HapticsFlowRulesTests: XCTestCase {
     func testCompletionWithoutASaveInFlightChangesNothingAndWarns() {
         for phase in [SavePhase.idle, .saved, .failed] {
             for completion in [HapticsEvent.saveSucceeded, .saveFailed] {
-                var machine = HapticsMachine(phase: phase)
+                var machine = HapticsMachine(state: HapticsState(phase: phase))
 
                 let decision = machine.apply(completion)
 
@@ -132,7 +132,7 @@ final class HapticsFlowRulesTests: XCTestCase {
     // MARK: Engine events
 
     func testEngineErrorKeepsTheSaveSuccessful() {
-        var machine = HapticsMachine(phase: .saving)
+        var machine = HapticsMachine(state: HapticsState(phase: .saving))
         _ = machine.apply(.saveSucceeded)
 
         let decision = machine.apply(.hapticFailed)
@@ -142,7 +142,7 @@ final class HapticsFlowRulesTests: XCTestCase {
     }
 
     func testEngineRestartsAfterAHapticError() {
-        var machine = HapticsMachine(phase: .saving)
+        var machine = HapticsMachine(state: HapticsState(phase: .saving))
         _ = machine.apply(.saveSucceeded)
         _ = machine.apply(.hapticFailed)
         _ = machine.apply(.saveTapped)
@@ -153,7 +153,7 @@ final class HapticsFlowRulesTests: XCTestCase {
     }
 
     func testEngineRestartsAfterTheSystemStopsIt() {
-        var machine = HapticsMachine(phase: .saving)
+        var machine = HapticsMachine(state: HapticsState(phase: .saving))
         _ = machine.apply(.saveSucceeded)
         _ = machine.apply(.saveTapped)
 
@@ -165,7 +165,7 @@ final class HapticsFlowRulesTests: XCTestCase {
     }
 
     func testEngineRestartsAfterReset() {
-        var machine = HapticsMachine(phase: .saving)
+        var machine = HapticsMachine(state: HapticsState(phase: .saving))
         _ = machine.apply(.saveSucceeded)
         _ = machine.apply(.saveTapped)
 
@@ -177,7 +177,7 @@ final class HapticsFlowRulesTests: XCTestCase {
     }
 
     func testEngineRestartsAfterTheAppWasBackgrounded() {
-        var machine = HapticsMachine(phase: .saving)
+        var machine = HapticsMachine(state: HapticsState(phase: .saving))
         _ = machine.apply(.saveSucceeded)
 
         let backgrounded = machine.apply(.appBackgrounded)
@@ -191,7 +191,7 @@ final class HapticsFlowRulesTests: XCTestCase {
 
     func testEngineEventsStopARunningEngineWithoutTouchingTheSave() {
         for event in [HapticsEvent.hapticFailed, .engineStopped, .engineReset, .appBackgrounded] {
-            var machine = HapticsMachine(phase: .saving)
+            var machine = HapticsMachine(state: HapticsState(phase: .saving))
             _ = machine.apply(.saveSucceeded)
 
             _ = machine.apply(event)
@@ -201,7 +201,7 @@ final class HapticsFlowRulesTests: XCTestCase {
     }
 
     func testAppForegroundedChangesNothing() {
-        var machine = HapticsMachine(phase: .saving)
+        var machine = HapticsMachine(state: HapticsState(phase: .saving))
         _ = machine.apply(.saveSucceeded)
 
         let decision = machine.apply(.appForegrounded)
@@ -212,7 +212,7 @@ final class HapticsFlowRulesTests: XCTestCase {
 
     func testUnsupportedEngineStaysUnsupportedThroughEngineEvents() {
         for event in [HapticsEvent.hapticFailed, .engineStopped, .engineReset, .appBackgrounded, .appForegrounded] {
-            var machine = HapticsMachine(supportsHaptics: false)
+            var machine = HapticsMachine(state: HapticsState(engine: .unsupported))
 
             _ = machine.apply(event)
 
@@ -241,7 +241,7 @@ final class HapticsFlowRulesTests: XCTestCase {
     }
 
     func testUnsupportedDeviceRequestsNoHaptics() {
-        var machine = HapticsMachine(supportsHaptics: false)
+        var machine = HapticsMachine(state: HapticsState(engine: .unsupported))
 
         for event in [HapticsEvent.saveTapped, .saveSucceeded, .saveTapped, .saveSucceeded] { _ = machine.apply(event) }
 

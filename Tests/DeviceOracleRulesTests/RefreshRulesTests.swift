@@ -29,10 +29,10 @@ final class RefreshRulesTests: XCTestCase {
 
     // MARK: Success
 
-    func testSuccessCommitsCursorItemsAndRefreshTimeTogether() {
+    func testSuccessCommitsCursorItemsAndRefreshTimeTogether() throws {
         var machine = Machine(state: RefreshState(store: synced))
 
-        let decision = machine.apply(Run(at: 1000, pages: [updatePage]))
+        let decision = machine.apply(try Run(at: 1000, pages: [updatePage]))
 
         XCTAssertEqual(decision, RefreshDecision(outcome: .succeeded, taskCompleted: true, pagesCommitted: 1, commits: 1,
                                                  tempFilesLeft: 0, actions: [.completeSuccess],
@@ -40,10 +40,10 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(machine.state.store, Store(items: updatedItems, cursor: "c1", lastSuccessAt: 1000))
     }
 
-    func testEachPageCommitsItsOwnTransactionAndTheCursorEndsAtTheLastPage() {
+    func testEachPageCommitsItsOwnTransactionAndTheCursorEndsAtTheLastPage() throws {
         var machine = Machine()
 
-        let decision = machine.apply(Run(at: 0, pages: [Page(items: [item("a", "1")], nextCursor: "p1"),
+        let decision = machine.apply(try Run(at: 0, pages: [Page(items: [item("a", "1")], nextCursor: "p1"),
                                                         Page(items: [item("b", "2")], nextCursor: "p2")]))
 
         XCTAssertEqual(decision.pagesCommitted, 2)
@@ -52,26 +52,26 @@ final class RefreshRulesTests: XCTestCase {
                                                   lastSuccessAt: 0))
     }
 
-    func testUpsertReplacesAnExistingIdInPlaceAndAppendsNewOnes() {
+    func testUpsertReplacesAnExistingIdInPlaceAndAppendsNewOnes() throws {
         var machine = Machine(state: RefreshState(store: Store(items: [item("1", "a"), item("2", "b"), item("3", "c")])))
 
-        _ = machine.apply(Run(at: 0, pages: [Page(items: [item("4", "d"), item("1", "A")])]))
+        _ = machine.apply(try Run(at: 0, pages: [Page(items: [item("4", "d"), item("1", "A")])]))
 
         XCTAssertEqual(machine.state.store.items, [item("1", "A"), item("2", "b"), item("3", "c"), item("4", "d")])
     }
 
-    func testNullNextCursorKeepsTheStoredCursor() {
+    func testNullNextCursorKeepsTheStoredCursor() throws {
         var machine = Machine(state: RefreshState(store: Store(cursor: "c0")))
 
-        _ = machine.apply(Run(at: 0, pages: [Page(items: [item("1", "a")], nextCursor: nil)]))
+        _ = machine.apply(try Run(at: 0, pages: [Page(items: [item("1", "a")], nextCursor: nil)]))
 
         XCTAssertEqual(machine.state.store.cursor, "c0")
     }
 
-    func testRunWithoutPagesSucceedsWithOneCommitForItsSuccessMarker() {
+    func testRunWithoutPagesSucceedsWithOneCommitForItsSuccessMarker() throws {
         var machine = Machine(state: RefreshState(store: synced))
 
-        let decision = machine.apply(Run(at: 500))
+        let decision = machine.apply(try Run(at: 500))
 
         XCTAssertEqual(decision, RefreshDecision(outcome: .succeeded, taskCompleted: true, pagesCommitted: 0, commits: 1,
                                                  tempFilesLeft: 0, actions: [.completeSuccess],
@@ -79,34 +79,40 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(machine.state.store, Store(items: synced.items, cursor: "c0", lastSuccessAt: 500))
     }
 
-    func testPageWithoutItemsStillCommitsItsCursorAndSuccessMarker() {
+    func testPageWithoutItemsStillCommitsItsCursorAndSuccessMarker() throws {
         var machine = Machine(state: RefreshState(store: synced))
 
-        let decision = machine.apply(Run(at: 500, pages: [Page(items: [], nextCursor: "c9")]))
+        let decision = machine.apply(try Run(at: 500, pages: [Page(items: [], nextCursor: "c9")]))
 
         XCTAssertEqual(decision.commits, 1)
         XCTAssertEqual(decision.pagesCommitted, 1)
         XCTAssertEqual(machine.state.store, Store(items: synced.items, cursor: "c9", lastSuccessAt: 500))
     }
 
-    func testSameInputTwiceLeavesNoDuplicatesAndCountsTwoCommits() {
-        let run = Run(at: 0, pages: [Page(items: [item("42", "a")], nextCursor: "c1")])
+    func testSameInputTwiceLeavesNoDuplicatesAndCountsTwoCommits() throws {
+        let run = try Run(at: 0, pages: [Page(items: [item("42", "a")], nextCursor: "c1")])
         var machine = Machine()
         var summary = RefreshSummary()
 
         summary.count(machine.apply(run))
-        summary.count(machine.apply(Run(at: 900, pages: run.pages)))
+        summary.count(machine.apply(try Run(at: 900, pages: run.pages)))
 
         XCTAssertEqual(machine.state.store, Store(items: [item("42", "a")], cursor: "c1", lastSuccessAt: 900))
         XCTAssertEqual(summary.commits, 2)
     }
 
+    func testAFaultNamingAPageTheRunDoesNotHaveIsThrownNotATrap() {
+        XCTAssertThrowsError(try Run(at: 0, pages: [updatePage], fault: RefreshFault(kind: .crash, stage: .write, page: 1))) {
+            XCTAssertEqual($0 as? RefreshFaultOutsideRun, RefreshFaultOutsideRun(page: 1, pageCount: 1))
+        }
+    }
+
     // MARK: Faults: an error in download or write keeps the old data readable
 
-    func testErrorInDownloadKeepsTheOldDataReadable() {
+    func testErrorInDownloadKeepsTheOldDataReadable() throws {
         var machine = Machine(state: RefreshState(store: synced))
 
-        let decision = machine.apply(Run(at: 1000, pages: [updatePage],
+        let decision = machine.apply(try Run(at: 1000, pages: [updatePage],
                                          fault: RefreshFault(kind: .error, stage: .download, page: 0)))
 
         XCTAssertEqual(decision, RefreshDecision(outcome: .failed, taskCompleted: false, pagesCommitted: 0, commits: 0,
@@ -115,10 +121,10 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(machine.state.store, synced)
     }
 
-    func testErrorInWriteKeepsTheOldDataReadableAndRemovesTheTemporaryFile() {
+    func testErrorInWriteKeepsTheOldDataReadableAndRemovesTheTemporaryFile() throws {
         var machine = Machine(state: RefreshState(store: synced))
 
-        let decision = machine.apply(Run(at: 1000, pages: [updatePage],
+        let decision = machine.apply(try Run(at: 1000, pages: [updatePage],
                                          fault: RefreshFault(kind: .error, stage: .write, page: 0)))
 
         XCTAssertEqual(decision.outcome, .failed)
@@ -127,10 +133,10 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(machine.state.staleTempFiles, 0)
     }
 
-    func testErrorAtTheCursorStageWritesTheItemsButNotTheCursor() {
+    func testErrorAtTheCursorStageWritesTheItemsButNotTheCursor() throws {
         var machine = Machine(state: RefreshState(store: synced))
 
-        let decision = machine.apply(Run(at: 1000, pages: [updatePage],
+        let decision = machine.apply(try Run(at: 1000, pages: [updatePage],
                                          fault: RefreshFault(kind: .error, stage: .cursor, page: 0)))
 
         XCTAssertEqual(decision, RefreshDecision(outcome: .failed, taskCompleted: false, pagesCommitted: 0, commits: 1,
@@ -139,10 +145,10 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(machine.state.store, Store(items: updatedItems, cursor: "c0", lastSuccessAt: 100))
     }
 
-    func testPagesBeforeTheFaultedPageStayCommitted() {
+    func testPagesBeforeTheFaultedPageStayCommitted() throws {
         var machine = Machine()
 
-        let decision = machine.apply(Run(at: 0, pages: [Page(items: [item("a", "1")], nextCursor: "p1"),
+        let decision = machine.apply(try Run(at: 0, pages: [Page(items: [item("a", "1")], nextCursor: "p1"),
                                                         Page(items: [item("b", "2")], nextCursor: "p2")],
                                          fault: RefreshFault(kind: .error, stage: .download, page: 1)))
 
@@ -153,10 +159,10 @@ final class RefreshRulesTests: XCTestCase {
 
     // MARK: Faults: an expiry cleans temporary files and sets no success marker
 
-    func testExpiryMidWriteLeavesTheOldDataReadable() {
+    func testExpiryMidWriteLeavesTheOldDataReadable() throws {
         var machine = Machine(state: RefreshState(store: synced))
 
-        let decision = machine.apply(Run(at: 1000, pages: [updatePage],
+        let decision = machine.apply(try Run(at: 1000, pages: [updatePage],
                                          fault: RefreshFault(kind: .expire, stage: .write, page: 0)))
 
         XCTAssertEqual(decision, RefreshDecision(outcome: .expired, taskCompleted: false, pagesCommitted: 0, commits: 0,
@@ -165,10 +171,10 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(machine.state.store, synced)
     }
 
-    func testExpiryCleansTemporaryFilesAndSetsNoSuccessMarker() {
+    func testExpiryCleansTemporaryFilesAndSetsNoSuccessMarker() throws {
         var machine = Machine(state: RefreshState(store: Store()))
 
-        let decision = machine.apply(Run(at: 1000, pages: [updatePage, updatePage],
+        let decision = machine.apply(try Run(at: 1000, pages: [updatePage, updatePage],
                                          fault: RefreshFault(kind: .expire, stage: .write, page: 1)))
 
         XCTAssertEqual(decision.tempFilesLeft, 0)
@@ -177,10 +183,10 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(machine.state.store.cursor, "c1")
     }
 
-    func testExpiryAtTheCursorStageKeepsTheItemsWrittenAndTheOldCursor() {
+    func testExpiryAtTheCursorStageKeepsTheItemsWrittenAndTheOldCursor() throws {
         var machine = Machine(state: RefreshState(store: synced))
 
-        let decision = machine.apply(Run(at: 1000, pages: [updatePage],
+        let decision = machine.apply(try Run(at: 1000, pages: [updatePage],
                                          fault: RefreshFault(kind: .expire, stage: .cursor, page: 0)))
 
         XCTAssertEqual(decision.commits, 1)
@@ -192,10 +198,10 @@ final class RefreshRulesTests: XCTestCase {
 
     // MARK: Faults: a crash completes nothing
 
-    func testCrashDuringDownloadCompletesNothingAndLeavesNoTemporaryFile() {
+    func testCrashDuringDownloadCompletesNothingAndLeavesNoTemporaryFile() throws {
         var machine = Machine(state: RefreshState(store: synced))
 
-        let decision = machine.apply(Run(at: 1000, pages: [updatePage],
+        let decision = machine.apply(try Run(at: 1000, pages: [updatePage],
                                          fault: RefreshFault(kind: .crash, stage: .download, page: 0)))
 
         XCTAssertEqual(decision, RefreshDecision(outcome: .crashed, taskCompleted: nil, pagesCommitted: 0, commits: 0,
@@ -203,10 +209,10 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(machine.state.store, synced)
     }
 
-    func testCrashMidWriteLeavesOneTemporaryFile() {
+    func testCrashMidWriteLeavesOneTemporaryFile() throws {
         var machine = Machine(state: RefreshState(store: synced))
 
-        let decision = machine.apply(Run(at: 1000, pages: [updatePage],
+        let decision = machine.apply(try Run(at: 1000, pages: [updatePage],
                                          fault: RefreshFault(kind: .crash, stage: .write, page: 0)))
 
         XCTAssertEqual(decision.tempFilesLeft, 1)
@@ -214,23 +220,23 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(machine.state.store, synced)
     }
 
-    func testNextRunRemovesTheStaleTemporaryFileFirst() {
+    func testNextRunRemovesTheStaleTemporaryFileFirst() throws {
         var machine = Machine(state: RefreshState(store: synced, staleTempFiles: 1))
 
-        let decision = machine.apply(Run(at: 1000, pages: [updatePage],
+        let decision = machine.apply(try Run(at: 1000, pages: [updatePage],
                                          fault: RefreshFault(kind: .expire, stage: .download, page: 0)))
 
         XCTAssertEqual(decision.actions, [.removeStaleTemp, .cancelJob, .completeFailure])
         XCTAssertEqual(machine.state.staleTempFiles, 0)
     }
 
-    func testCrashBetweenItemWriteAndCursorUpdateThenRefetchOfTheSamePageIsHarmless() {
+    func testCrashBetweenItemWriteAndCursorUpdateThenRefetchOfTheSamePageIsHarmless() throws {
         var machine = Machine(state: RefreshState(store: synced))
 
-        let crashed = machine.apply(Run(at: 1000, pages: [updatePage],
+        let crashed = machine.apply(try Run(at: 1000, pages: [updatePage],
                                         fault: RefreshFault(kind: .crash, stage: .cursor, page: 0)))
         let storeAfterCrash = machine.state.store
-        let refetched = machine.apply(Run(at: 1100, pages: [updatePage]))
+        let refetched = machine.apply(try Run(at: 1100, pages: [updatePage]))
 
         XCTAssertEqual(crashed, RefreshDecision(outcome: .crashed, taskCompleted: nil, pagesCommitted: 0, commits: 1,
                                                 tempFilesLeft: 0, actions: [], nextEarliestBeginAt: nil))
@@ -239,7 +245,7 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(machine.state.store, Store(items: storeAfterCrash.items, cursor: "c1", lastSuccessAt: 1100))
     }
 
-    func testEveryFaultKindAtEveryStageHasItsOutcome() {
+    func testEveryFaultKindAtEveryStageHasItsOutcome() throws {
         typealias Row = (kind: RefreshFaultKind, stage: RefreshStage, outcome: RefreshOutcome, taskCompleted: Bool?,
                          commits: Int, tempFilesLeft: Int, actions: [RefreshAction])
         let table: [Row] = [
@@ -256,7 +262,7 @@ final class RefreshRulesTests: XCTestCase {
         for row in table {
             var machine = Machine(state: RefreshState(store: synced))
 
-            let decision = machine.apply(Run(at: 1000, pages: [updatePage],
+            let decision = machine.apply(try Run(at: 1000, pages: [updatePage],
                                              fault: RefreshFault(kind: row.kind, stage: row.stage, page: 0)))
 
             let label = "\(row.kind) at \(row.stage)"
@@ -273,72 +279,72 @@ final class RefreshRulesTests: XCTestCase {
 
     // MARK: Scheduling with backoff
 
-    func testSuccessSchedulesTheNextRunOneIntervalLater() {
+    func testSuccessSchedulesTheNextRunOneIntervalLater() throws {
         var machine = Machine()
 
-        XCTAssertEqual(machine.apply(Run(at: 100)).nextEarliestBeginAt, 1000)
+        XCTAssertEqual(machine.apply(try Run(at: 100)).nextEarliestBeginAt, 1000)
     }
 
-    func testBackoffDoublesWithEachFailureInARowUpToTheMaximum() {
+    func testBackoffDoublesWithEachFailureInARowUpToTheMaximum() throws {
         var machine = Machine()
         let error = RefreshFault(kind: .error, stage: .download, page: 0)
         let page = Page(items: [], nextCursor: nil)
 
-        let delays = (0..<8).map { _ in
-            machine.apply(Run(at: 0, pages: [page], fault: error)).nextEarliestBeginAt
+        let delays = try (0..<8).map { _ in
+            machine.apply(try Run(at: 0, pages: [page], fault: error)).nextEarliestBeginAt
         }
 
         XCTAssertEqual(delays, [60, 120, 240, 480, 960, 1920, 3600, 3600])
         XCTAssertEqual(machine.state.consecutiveFailures, 8)
     }
 
-    func testExpiryCountsTowardsTheBackoffLikeAFailure() {
+    func testExpiryCountsTowardsTheBackoffLikeAFailure() throws {
         var machine = Machine()
         let page = Page(items: [], nextCursor: nil)
 
-        _ = machine.apply(Run(at: 0, pages: [page], fault: RefreshFault(kind: .error, stage: .write, page: 0)))
-        let expired = machine.apply(Run(at: 100, pages: [page], fault: RefreshFault(kind: .expire, stage: .write, page: 0)))
+        _ = machine.apply(try Run(at: 0, pages: [page], fault: RefreshFault(kind: .error, stage: .write, page: 0)))
+        let expired = machine.apply(try Run(at: 100, pages: [page], fault: RefreshFault(kind: .expire, stage: .write, page: 0)))
 
         XCTAssertEqual(expired.nextEarliestBeginAt, 220)
     }
 
-    func testSuccessResetsTheBackoff() {
+    func testSuccessResetsTheBackoff() throws {
         var machine = Machine(state: RefreshState(consecutiveFailures: 5))
         let page = Page(items: [], nextCursor: nil)
 
-        _ = machine.apply(Run(at: 0))
-        let failed = machine.apply(Run(at: 1000, pages: [page], fault: RefreshFault(kind: .error, stage: .write, page: 0)))
+        _ = machine.apply(try Run(at: 0))
+        let failed = machine.apply(try Run(at: 1000, pages: [page], fault: RefreshFault(kind: .error, stage: .write, page: 0)))
 
         XCTAssertEqual(failed.nextEarliestBeginAt, 1060)
     }
 
-    func testCrashNeitherCountsTowardsNorResetsTheBackoff() {
+    func testCrashNeitherCountsTowardsNorResetsTheBackoff() throws {
         var machine = Machine()
         let page = Page(items: [], nextCursor: nil)
 
-        _ = machine.apply(Run(at: 0, pages: [page], fault: RefreshFault(kind: .error, stage: .write, page: 0)))
-        let crashed = machine.apply(Run(at: 100, pages: [page], fault: RefreshFault(kind: .crash, stage: .write, page: 0)))
-        let failed = machine.apply(Run(at: 200, pages: [page], fault: RefreshFault(kind: .error, stage: .write, page: 0)))
+        _ = machine.apply(try Run(at: 0, pages: [page], fault: RefreshFault(kind: .error, stage: .write, page: 0)))
+        let crashed = machine.apply(try Run(at: 100, pages: [page], fault: RefreshFault(kind: .crash, stage: .write, page: 0)))
+        let failed = machine.apply(try Run(at: 200, pages: [page], fault: RefreshFault(kind: .error, stage: .write, page: 0)))
 
         XCTAssertNil(crashed.nextEarliestBeginAt)
         XCTAssertEqual(failed.nextEarliestBeginAt, 320)
         XCTAssertEqual(machine.state.consecutiveFailures, 2)
     }
 
-    func testScheduleOverridesReplaceTheDefaults() {
+    func testScheduleOverridesReplaceTheDefaults() throws {
         var machine = Machine(schedule: RefreshSchedule(intervalSeconds: 3600, backoffBaseSeconds: 10,
                                                         backoffMaxSeconds: 25))
         let page = Page(items: [], nextCursor: nil)
         let error = RefreshFault(kind: .error, stage: .write, page: 0)
 
-        let succeeded = machine.apply(Run(at: 0))
-        let failures = (0..<3).map { _ in machine.apply(Run(at: 0, pages: [page], fault: error)).nextEarliestBeginAt }
+        let succeeded = machine.apply(try Run(at: 0))
+        let failures = try (0..<3).map { _ in machine.apply(try Run(at: 0, pages: [page], fault: error)).nextEarliestBeginAt }
 
         XCTAssertEqual(succeeded.nextEarliestBeginAt, 3600)
         XCTAssertEqual(failures, [10, 20, 25])
     }
 
-    func testBackoffAfterAnyNumberOfFailuresIsAtMostTheMaximum() {
+    func testBackoffAfterAnyNumberOfFailuresIsAtMostTheMaximum() throws {
         let schedule = RefreshSchedule()
 
         XCTAssertEqual(schedule.backoffSeconds(consecutiveFailures: 1), 60)
@@ -347,65 +353,65 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(RefreshSchedule(backoffBaseSeconds: 0).backoffSeconds(consecutiveFailures: 99), 0)
     }
 
-    func testNextTimeBeyondTheLargestDoubleIsTheLargestDouble() {
+    func testNextTimeBeyondTheLargestDoubleIsTheLargestDouble() throws {
         var machine = Machine(schedule: RefreshSchedule(intervalSeconds: .greatestFiniteMagnitude))
 
-        XCTAssertEqual(machine.apply(Run(at: .greatestFiniteMagnitude)).nextEarliestBeginAt, .greatestFiniteMagnitude)
+        XCTAssertEqual(machine.apply(try Run(at: .greatestFiniteMagnitude)).nextEarliestBeginAt, .greatestFiniteMagnitude)
     }
 
     // MARK: Warnings
 
-    func testRunBeforeTheEarliestBeginTimeWarns() {
+    func testRunBeforeTheEarliestBeginTimeWarns() throws {
         var machine = Machine()
-        _ = machine.apply(Run(at: 0))
+        _ = machine.apply(try Run(at: 0))
 
-        let early = machine.apply(Run(at: 899))
+        let early = machine.apply(try Run(at: 899))
 
         XCTAssertEqual(early.diagnostics, [.ranBeforeEarliestBegin(earliestBeginAt: 900)])
         XCTAssertEqual(early.outcome, .succeeded)
     }
 
-    func testRunAtExactlyTheEarliestBeginTimeIsOnTime() {
+    func testRunAtExactlyTheEarliestBeginTimeIsOnTime() throws {
         var machine = Machine()
-        _ = machine.apply(Run(at: 0))
+        _ = machine.apply(try Run(at: 0))
 
-        XCTAssertEqual(machine.apply(Run(at: 900)).diagnostics, [])
+        XCTAssertEqual(machine.apply(try Run(at: 900)).diagnostics, [])
     }
 
-    func testFirstRunIsNeverEarly() {
+    func testFirstRunIsNeverEarly() throws {
         var machine = Machine()
 
-        XCTAssertEqual(machine.apply(Run(at: -5)).diagnostics, [])
+        XCTAssertEqual(machine.apply(try Run(at: -5)).diagnostics, [])
     }
 
-    func testRunAfterACrashIsNeverEarlyBecauseNothingIsPending() {
+    func testRunAfterACrashIsNeverEarlyBecauseNothingIsPending() throws {
         var machine = Machine()
         let page = Page(items: [], nextCursor: nil)
-        _ = machine.apply(Run(at: 0))
-        _ = machine.apply(Run(at: 900, pages: [page], fault: RefreshFault(kind: .crash, stage: .download, page: 0)))
+        _ = machine.apply(try Run(at: 0))
+        _ = machine.apply(try Run(at: 900, pages: [page], fault: RefreshFault(kind: .crash, stage: .download, page: 0)))
         let pendingAfterCrash = machine.state.earliestBeginAt
 
-        let next = machine.apply(Run(at: 901))
+        let next = machine.apply(try Run(at: 901))
 
         XCTAssertNil(pendingAfterCrash)
         XCTAssertEqual(next.diagnostics, [])
     }
 
-    func testPageHoldingAnIdTwiceWarnsAndTheLaterItemTakesTheEarlierPosition() {
+    func testPageHoldingAnIdTwiceWarnsAndTheLaterItemTakesTheEarlierPosition() throws {
         var machine = Machine()
 
-        let decision = machine.apply(Run(at: 0, pages: [Page(items: [item("1", "first"), item("2", "b"),
+        let decision = machine.apply(try Run(at: 0, pages: [Page(items: [item("1", "first"), item("2", "b"),
                                                                      item("1", "second"), item("1", "third")])]))
 
         XCTAssertEqual(decision.diagnostics, [.duplicateIdInPage(page: 0, ids: ["1"])])
         XCTAssertEqual(machine.state.store.items, [item("1", "third"), item("2", "b")])
     }
 
-    func testDuplicateIdsAreReportedForEveryPageAsGivenEvenAfterTheFault() {
+    func testDuplicateIdsAreReportedForEveryPageAsGivenEvenAfterTheFault() throws {
         var machine = Machine()
         let doubled = Page(items: [item("x", "1"), item("x", "2"), item("y", "1"), item("y", "2")])
 
-        let decision = machine.apply(Run(at: 0, pages: [doubled, Page(), doubled],
+        let decision = machine.apply(try Run(at: 0, pages: [doubled, Page(), doubled],
                                          fault: RefreshFault(kind: .crash, stage: .download, page: 0)))
 
         XCTAssertEqual(decision.diagnostics, [.duplicateIdInPage(page: 0, ids: ["x", "y"]),
@@ -414,7 +420,7 @@ final class RefreshRulesTests: XCTestCase {
 
     // MARK: Store and summary
 
-    func testIdsCompareLiterallyNotByUnicodeEquivalence() {
+    func testIdsCompareLiterallyNotByUnicodeEquivalence() throws {
         var store = Store(items: [item("caf\u{E9}", "precomposed")])
 
         let replaced = store.upsert(item("cafe\u{301}", "decomposed"))
@@ -423,15 +429,15 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(store.items.count, 2)
     }
 
-    func testSummaryCountsRunsCommitsAndEachOutcome() {
+    func testSummaryCountsRunsCommitsAndEachOutcome() throws {
         var machine = Machine()
         var summary = RefreshSummary()
         let page = Page(items: [item("1", "a")])
-        let runs = [Run(at: 0, pages: [page, page]),
-                    Run(at: 1, pages: [page], fault: RefreshFault(kind: .error, stage: .cursor, page: 0)),
-                    Run(at: 2, pages: [page], fault: RefreshFault(kind: .expire, stage: .download, page: 0)),
-                    Run(at: 3, pages: [page], fault: RefreshFault(kind: .crash, stage: .write, page: 0)),
-                    Run(at: 4)]
+        let runs = [try Run(at: 0, pages: [page, page]),
+                    try Run(at: 1, pages: [page], fault: RefreshFault(kind: .error, stage: .cursor, page: 0)),
+                    try Run(at: 2, pages: [page], fault: RefreshFault(kind: .expire, stage: .download, page: 0)),
+                    try Run(at: 3, pages: [page], fault: RefreshFault(kind: .crash, stage: .write, page: 0)),
+                    try Run(at: 4)]
 
         for run in runs { summary.count(machine.apply(run)) }
 
@@ -453,7 +459,7 @@ final class RefreshRulesTests: XCTestCase {
                       registrations: registrations)
     }
 
-    func testChecksArePerTaskInTaskOrderThenUniqueIdentifiersOnce() {
+    func testChecksArePerTaskInTaskOrderThenUniqueIdentifiersOnce() throws {
         let checks = config(tasks: [refresh, cleanup], registrations: []).checks()
 
         XCTAssertEqual(checks.map(\.check), [.permittedIdentifier, .backgroundMode, .registered,
@@ -462,14 +468,14 @@ final class RefreshRulesTests: XCTestCase {
                                                   cleanup.identifier, cleanup.identifier, cleanup.identifier, nil])
     }
 
-    func testExactlyPermittedIdentifierPassesWithoutDetail() {
+    func testExactlyPermittedIdentifierPassesWithoutDetail() throws {
         let check = config().checks()[0]
 
         XCTAssertTrue(check.passed)
         XCTAssertNil(check.detail)
     }
 
-    func testIdentifierDifferingOnlyInCaseIsNotPermittedAndNamedAsNearMiss() {
+    func testIdentifierDifferingOnlyInCaseIsNotPermittedAndNamedAsNearMiss() throws {
         let check = config(permitted: .strings(["COM.EXAMPLE.APP.REFRESH"])).checks()[0]
 
         XCTAssertEqual(check.failure, .notPermitted(nearMiss: "COM.EXAMPLE.APP.REFRESH"))
@@ -477,26 +483,26 @@ final class RefreshRulesTests: XCTestCase {
                        "'com.example.app.refresh' is not in BGTaskSchedulerPermittedIdentifiers; near miss: 'COM.EXAMPLE.APP.REFRESH'")
     }
 
-    func testIdentifierTwoEditsAwayIsNamedAsNearMiss() {
+    func testIdentifierTwoEditsAwayIsNamedAsNearMiss() throws {
         let check = config(permitted: .strings(["com.other.app", "com.exmaple.app.refesh"])).checks()[0]
 
         XCTAssertEqual(check.failure, .notPermitted(nearMiss: "com.exmaple.app.refesh"))
     }
 
-    func testIdentifierThreeEditsAwayIsNotPermittedWithoutNearMiss() {
+    func testIdentifierThreeEditsAwayIsNotPermittedWithoutNearMiss() throws {
         let check = config(permitted: .strings(["com.example.app.ref"])).checks()[0]
 
         XCTAssertEqual(check.failure, .notPermitted(nearMiss: nil))
         XCTAssertEqual(check.detail, "'com.example.app.refresh' is not in BGTaskSchedulerPermittedIdentifiers")
     }
 
-    func testNearMissIsTheFirstInListOrder() {
+    func testNearMissIsTheFirstInListOrder() throws {
         let check = config(permitted: .strings(["com.example.app.refresh2", "Com.Example.App.Refresh"])).checks()[0]
 
         XCTAssertEqual(check.failure, .notPermitted(nearMiss: "com.example.app.refresh2"))
     }
 
-    func testIdentifiersArePermittedOnlyByTheirExactBytes() {
+    func testIdentifiersArePermittedOnlyByTheirExactBytes() throws {
         let task = BackgroundTask(identifier: "com.example.caf\u{E9}", kind: .appRefresh)
 
         let check = config(tasks: [task], permitted: .strings(["com.example.cafe\u{301}"])).checks()[0]
@@ -504,19 +510,19 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(check.failure, .notPermitted(nearMiss: "com.example.cafe\u{301}"))
     }
 
-    func testMissingPermittedIdentifiersKeyFailsSayingTheKeyIsMissing() {
+    func testMissingPermittedIdentifiersKeyFailsSayingTheKeyIsMissing() throws {
         let check = config(permitted: .missing).checks()[0]
 
         XCTAssertEqual(check.detail, "the Info.plist has no BGTaskSchedulerPermittedIdentifiers key")
     }
 
-    func testPermittedIdentifiersThatIsNotAnArrayFails() {
+    func testPermittedIdentifiersThatIsNotAnArrayFails() throws {
         let check = config(permitted: .notAnArray).checks()[0]
 
         XCTAssertEqual(check.detail, "BGTaskSchedulerPermittedIdentifiers in the Info.plist is not an array")
     }
 
-    func testAppRefreshTaskNeedsTheFetchBackgroundMode() {
+    func testAppRefreshTaskNeedsTheFetchBackgroundMode() throws {
         let passing = config(modes: .strings(["fetch"])).checks()[1]
         let failing = config(modes: .strings(["processing", "audio"])).checks()[1]
 
@@ -524,7 +530,7 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(failing.detail, "UIBackgroundModes has no 'fetch', which appRefresh tasks need")
     }
 
-    func testProcessingTaskNeedsTheProcessingBackgroundMode() {
+    func testProcessingTaskNeedsTheProcessingBackgroundMode() throws {
         let passing = config(tasks: [cleanup], modes: .strings(["processing"])).checks()[1]
         let failing = config(tasks: [cleanup], modes: .strings(["fetch"])).checks()[1]
 
@@ -532,19 +538,19 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(failing.failure, .backgroundModeMissing(mode: "processing", kind: .processing))
     }
 
-    func testMissingOrMalformedBackgroundModesFailTheModeCheck() {
+    func testMissingOrMalformedBackgroundModesFailTheModeCheck() throws {
         XCTAssertEqual(config(modes: .missing).checks()[1].detail, "the Info.plist has no UIBackgroundModes key")
         XCTAssertEqual(config(modes: .notAnArray).checks()[1].detail, "UIBackgroundModes in the Info.plist is not an array")
     }
 
-    func testRegisteredPassesWhenAnyEntryForTheIdentifierSaysOk() {
+    func testRegisteredPassesWhenAnyEntryForTheIdentifierSaysOk() throws {
         let registrations = [TaskRegistration(identifier: refresh.identifier, ok: false),
                              TaskRegistration(identifier: refresh.identifier, ok: true)]
 
         XCTAssertTrue(config(registrations: registrations).checks()[2].passed)
     }
 
-    func testRegisteredFailsWithoutAnEntryOrWhenEveryEntryFailed() {
+    func testRegisteredFailsWithoutAnEntryOrWhenEveryEntryFailed() throws {
         let unregistered = config(registrations: [TaskRegistration(identifier: "other", ok: true)]).checks()[2]
         let refused = config(registrations: [TaskRegistration(identifier: refresh.identifier, ok: false)]).checks()[2]
 
@@ -552,11 +558,11 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(refused.detail, "register(forTaskWithIdentifier:) returned false for 'com.example.app.refresh'")
     }
 
-    func testWithoutRegistrationsThereIsNoRegisteredCheck() {
+    func testWithoutRegistrationsThereIsNoRegisteredCheck() throws {
         XCTAssertFalse(config().checks().contains { $0.check == .registered })
     }
 
-    func testRepeatedIdentifierFailsUniqueIdentifiersOnceNamingIt() {
+    func testRepeatedIdentifierFailsUniqueIdentifiersOnceNamingIt() throws {
         let checks = config(tasks: [refresh, cleanup, refresh, refresh]).checks()
 
         XCTAssertEqual(checks.filter { $0.check == .uniqueIdentifiers },
@@ -565,7 +571,7 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(checks.last?.detail, "'com.example.app.refresh' appears more than once in tasks")
     }
 
-    func testDistinctIdentifiersPassUniqueIdentifiers() {
+    func testDistinctIdentifiersPassUniqueIdentifiers() throws {
         XCTAssertEqual(config(tasks: [refresh, cleanup]).checks().last,
                        ConfigCheck(check: .uniqueIdentifiers, identifier: nil))
     }

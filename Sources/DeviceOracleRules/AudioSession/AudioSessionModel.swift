@@ -31,10 +31,13 @@ public struct AudioSessionModel: StateModel {
 
     public func node(of machine: AudioSessionMachine) -> AudioSessionState { machine.state }
 
-    public func apply(eventClass: Int, to machine: inout AudioSessionMachine) -> (event: AudioSessionEvent, decision: String) {
+    public func apply(eventClass: Int, to machine: inout AudioSessionMachine)
+        -> (event: AudioSessionEvent, decision: AudioSessionDecision) {
         let event = Self.classes[eventClass].event
-        return (event, actionsLabel(machine.apply(event).actions))
+        return (event, machine.apply(event))
     }
+
+    public func label(of decision: AudioSessionDecision) -> String { actionsLabel(decision.actions) }
 
     public func eventClass(of event: AudioSessionEvent) -> Int {
         switch event {

@@ -36,7 +36,7 @@ public struct StateGraph<Model: StateModel> {
         while next < nodes.count {
             for eventClass in model.eventClasses.indices {
                 var machine = machines[next]
-                let decision = model.apply(eventClass: eventClass, to: &machine).decision
+                let decision = model.label(of: model.apply(eventClass: eventClass, to: &machine).decision)
                 transitions.append(Transition(from: next, eventClass: eventClass, to: visit(machine), decision: decision))
             }
             next += 1

@@ -16,6 +16,8 @@ public protocol StateModel: Sendable {
     associatedtype Node: Hashable & Sendable
     /// A concrete event, as the machine applies it.
     associatedtype Event
+    /// What the machine decides, as it returns it.
+    associatedtype Decision
 
     /// The machines a request starts from when it sets no `initial`: one per
     /// configuration that changes the rules (haptics: hardware with and without
@@ -25,8 +27,10 @@ public protocol StateModel: Sendable {
     var eventClasses: [String] { get }
     func node(of machine: Machine) -> Node
     /// Applies a representative event of the class. Returns the event, for a
-    /// request that replays the walk, and the decision's label.
-    func apply(eventClass: Int, to machine: inout Machine) -> (event: Event, decision: String)
+    /// request that replays the walk, and the machine's decision.
+    func apply(eventClass: Int, to machine: inout Machine) -> (event: Event, decision: Decision)
+    /// What labels a decision's edge in plans and diagrams (`pause`, `startSave, startEngine`).
+    func label(of decision: Decision) -> String
     /// The class an event of a device log belongs to.
     func eventClass(of event: Event) -> Int
     /// The node's observable fields, in the order answers write the state.

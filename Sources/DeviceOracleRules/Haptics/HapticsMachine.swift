@@ -107,14 +107,9 @@ public struct HapticsMachine: Equatable, Sendable {
     public private(set) var state: HapticsState
     public private(set) var summary = HapticsSummary()
 
-    /// Starts in `phase` with a stopped engine, or an unsupported one for hardware
-    /// without haptics.
-    public init(phase: SavePhase = .idle, supportsHaptics: Bool = true) {
-        state = HapticsState(phase: phase, engine: supportsHaptics ? .stopped : .unsupported)
-    }
-
-    /// Starts in any state: an engine already running, or a save in flight.
-    public init(state: HapticsState) {
+    /// Starts in any state: a save in flight, an engine already running, or
+    /// hardware without haptics (`engine: .unsupported`).
+    public init(state: HapticsState = HapticsState()) {
         self.state = state
     }
 

@@ -5,16 +5,18 @@
 public struct HapticsModel: StateModel {
     public init() {}
 
-    public var starts: [HapticsMachine] { [HapticsMachine(), HapticsMachine(supportsHaptics: false)] }
+    public var starts: [HapticsMachine] { [HapticsMachine(), HapticsMachine(state: HapticsState(engine: .unsupported))] }
 
     public var eventClasses: [String] { HapticsEvent.allCases.map(\.rawValue) }
 
     public func node(of machine: HapticsMachine) -> HapticsState { machine.state }
 
-    public func apply(eventClass: Int, to machine: inout HapticsMachine) -> (event: HapticsEvent, decision: String) {
+    public func apply(eventClass: Int, to machine: inout HapticsMachine) -> (event: HapticsEvent, decision: HapticsDecision) {
         let event = HapticsEvent.allCases[eventClass]
-        return (event, actionsLabel(machine.apply(event).actions))
+        return (event, machine.apply(event))
     }
+
+    public func label(of decision: HapticsDecision) -> String { actionsLabel(decision.actions) }
 
     public func eventClass(of event: HapticsEvent) -> Int {
         HapticsEvent.allCases.firstIndex(of: event)!

@@ -23,10 +23,12 @@ public struct PlaybackModel: StateModel {
 
     public func node(of machine: PlaybackMachine) -> PlaybackState { machine.state }
 
-    public func apply(eventClass: Int, to machine: inout PlaybackMachine) -> (event: PlaybackEvent, decision: String) {
+    public func apply(eventClass: Int, to machine: inout PlaybackMachine) -> (event: PlaybackEvent, decision: PlaybackDecision) {
         let event = Self.classes[eventClass].event
-        return (event, machine.apply(event).action.rawValue)
+        return (event, machine.apply(event))
     }
+
+    public func label(of decision: PlaybackDecision) -> String { decision.action.rawValue }
 
     public func eventClass(of event: PlaybackEvent) -> Int {
         switch event {

@@ -76,7 +76,7 @@ public struct RefreshModel: StateModel {
         Node(staleTempFile: job.machine.state.staleTempFiles > 0, pageToRepeat: job.pageToRepeat)
     }
 
-    public func apply(eventClass: Int, to job: inout Job) -> (event: RefreshRun<Int>, decision: String) {
+    public func apply(eventClass: Int, to job: inout Job) -> (event: RefreshRun<Int>, decision: RefreshDecision) {
         let runClass = Self.classes[eventClass]
         let pages = (0..<runClass.pageCount).map { offset in
             let page = job.nextPage + offset
@@ -87,16 +87,20 @@ public struct RefreshModel: StateModel {
             RefreshFault(kind: fault.kind, stage: fault.stage,
                          page: PagePosition.allCases.firstIndex(of: fault.position)!)
         }
-        let run = RefreshRun(at: job.nextRunAt, pages: pages, fault: fault)
+        // A class's fault names one of its own pages (first, middle or last of three).
+        let run = try! RefreshRun(at: job.nextRunAt, pages: pages, fault: fault)
         let decision = job.machine.apply(run)
         job.nextPage += decision.pagesCommitted
         // A fault at stage `cursor` wrote the page's items but not its cursor.
         job.pageToRepeat = fault?.stage == .cursor
         job.nextRunAt = decision.nextEarliestBeginAt ?? run.at + job.machine.schedule.intervalSeconds
+        return (run, decision)
+    }
+
+    public func label(of decision: RefreshDecision) -> String {
         // No colon: Mermaid, one of the diagram formats, ends a label at one.
-        let label = decision.actions.isEmpty ? decision.outcome.rawValue
+        decision.actions.isEmpty ? decision.outcome.rawValue
             : "\(decision.outcome.rawValue) (\(actionsLabel(decision.actions)))"
-        return (run, label)
     }
 
     /// A run with a fault by its kind, stage and the page's place in the run (a

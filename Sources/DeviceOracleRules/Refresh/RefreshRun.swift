@@ -54,11 +54,11 @@ public struct RefreshRun<Content> {
     public let pages: [RefreshPage<Content>]
     public let fault: RefreshFault?
 
-    /// A fault names one of the run's pages; anything else is a programming error
-    /// (the service answers such a request with a `422`).
-    public init(at: Double, pages: [RefreshPage<Content>] = [], fault: RefreshFault? = nil) {
-        if let fault {
-            precondition(pages.indices.contains(fault.page), "a fault names one of the run's pages")
+    /// A fault names one of the run's pages (the service answers a request whose
+    /// fault does not with a `422`).
+    public init(at: Double, pages: [RefreshPage<Content>] = [], fault: RefreshFault? = nil) throws(RefreshFaultOutsideRun) {
+        if let fault, !pages.indices.contains(fault.page) {
+            throw RefreshFaultOutsideRun(page: fault.page, pageCount: pages.count)
         }
         self.at = at
         self.pages = pages
@@ -67,3 +67,14 @@ public struct RefreshRun<Content> {
 }
 
 extension RefreshRun: Sendable where Content: Sendable {}
+
+/// A fault naming a page its run does not have.
+public struct RefreshFaultOutsideRun: Error, Equatable, Sendable {
+    public let page: Int
+    public let pageCount: Int
+
+    public init(page: Int, pageCount: Int) {
+        self.page = page
+        self.pageCount = pageCount
+    }
+}

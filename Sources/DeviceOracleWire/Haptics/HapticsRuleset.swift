@@ -78,7 +78,7 @@ enum HapticsRuleset: RulesetDescription {
     }
 
     static func machine(initial: HapticsState, settings: Settings) -> HapticsMachine {
-        HapticsMachine(phase: initial.phase, supportsHaptics: settings.supportsHaptics)
+        HapticsMachine(state: HapticsState(phase: initial.phase, engine: settings.supportsHaptics ? .stopped : .unsupported))
     }
 
     static func machine(startingAt state: HapticsState) -> HapticsMachine { HapticsMachine(state: state) }

@@ -64,8 +64,10 @@ enum RefreshModelCoding: ModelCoding {
         var node = graph.startNodes[0]
         return document.elements(runs).map { run in
             let pageCount = document.member(run, "pages").map(document.count) ?? 0
-            let shape = RefreshRun<Int>(at: 0, pages: Array(repeating: RefreshPage(), count: pageCount),
-                                        fault: document.member(run, "fault").flatMap { fault(in: $0, of: document) })
+            // The endpoint refused a fault outside its run, so every shape builds.
+            guard let shape = try? RefreshRun<Int>(at: 0, pages: Array(repeating: RefreshPage(), count: pageCount),
+                                                   fault: document.member(run, "fault").flatMap { fault(in: $0, of: document) })
+            else { return nil }
             let transition = graph.transitionIndex(from: node, eventClass: graph.model.eventClass(of: shape))
             node = graph.transitions[transition].to
             return transition

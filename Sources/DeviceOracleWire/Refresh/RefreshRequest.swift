@@ -92,7 +92,8 @@ extension RequestDecoder {
         }
         let fault = value(faultValue, of: .object).flatMap { refreshFault($0, pageCount: pageCount) }
         guard !hasProblems, let at = envelope.at else { return (envelope, nil) }
-        return (envelope, RefreshRun(at: at, pages: pages, fault: fault))
+        // `refreshFault` has reported a fault outside the run: this run always builds.
+        return (envelope, try? RefreshRun(at: at, pages: pages, fault: fault))
     }
 
     private mutating func refreshPage(_ object: JSONValue) -> RefreshPage<StoredItem> {

@@ -25,7 +25,7 @@ final class HapticsPropertyTests: XCTestCase {
     }
 
     private static func run(_ sample: HapticsSample, supportsHaptics: Bool? = nil) -> (steps: [Step], summary: HapticsSummary) {
-        var machine = HapticsMachine(phase: sample.setup.phase, supportsHaptics: supportsHaptics ?? sample.setup.supportsHaptics)
+        var machine = HapticsMachine(state: HapticsState(phase: sample.setup.phase, engine: supportsHaptics ?? sample.setup.supportsHaptics ? .stopped : .unsupported))
         let steps = machine.steps(sample.events)
         return (steps, machine.summary)
     }

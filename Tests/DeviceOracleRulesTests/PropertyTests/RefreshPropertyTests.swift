@@ -25,10 +25,10 @@ final class RefreshPropertyTests: XCTestCase {
             // Mostly later than the previous run, sometimes earlier (out of order or early).
             at += Double(Int.random(in: random.chance(15) ? -900...0 : 0...4000, using: &random))
             let pages = (0..<Int.random(in: 0...4, using: &random)).map { _ in page() }
-            guard faults, !pages.isEmpty, random.chance(50) else { return Run(at: at, pages: pages) }
+            guard faults, !pages.isEmpty, random.chance(50) else { return try! Run(at: at, pages: pages) }
             let fault = RefreshFault(kind: random.pick(RefreshFaultKind.allCases), stage: random.pick(RefreshStage.allCases),
                                      page: Int.random(in: 0..<pages.count, using: &random))
-            return Run(at: at, pages: pages, fault: fault)
+            return try! Run(at: at, pages: pages, fault: fault)
         }
         let store = RefreshStore(items: (0..<Int.random(in: 0...5, using: &random)).map { _ in item() },
                                  cursor: random.chance(50) ? nil : "c0",

@@ -57,8 +57,8 @@ final class HapticsWirePropertyTests: XCTestCase {
         checkProperty("steps follow the rules", runs: Self.runs, generate: Self.generate) { sample in
             holds { () throws(Broken) in
                 let answer = try checkedAnswer(Self.endpoint, Self.body(sample), steps: sample.events.count)
-                var machine = HapticsMachine(phase: sample.setup.initialPhase ?? .idle,
-                                             supportsHaptics: sample.setup.supportsHaptics ?? true)
+                var machine = HapticsMachine(state: HapticsState(phase: sample.setup.initialPhase ?? .idle,
+                                                                 engine: sample.setup.supportsHaptics ?? true ? .stopped : .unsupported))
                 for (index, (step, event)) in zip(answer.elements(answer["steps"]), sample.events).enumerated() {
                     let before = machine.state
                     let decision = machine.apply(event.meaning!)

@@ -68,7 +68,7 @@ final class RefreshWirePropertyTests: XCTestCase {
             let observed: [(String, JSON)]? = random.chance(20)
                 ? [("outcome", .string(random.pick(RefreshOutcome.allCases).rawValue)), ("items", .array([.string("1")]))]
                     .filter { _ in random.chance(60) } : nil
-            return Event(members: members, meaning: RefreshRun(at: at, pages: pages.map(\.page), fault: fault), at: at,
+            return Event(members: members, meaning: try! RefreshRun(at: at, pages: pages.map(\.page), fault: fault), at: at,
                          observed: observed)
         }
         var schedule: RefreshSchedule?
