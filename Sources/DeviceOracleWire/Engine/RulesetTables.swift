@@ -41,6 +41,8 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     let stateJSON: [[UInt8]]
     let stateCount: Int
     private let eventSlots: [D.Event: Int]
+    /// Each fixed event, by slot.
+    private let slotEvents: [D.Event]
     /// The fixed events that carry more than their type, and their slots.
     private let payloadEventSlots: [(event: D.Event, slot: Int)]
     /// The events whose type is all they carry, and their type's name.
@@ -88,6 +90,7 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         let events = typeOnly + D.fixedPayloadEvents
         let eventSlots = Dictionary(uniqueKeysWithValues: events.enumerated().map { ($0.element, $0.offset) })
         self.eventSlots = eventSlots
+        slotEvents = events
         typeEvents = eventTypeCases.map { type in D.event(type).map { ($0, eventSlots[$0]!) } }
         payloadEventSlots = D.fixedPayloadEvents.map { ($0, eventSlots[$0]!) }
         diagnosticCodes = D.RuleDiagnostic.allCases.map { diagnostic in
@@ -129,6 +132,10 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         for entry in payloadEventSlots where entry.event == event { return entry.slot }
         return nil
     }
+
+    /// The fixed event in `slot`.
+    @inline(__always)
+    func event(inSlot slot: Int) -> D.Event { slotEvents[slot] }
 
     /// The slot of any event, if its form is fixed.
     func eventSlot(of event: D.Event) -> Int? { eventSlots[event] }
