@@ -332,8 +332,8 @@ extension EventLogAnswer {
                 writer.endObject()
             case .unfixedTail(let tail):
                 let unfixed = unfixedSteps[~tail]
-                tables.writeTail(event: unfixed.event, given: unfixed.given, before: unfixed.before, after: unfixed.after,
-                                 decision: unfixed.decision, to: &writer, document: document)
+                tables.writeUnfixedTail(event: unfixed.event, given: unfixed.given, before: unfixed.before,
+                                        after: unfixed.after, decision: unfixed.decision, to: &writer, document: document)
             case .summary:
                 D.writeSummary(of: final.machine, to: &writer)
             }
