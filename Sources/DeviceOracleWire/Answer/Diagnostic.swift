@@ -22,8 +22,11 @@ struct Diagnostic: Equatable, Sendable {
         // A long log can carry a diagnostic every few steps, nearly all of them a
         // step's with the standard sentence: those copy their code's members.
         if let index, message == nil {
-            let members = Self.standardMembers.first { $0.code == code }!.members
-            members.withUnsafeBufferPointer { writer.object(key: "index", integer: index, members: $0) }
+            let standard = Self.standard
+            let position = standard.codes.firstIndex(of: code)!
+            standard.members[position].withUnsafeBufferPointer {
+                writer.object(key: "index", integer: index, members: $0)
+            }
             return
         }
         writer.beginObject()
@@ -43,12 +46,16 @@ struct Diagnostic: Equatable, Sendable {
         if let message { writer.string(escaping: message) } else { writer.string(code.standardMessage) }
     }
 
-    /// Every code's members with its standard message.
-    private static let standardMembers: [(code: DiagnosticCode, members: [UInt8])] = DiagnosticCode.allCases.map { code in
-        var writer = JSONWriter(capacity: 256)
-        Diagnostic(index: nil, code).writeMembers(to: &writer)
-        return (code, writer.finish())
-    }
+    /// Every code's members with its standard message, by the code's position in
+    /// `codes`: the look-up scans plain codes, where a scan of (code, members) pairs
+    /// retained and released each pair's bytes on the way.
+    private static let standard: (codes: [DiagnosticCode], members: [[UInt8]]) = (
+        DiagnosticCode.allCases,
+        DiagnosticCode.allCases.map { code in
+            var writer = JSONWriter(capacity: 256)
+            Diagnostic(index: nil, code).writeMembers(to: &writer)
+            return writer.finish()
+        })
 }
 
 /// Every diagnostic code, stable and camelCase; openapi.yaml lists the same set.

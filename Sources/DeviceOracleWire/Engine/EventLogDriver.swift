@@ -90,9 +90,13 @@ struct EventLogDriver<D: RulesetDescription> {
     private mutating func walk(_ events: JSONValue, start: Session, settings: D.Settings, decoder: inout RequestDecoder) {
         let document = decoder.document, tables = tables
         steps.reserveCapacity(document.count(events))
+        // The one unfixed event between its reading and its run: held here, so what
+        // the walk moves per event holds no references (a sound's name would make
+        // every event's values copied and destroyed through generic witnesses).
+        var held: D.Event?
         decoder.forEachEvent(in: events, observedNames: tables.observedFields,
-                             read: { decoder, object in Self.readEvent(object, tables: tables, &decoder) }) { logged in
-            run(logged, start: start, settings: settings, document: document)
+                             read: { decoder, object in Self.readEvent(object, tables: tables, held: &held, &decoder) }) { logged in
+            run(logged, held: &held, start: start, settings: settings, document: document)
         }
     }
 
@@ -100,7 +104,7 @@ struct EventLogDriver<D: RulesetDescription> {
     /// with `readEvent`, into the walk: a long log's per-event values then stay in
     /// registers instead of being copied from struct to struct.
     @inline(__always)
-    private mutating func run(_ logged: LoggedEvent<DecodedEvent<D.Event>?, D.StepField>, start: Session,
+    private mutating func run(_ logged: LoggedEvent<WalkedEvent?, D.StepField>, held: inout D.Event?, start: Session,
                               settings: D.Settings, document: JSONDocument) {
         logged.appendLeadingDiagnostics(to: &diagnostics)
         let session: Int
@@ -115,22 +119,31 @@ struct EventLogDriver<D: RulesetDescription> {
         let decision: D.Decision
         let after: Int
         var tail: Int?
-        if let decoded = logged.decoded {
-            decision = sessions.machines[session].machine.apply(decoded.event)
+        if let walked = logged.decoded {
+            let event: D.Event
+            switch walked {
+            case .fixed(let eventSlot):
+                event = tables.event(inSlot: eventSlot)
+                tail = tables.tail(ofEventSlot: eventSlot, from: before)
+            case .unfixed:
+                event = held!
+                held = nil
+            }
+            decision = sessions.machines[session].machine.apply(event)
             let tables = tables, index = logged.index
             D.forEachDiagnostic(of: decision) { diagnostics.append(Diagnostic(index: index, tables.code(of: $0))) }
-            tail = decoded.slot.map { tables.tail(ofEventSlot: $0, from: before) }
             if let tail {
                 after = tables.afterSlots[tail]
                 // What makes the tables sound; a machine with hidden state that changes a
                 // decision would fail here in every debug-built test that runs it.
-                assert(tables.tail(tail, isWrittenBy: decoded.event, before: before,
+                assert(tables.tail(tail, isWrittenBy: event, before: before,
                                    after: tables.slot(of: sessions.machines[session].machine.state), decision: decision),
                        "a step's tail must follow from its event and the state before it")
             } else {
                 after = tables.slot(of: sessions.machines[session].machine.state)
-                unfixedSteps.append(UnfixedStep(event: decoded.event, given: decoded.given, before: before,
-                                                after: after, decision: decision))
+                let given: GivenRouteChangeReason? = if case .unfixed(let given) = walked { given } else { nil }
+                unfixedSteps.append(UnfixedStep(event: event, given: given, before: before, after: after,
+                                                decision: decision))
             }
         } else {
             decision = D.noDecision
@@ -154,8 +167,8 @@ struct EventLogDriver<D: RulesetDescription> {
     /// where the ruleset reads them, as a raw notification (`notification`); exactly
     /// one of the two.
     @inline(__always)
-    private static func readEvent(_ object: JSONValue, tables: RulesetTables<D>,
-                                  _ decoder: inout RequestDecoder) -> ReadEvent<DecodedEvent<D.Event>?> {
+    private static func readEvent(_ object: JSONValue, tables: RulesetTables<D>, held: inout D.Event?,
+                                  _ decoder: inout RequestDecoder) -> ReadEvent<WalkedEvent?> {
         var form = EventFormMembers()
         var fields = EventFields<D.EventField>()
         let envelope = decoder.envelope(of: object, own: tables.eventMembers, sessions: D.hasSessions) { _, member, value in
@@ -185,7 +198,16 @@ struct EventLogDriver<D: RulesetDescription> {
         } else {
             decoder.reportMissing("type", in: object, "required string is missing")
         }
-        return ReadEvent(envelope: envelope, decoded: decoded, translationDiagnostic: translationDiagnostic)
+        var walked: WalkedEvent?
+        if let decoded {
+            if let slot = decoded.slot {
+                walked = .fixed(slot)
+            } else {
+                held = decoded.event
+                walked = .unfixed(given: decoded.given)
+            }
+        }
+        return ReadEvent(envelope: envelope, decoded: walked, translationDiagnostic: translationDiagnostic)
     }
 
     // Out of line: a raw notification is rare in a long log, and its closures would
@@ -220,6 +242,14 @@ struct EventLogStep: Sendable {
     /// The session the event named, if it named one.
     var session: JSONValue?
     var tail: Int
+}
+
+/// An event as the walk carries it from its reading to its run: a fixed event by its
+/// slot, or the mark of an unfixed one, which the walk holds aside. Free of
+/// references, so a long log moves it without retains.
+enum WalkedEvent {
+    case fixed(Int)
+    case unfixed(given: GivenRouteChangeReason?)
 }
 
 /// A step whose event echoes what the log gave (an unknown route change reason, a
@@ -302,8 +332,8 @@ extension EventLogAnswer {
                 writer.endObject()
             case .unfixedTail(let tail):
                 let unfixed = unfixedSteps[~tail]
-                tables.writeTail(event: unfixed.event, given: unfixed.given, before: unfixed.before, after: unfixed.after,
-                                 decision: unfixed.decision, to: &writer, document: document)
+                tables.writeUnfixedTail(event: unfixed.event, given: unfixed.given, before: unfixed.before,
+                                        after: unfixed.after, decision: unfixed.decision, to: &writer, document: document)
             case .summary:
                 D.writeSummary(of: final.machine, to: &writer)
             }

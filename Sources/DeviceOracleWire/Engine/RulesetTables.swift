@@ -41,6 +41,8 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     let stateJSON: [[UInt8]]
     let stateCount: Int
     private let eventSlots: [D.Event: Int]
+    /// Each fixed event, by slot.
+    private let slotEvents: [D.Event]
     /// The fixed events that carry more than their type, and their slots.
     private let payloadEventSlots: [(event: D.Event, slot: Int)]
     /// The events whose type is all they carry, and their type's name.
@@ -88,6 +90,7 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         let events = typeOnly + D.fixedPayloadEvents
         let eventSlots = Dictionary(uniqueKeysWithValues: events.enumerated().map { ($0.element, $0.offset) })
         self.eventSlots = eventSlots
+        slotEvents = events
         typeEvents = eventTypeCases.map { type in D.event(type).map { ($0, eventSlots[$0]!) } }
         payloadEventSlots = D.fixedPayloadEvents.map { ($0, eventSlots[$0]!) }
         diagnosticCodes = D.RuleDiagnostic.allCases.map { diagnostic in
@@ -104,7 +107,7 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
                 let decision = machine.apply(event)
                 let after = stateSlots[machine.state]!
                 var writer = JSONWriter(capacity: 512)
-                Self.writeTail(event: event, given: nil, typeNames: typeNames, before: stateJSON[slot],
+                Self.writeTail(event: event, typeName: typeNames[event], given: nil, before: stateJSON[slot],
                                after: stateJSON[after], decision: decision, to: &writer, document: nil)
                 tails += writer.finish()
                 tailEnds.append(tails.count)
@@ -130,6 +133,10 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         return nil
     }
 
+    /// The fixed event in `slot`.
+    @inline(__always)
+    func event(inSlot slot: Int) -> D.Event { slotEvents[slot] }
+
     /// The slot of any event, if its form is fixed.
     func eventSlot(of event: D.Event) -> Int? { eventSlots[event] }
 
@@ -143,7 +150,7 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     /// Whether a step's own values write exactly its precomputed tail.
     func tail(_ tail: Int, isWrittenBy event: D.Event, before: Int, after: Int, decision: D.Decision) -> Bool {
         var writer = JSONWriter(capacity: 512)
-        Self.writeTail(event: event, given: nil, typeNames: typeNames, before: stateJSON[before], after: stateJSON[after],
+        Self.writeTail(event: event, typeName: typeNames[event], given: nil, before: stateJSON[before], after: stateJSON[after],
                        decision: decision, to: &writer, document: nil)
         let written = writer.finish()
         return afterSlots[tail] == after && tails.withTail(tail) { $0.elementsEqual(written) }
@@ -153,19 +160,22 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         diagnosticCodes.first { $0.diagnostic == diagnostic }!.code
     }
 
-    /// `"event":…,"before":…,"after":…` and the decision's members.
-    func writeTail(event: D.Event?, given: GivenRouteChangeReason?, before: Int, after: Int, decision: D.Decision,
-                   to writer: inout JSONWriter, document: JSONDocument) {
-        Self.writeTail(event: event, given: given, typeNames: typeNames, before: stateJSON[before],
+    /// `"event":…,"before":…,"after":…` and the decision's members, for an unfixed
+    /// step. Its event is never one of a type alone (those all have slots), so no
+    /// look-up of a type name: that would hash the event, a sound's name included.
+    func writeUnfixedTail(event: D.Event?, given: GivenRouteChangeReason?, before: Int, after: Int,
+                          decision: D.Decision, to writer: inout JSONWriter, document: JSONDocument) {
+        Self.writeTail(event: event, typeName: nil, given: given, before: stateJSON[before],
                        after: stateJSON[after], decision: decision, to: &writer, document: document)
     }
 
-    private static func writeTail(event: D.Event?, given: GivenRouteChangeReason?, typeNames: [D.Event: String],
+    /// `typeName`: the event's type, when that is all the event carries.
+    private static func writeTail(event: D.Event?, typeName: String?, given: GivenRouteChangeReason?,
                                   before: [UInt8], after: [UInt8], decision: D.Decision,
                                   to writer: inout JSONWriter, document: JSONDocument?) {
         writer.key("event")
         if let event {
-            if let name = typeNames[event] {
+            if let name = typeName {
                 writer.beginObject()
                 writer.key("type")
                 writer.string(escaping: name)
