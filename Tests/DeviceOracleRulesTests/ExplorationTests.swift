@@ -220,4 +220,15 @@ final class ExplorationTests: XCTestCase {
 
         XCTAssertEqual(starts, [0, 1])
     }
+
+    func testAMaximumPathLengthBelowOneCountsAsOneStepNotATrap() {
+        let graph = StateGraph(PlaybackModel())
+        XCTAssertEqual(TransitionCover.paths(covering: graph, maxLength: 0).map(\.eventClasses),
+                       TransitionCover.paths(covering: graph, maxLength: 1).map(\.eventClasses))
+    }
+
+    func testDrawingFromAnEmptyRangeGivesZeroNotATrap() {
+        var random = SplitMix64(seed: 7)
+        XCTAssertEqual(random.next(below: 0), 0)
+    }
 }

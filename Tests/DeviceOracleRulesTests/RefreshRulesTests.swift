@@ -347,6 +347,7 @@ final class RefreshRulesTests: XCTestCase {
     func testBackoffAfterAnyNumberOfFailuresIsAtMostTheMaximum() throws {
         let schedule = RefreshSchedule()
 
+        XCTAssertEqual(schedule.backoffSeconds(consecutiveFailures: 0), 0)
         XCTAssertEqual(schedule.backoffSeconds(consecutiveFailures: 1), 60)
         XCTAssertEqual(schedule.backoffSeconds(consecutiveFailures: 5000), 3600)
         XCTAssertEqual(schedule.backoffSeconds(consecutiveFailures: .max), 3600)

@@ -31,9 +31,10 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 
-    /// A uniform integer in `0..<bound`, by Lemire's multiply-and-reject method.
+    /// A uniform integer in `0..<bound`, by Lemire's multiply-and-reject method; 0
+    /// for an empty range (`bound` ≤ 0), which has nothing else to draw.
     public mutating func next(below bound: Int) -> Int {
-        precondition(bound > 0, "an empty range has nothing to draw")
+        guard bound > 0 else { return 0 }
         let range = UInt64(bound)
         var product = next().multipliedFullWidth(by: range)
         if product.low < range {

@@ -13,10 +13,11 @@
 /// exactly what the optimum needs beyond it.
 ///
 /// A path longer than `maxLength` is cut, and the rest continues in a new path
-/// that first takes the shortest route from a start to where the cut was.
+/// that first takes the shortest route from a start to where the cut was; a path
+/// takes at least one step, so a `maxLength` below 1 counts as 1.
 public enum TransitionCover {
     public static func paths<Model>(covering graph: StateGraph<Model>, maxLength: Int) -> [ModelPath] {
-        precondition(maxLength >= 1, "a path takes at least one step")
+        let maxLength = max(1, maxLength)
         let routes = ShortestRoutes(graph)
         let tour = PostmanTour(graph, routes: routes).paths
         guard tour.contains(where: { $0.eventClasses.count > maxLength }) else { return tour }

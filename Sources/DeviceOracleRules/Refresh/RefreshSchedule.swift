@@ -14,9 +14,9 @@ public struct RefreshSchedule: Equatable, Sendable {
     }
 
     /// `min(backoffBaseSeconds · 2^(n−1), backoffMaxSeconds)` for the n-th failed
-    /// or expired run in a row (n ≥ 1).
+    /// or expired run in a row; 0 before any failure (n < 1).
     public func backoffSeconds(consecutiveFailures n: Int) -> Double {
-        precondition(n >= 1, "a backoff follows at least one failure")
+        guard n >= 1 else { return 0 }
         // Scaling by a power of two through the exponent is exact and needs no
         // libm `pow`; a huge n gives infinity, which the cap turns back into a time.
         return min(Double(sign: .plus, exponent: n - 1, significand: backoffBaseSeconds), backoffMaxSeconds)
