@@ -35,7 +35,7 @@ let package = Package(
         .testTarget(name: "DeviceOracleJSONTests", dependencies: ["DeviceOracleJSON"]),
         .testTarget(name: "DeviceOracleWireTests", dependencies: ["DeviceOracleWire", "PropertyChecking"]),
         .testTarget(name: "DeviceOracleHTTPTests", dependencies: ["DeviceOracleHTTP", "HTTPTestSupport"]),
-        .testTarget(name: "DeviceOracleTests", dependencies: ["DeviceOracle", "DeviceOracleTesting"]),
+        .testTarget(name: "DeviceOracleTests", dependencies: ["DeviceOracle", "DeviceOracleTesting", "HTTPTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["device-oracle", "HTTPTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -12,22 +12,16 @@ body=${3:-$here/bodies/playback-small.json}
 conns=${4:-64}
 secs=${5:-5}
 pid=
-lua=$(mktemp --suffix .lua)
 log=$(mktemp)
-trap 'kill "$pid" 2>/dev/null || true; rm -f "$lua" "$log"' EXIT
-cat >"$lua" <<LUA
-local f = assert(io.open("$body", "rb"))
-wrk.method = "POST"; wrk.body = f:read("*a"); f:close()
-wrk.headers["Content-Type"] = "application/json"
-function done(summary) io.write(string.format("REQUESTS %d\n", summary.requests)) end
-LUA
+trap 'kill "$pid" 2>/dev/null || true; rm -f "$log"' EXIT
+export BODY=$body
 source "$here/../.ci/start-server.sh"
 SERVER_CPUS=0 start_server "$log" "$binary" --log-level "${LOG_LEVEL:-warn}"
 pid=$server_pid
 ticks() { awk '{print $14, $15}' "/proc/$pid/stat"; }
-taskset -c 1 wrk -t1 -c"$conns" -d1s -s "$lua" "http://127.0.0.1:$port$path" >/dev/null  # warm-up
+taskset -c 1 wrk -t1 -c"$conns" -d1s -s "$here/post.lua" "http://127.0.0.1:$port$path" >/dev/null  # warm-up
 read -r u0 s0 < <(ticks)
-requests=$(taskset -c 1 wrk -t1 -c"$conns" -d"${secs}s" -s "$lua" "http://127.0.0.1:$port$path" | awk '/^REQUESTS/ {print $2}')
+requests=$(taskset -c 1 wrk -t1 -c"$conns" -d"${secs}s" -s "$here/post.lua" "http://127.0.0.1:$port$path" | awk '/^REQUESTS/ {print $2}')
 read -r u1 s1 < <(ticks)
 hz=$(getconf CLK_TCK)
 awk -v r="$requests" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v hz="$hz" -v secs="$secs" 'BEGIN {

@@ -12,13 +12,6 @@ baseline=${2:-} n=${3:-10} secs=${4:-5}
 source "$here/../.ci/start-server.sh"
 work=$(mktemp -d)
 python3 "$here/bodies/generate.py" "$work" >/dev/null
-cat >"$work/post.lua" <<'LUA'
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-local file = io.open(os.getenv("BODY"), "rb")
-wrk.body = file:read("*a")
-file:close()
-LUA
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -42,7 +35,7 @@ large() {
 }
 # small PORT PATH BODY: req/s at c=64
 small() {
-  BODY=$3 taskset -c 1 wrk -t1 -c64 -d"${secs}s" -s "$work/post.lua" "http://127.0.0.1:$1$2" |
+  BODY=$3 taskset -c 1 wrk -t1 -c64 -d"${secs}s" -s "$here/post.lua" "http://127.0.0.1:$1$2" |
     awk '/^Requests\/sec/ { printf "%.0f", $2 }'
 }
 

@@ -18,12 +18,7 @@ secs=${5:-10}
 work=$(mktemp -d)
 pid=
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-cat >"$work/post.lua" <<LUA
-local f = assert(io.open("$here/bodies/playback-small.json", "rb"))
-wrk.method = "POST"; wrk.body = f:read("*a"); f:close()
-wrk.headers["Content-Type"] = "application/json"
-function done(summary) io.write(string.format("REQUESTS %d\n", summary.requests)) end
-LUA
+export BODY=$here/bodies/playback-small.json
 
 # Prints the instructions per request of the server with VARIABLE=$1.
 per_request() {
@@ -34,10 +29,10 @@ per_request() {
     "$binary" --port "$port" >"$work/log.$1" 2>&1 &
   pid=$!
   for _ in $(seq 200); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-  wrk -t1 -c64 -d2s -s "$work/post.lua" "http://127.0.0.1:$port/playback/apply" >/dev/null  # warm-up
+  wrk -t1 -c64 -d2s -s "$here/post.lua" "http://127.0.0.1:$port/playback/apply" >/dev/null  # warm-up
   sleep 1
   callgrind_control -z "$pid" >/dev/null 2>&1
-  requests=$(wrk -t1 -c64 -d"${secs}s" -s "$work/post.lua" "http://127.0.0.1:$port/playback/apply" |
+  requests=$(wrk -t1 -c64 -d"${secs}s" -s "$here/post.lua" "http://127.0.0.1:$port/playback/apply" |
              awk '/^REQUESTS/ {print $2}')
   sleep 1  # the requests still in flight are answered
   callgrind_control -d "$pid" >/dev/null 2>&1

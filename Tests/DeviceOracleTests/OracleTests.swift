@@ -1,32 +1,19 @@
 import DeviceOracle
 import Foundation
+import HTTPTestSupport
 import XCTest
 
 /// The in-process check answers exactly as the service does: every recorded
 /// request of the corpus (Tests/Fixtures/corpus), checked in process, gives the
 /// recorded answer byte for byte, or the recorded problem's status and pointers.
 final class OracleTests: XCTestCase {
-    private struct RecordedCase: Decodable {
-        let name: String
-        let method: String
-        let path: String
-        let contentType: String?
-        let body: String
-        let status: Int
-        let answer: String
-    }
-
     private static let rulesetPaths: [String: Ruleset] = [
         "/playback/apply": .playback, "/haptics/contract": .haptics, "/refresh/run": .refresh,
         "/audio-session/run": .audioSession,
     ]
 
-    private func recordedRulesetCases() throws -> [(Ruleset, RecordedCase)] {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../Fixtures/corpus/corpus.jsonl").standardized
-        let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
-        return try lines.compactMap { line in
-            let recorded = try JSONDecoder().decode(RecordedCase.self, from: Data(line.utf8))
+    private func recordedRulesetCases() throws -> [(Ruleset, RecordedExchange)] {
+        try RecordedExchange.corpus().compactMap { recorded in
             guard recorded.method == "POST", !recorded.path.contains("?"),
                   recorded.contentType?.hasPrefix("application/json") ?? true,
                   let ruleset = Self.rulesetPaths[recorded.path] else { return nil }

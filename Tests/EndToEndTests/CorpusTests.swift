@@ -1,30 +1,13 @@
 import Foundation
+import HTTPTestSupport
 import XCTest
 
 /// Replays the recorded corpus (Tests/Fixtures/corpus, see its README) against the
 /// built server: every answer must equal the recorded one byte for byte — status,
 /// headers but `Date`, body — so a restructuring cannot change what users get.
 final class CorpusTests: OracleProcessTestCase {
-    private struct RecordedCase: Decodable {
-        let name: String
-        let method: String
-        let path: String
-        let contentType: String?
-        let body: String
-        let status: Int
-        let headers: [String]
-        let answer: String
-    }
-
-    private func recordedCases() throws -> [RecordedCase] {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../Fixtures/corpus/corpus.jsonl").standardized
-        let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
-        return try lines.map { try JSONDecoder().decode(RecordedCase.self, from: Data($0.utf8)) }
-    }
-
     func testEveryRecordedRequestIsAnsweredByteForByteAsRecorded() throws {
-        let cases = try recordedCases()
+        let cases = try RecordedExchange.corpus()
         XCTAssertGreaterThan(cases.count, 400)
         let (_, port) = try startServer()
 
