@@ -19,6 +19,15 @@ public enum HapticParameterID: String, CaseIterable, Sendable {
         }
         self = parameter
     }
+
+    // By case, not by spelling: a String-backed enum's default hash hashes its raw
+    // value, and a pattern event's parameters are keyed by this on every request.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .hapticIntensity: hasher.combine(0 as UInt8)
+        case .hapticSharpness: hasher.combine(1 as UInt8)
+        }
+    }
 }
 
 /// Intensity and sharpness: the contract's expected values, or an event's.

@@ -25,7 +25,7 @@ struct GivenPatternEvent: Sendable {
     var eventType: JSONValue?
     var relativeTime: JSONValue?
     /// The value that counts for each parameter: the last one given.
-    var parameters: [HapticParameterID: JSONValue] = [:]
+    var parameters = GivenParameters()
 
     /// Reads both parameter shapes: an object keyed by parameter ID, or an array of
     /// `{"parameterID", "value"}` (CHHapticEventParameter). Unknown IDs, entries
@@ -66,7 +66,38 @@ struct GivenPatternEvent: Sendable {
     func rulesEvent(in document: JSONDocument) -> HapticPatternEvent {
         HapticPatternEvent(eventType: eventType.flatMap(document.string),
                            relativeTime: relativeTime.flatMap(document.number),
-                           parameters: parameters.compactMapValues(document.number))
+                           parameters: parameters.numbers(in: document))
+    }
+}
+
+/// Each parameter's value in a pattern event, kept inline: a dictionary of two keys
+/// cost a hash per lookup and an allocation per event of every request's pattern.
+struct GivenParameters: Sendable {
+    private var intensity: JSONValue?
+    private var sharpness: JSONValue?
+
+    subscript(parameter: HapticParameterID) -> JSONValue? {
+        get {
+            switch parameter {
+            case .hapticIntensity: intensity
+            case .hapticSharpness: sharpness
+            }
+        }
+        set {
+            switch parameter {
+            case .hapticIntensity: intensity = newValue
+            case .hapticSharpness: sharpness = newValue
+            }
+        }
+    }
+
+    /// The values that are numbers, as the rules take them.
+    func numbers(in document: JSONDocument) -> [HapticParameterID: Double] {
+        var numbers: [HapticParameterID: Double] = [:]
+        for parameter in HapticParameterID.allCases {
+            if let value = self[parameter].flatMap(document.number) { numbers[parameter] = value }
+        }
+        return numbers
     }
 }
 
@@ -144,8 +175,15 @@ struct HapticsPatternCheck: Sendable {
         writer.endObject()
     }
 
-    /// `canonicalPattern`: the rules' one fixed event, whatever the tuned values.
-    static func writeCanonicalPattern(to writer: inout JSONWriter) {
+    /// `canonicalPattern`: the rules' one fixed event, whatever the tuned values;
+    /// written once, since every answer carries it.
+    static let canonicalPatternJSON: [UInt8] = {
+        var writer = JSONWriter(capacity: 128)
+        writeCanonicalPattern(to: &writer)
+        return writer.finish()
+    }()
+
+    private static func writeCanonicalPattern(to writer: inout JSONWriter) {
         writer.beginArray()
         writer.beginObject()
         writer.key("eventType")

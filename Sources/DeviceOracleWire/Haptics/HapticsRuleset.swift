@@ -164,7 +164,7 @@ enum HapticsRuleset: RulesetDescription {
 
     static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument) {
         writer.key("canonicalPattern")
-        HapticsPatternCheck.writeCanonicalPattern(to: &writer)
+        writer.raw(HapticsPatternCheck.canonicalPatternJSON)
         if let patternCheck = settings.patternCheck {
             writer.key("patternCheck")
             patternCheck.write(to: &writer, document: document)
