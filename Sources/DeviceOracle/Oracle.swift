@@ -81,7 +81,11 @@ public struct OracleResult: Sendable {
     public let json: String
 
     init(_ answer: RulesetAnswer) {
-        verdict = Verdict(rawValue: answer.verdict.rawValue) ?? .fail
+        verdict = switch answer.verdict {
+        case .pass: .pass
+        case .fail: .fail
+        case .unchecked: .unchecked
+        }
         mismatches = answer.mismatches.map {
             Mismatch(step: $0.step, field: $0.field, expected: $0.expected, observed: $0.observed, detail: $0.detail)
         }

@@ -54,6 +54,13 @@ struct AnswerEnvelope: Sendable {
         RulesetAnswer(verdict: verdict, text: AnswerText(envelope: self, stepped: stepped, document: document))
     }
 
+    /// The diagnostics as the answer lists them: by step, whole-request ones (index
+    /// null) last.
+    func forEachDiagnosticInAnswerOrder(_ body: (Diagnostic) -> Void) {
+        for diagnostic in diagnostics where diagnostic.index != nil { body(diagnostic) }
+        for diagnostic in diagnostics where diagnostic.index == nil { body(diagnostic) }
+    }
+
     func writeHead(_ stepped: some SteppedAnswer, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("ruleset")
@@ -74,9 +81,7 @@ struct AnswerEnvelope: Sendable {
         writer.endArray()
         writer.key("diagnostics")
         writer.beginArray()
-        // Ordered by step, whole-request entries (index null) last.
-        for diagnostic in diagnostics where diagnostic.index != nil { diagnostic.write(to: &writer) }
-        for diagnostic in diagnostics where diagnostic.index == nil { diagnostic.write(to: &writer) }
+        forEachDiagnosticInAnswerOrder { $0.write(to: &writer) }
         writer.endArray()
         writer.endObject()
     }

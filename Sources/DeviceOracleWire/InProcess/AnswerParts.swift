@@ -31,14 +31,15 @@ extension RulesetAnswer {
         }
     }
 
-    /// In the answer's order: by step, whole-request ones last.
+    /// In the answer's order.
     package var diagnostics: [AnswerDiagnostic] {
-        let all = text.envelope.diagnostics
-        return (all.filter { $0.index != nil } + all.filter { $0.index == nil }).map { diagnostic in
-            AnswerDiagnostic(step: diagnostic.index, severity: diagnostic.code.severity.rawValue,
-                             code: diagnostic.code.rawValue,
-                             message: diagnostic.message ?? "\(diagnostic.code.standardMessage)")
+        var diagnostics: [AnswerDiagnostic] = []
+        text.envelope.forEachDiagnosticInAnswerOrder { diagnostic in
+            diagnostics.append(AnswerDiagnostic(step: diagnostic.index, severity: diagnostic.code.severity.rawValue,
+                                                code: diagnostic.code.rawValue,
+                                                message: diagnostic.message ?? "\(diagnostic.code.standardMessage)"))
         }
+        return diagnostics
     }
 }
 
