@@ -19,16 +19,17 @@ work=$(mktemp -d)
 pid=
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 export BODY=$here/bodies/playback-small.json
+source "$here/../.ci/start-server.sh"
 
 # Prints the instructions per request of the server with VARIABLE=$1.
 per_request() {
-  local port out total requests
-  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-  out="$work/callgrind.$1"
-  env "$variable=$1" LOG_LEVEL="${LOG_LEVEL:-warn}" valgrind --tool=callgrind --callgrind-out-file="$out" \
-    "$binary" --port "$port" >"$work/log.$1" 2>&1 &
-  pid=$!
-  for _ in $(seq 200); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+  local out=$work/callgrind.$1 total requests
+  # The variable for this server only; under valgrind it takes seconds to start.
+  export "$variable=$1"
+  SERVER_WRAPPER="valgrind --tool=callgrind --callgrind-out-file=$out" SERVER_START_SECONDS=60 \
+    start_server "$work/log.$1" "$binary" --log-level "${LOG_LEVEL:-warn}"
+  unset "$variable"
+  pid=$server_pid
   wrk -t1 -c64 -d2s -s "$here/post.lua" "http://127.0.0.1:$port/playback/apply" >/dev/null  # warm-up
   sleep 1
   callgrind_control -z "$pid" >/dev/null 2>&1
