@@ -96,9 +96,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private var nextGeneration: UInt32 = 1
     @exclusivity(unchecked) private var timers = [TimerList](repeating: TimerList(), count: TimerKind.allCases.count)
     @exclusivity(unchecked) private var acceptPausedUntil: Int64?
-    /// Access lines are written only when the logger wants them.
-    let logsAccess: Bool
-    /// Access records are built as far as the access log or `/metrics` reads them.
+    /// Access records are built as far as the access log or `/metrics` reads them;
+    /// access lines are written only when the logger wants them (`.lines`).
     let answerRecording: AnswerRecording
     /// This loop's counts since it last published them (`ServerMetrics`), and its shard.
     @exclusivity(unchecked) var metricsRecorder: ServerMetrics.Recorder
@@ -132,8 +131,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         self.context = context
         self.listenFD = listenFD
         self.index = index
-        logsAccess = context.logger.logsAccess
-        answerRecording = logsAccess ? .lines : context.configuration.metrics ? .counts : .nothing
+        answerRecording = context.logger.logsAccess ? .lines : context.configuration.metrics ? .counts : .nothing
         metricsRecorder = context.metrics.recorder()
         epollFD = csyscalls_epoll_create()
         wakeFD = csyscalls_eventfd()
@@ -324,7 +322,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             metricsRecorder.answered(route: line.routeIndex, status: line.status, nanoseconds: elapsed,
                                      logFields: line.fields, overload: line.overload)
         }
-        guard logsAccess else { return }
+        guard answerRecording == .lines else { return }
         let id = context.nextRequestID()
         AccessLine.append(line, bytes: bytes, elapsedNanoseconds: elapsed, id: id,
                           timestampPrefix: timestampPrefix, milliseconds: wallMilliseconds % 1000, to: &accessLog)
