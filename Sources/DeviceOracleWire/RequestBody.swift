@@ -18,16 +18,22 @@ enum RequestBody {
                        run: (inout RequestDecoder, JSONValue) -> RulesetAnswer?) -> Result<RulesetAnswer, RequestRejection> {
         var decoder = RequestDecoder(document: document, scope: request, at: pointer)
         guard decoder.requireObject(request) else { return .failure(decoder.rejection()!) }
+        checkPinnedRuleset(request, served: served, decoder: &decoder)
+        let answer = run(&decoder, request)
+        if let rejection = decoder.rejection() { return .failure(rejection) }
+        guard let answer else { preconditionFailure("a ruleset returned no answer without reporting a problem") }
+        return .success(answer)
+    }
+
+    /// Reports a `ruleset` member that names a version not in `served`.
+    static func checkPinnedRuleset(_ request: JSONValue, served: [StaticString], decoder: inout RequestDecoder) {
+        let document = decoder.document
         if let pinned = decoder.value(document.member(request, "ruleset"), of: .string),
            !served.contains(where: { document.string(pinned, equals: $0) }) {
             let names = served.map { "'\($0)'" }.joined(separator: ", ")
             decoder.report("ruleset '\(document.string(pinned) ?? "")' is not served here; this endpoint serves \(names)",
                            at: pinned)
         }
-        let answer = run(&decoder, request)
-        if let rejection = decoder.rejection() { return .failure(rejection) }
-        guard let answer else { preconditionFailure("a ruleset returned no answer without reporting a problem") }
-        return .success(answer)
     }
 
     /// A body of the service's own shape (a plan, coverage or batch request): a

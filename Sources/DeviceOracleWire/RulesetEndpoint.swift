@@ -45,9 +45,11 @@ public struct RequestRejection: Error, Sendable {
     }
 
     public struct Problem: Sendable, Equatable {
-        /// RFC 6901 JSON Pointer into the request body.
+        /// RFC 6901 JSON Pointer into the request body (into its line's object, for NDJSON).
         public let pointer: String
         public let detail: String
+        /// For an NDJSON body: the 1-based line the problem is in.
+        public internal(set) var line: Int?
 
         public init(pointer: String, detail: String) {
             self.pointer = pointer
@@ -66,11 +68,25 @@ public struct RequestRejection: Error, Sendable {
     /// One sentence for the problem's `detail`.
     public let detail: String
     /// For `invalidRequest`: the problems listed (at most 50), in document order.
-    public let problems: [Problem]
+    public private(set) var problems: [Problem]
     /// For `invalidJSON` caused by a syntax error.
-    public let position: Position?
+    public private(set) var position: Position?
     /// How many problems there were; `problems` lists the first 50.
     var problemCount: Int
+    /// For an NDJSON body: the 1-based line at fault (streaming.md); its problems
+    /// carry it too, and `position` is within that line.
+    public private(set) var line: Int?
+
+    /// The same rejection, of line `number` of an NDJSON body. Malformed JSON gets
+    /// its one problem listed too, so every problem of a line has a pointer.
+    func on(line number: Int) -> RequestRejection {
+        var rejection = self
+        rejection.line = number
+        if problems.isEmpty { rejection.problems = [Problem(pointer: "", detail: detail)] }
+        for index in rejection.problems.indices { rejection.problems[index].line = number }
+        if let position { rejection.position = Position(offset: position.offset, line: number, column: position.column) }
+        return rejection
+    }
 
     /// The RFC 9457 problem `type` (http.md, "Problem types").
     public var problemType: String {
@@ -120,10 +136,13 @@ public struct RulesetEndpoint: Sendable {
     /// The top-level members of its JSON body other than the sequence (`events`,
     /// `runs`): what the head line of an NDJSON body may name.
     let headMembers: Set<String>
+    /// Makes the ruleset's side of one NDJSON request.
+    let stream: @Sendable () -> any RulesetLogStream
 
     /// `run` decodes and runs a request object, reporting its problems to the decoder;
     /// `topMembers` are the members `run` reads, `sequence` among them.
     init(name: StaticString, path: String, summary: String, model: RulesetModel, topMembers: [String], sequence: String,
+         stream: @escaping @Sendable () -> any RulesetLogStream,
          run: @escaping @Sendable (inout RequestDecoder, JSONValue) -> RulesetAnswer?) {
         self.name = "\(name)"
         self.path = path
@@ -131,6 +150,7 @@ public struct RulesetEndpoint: Sendable {
         served = [name]
         self.model = model
         headMembers = Set(topMembers + ["ruleset"]).subtracting([sequence])
+        self.stream = stream
         self.run = run
     }
 
@@ -145,6 +165,11 @@ public struct RulesetEndpoint: Sendable {
     /// through `pointer`, the pointer to the request.
     func answer(_ request: JSONValue, at pointer: String, in document: JSONDocument) -> Result<RulesetAnswer, RequestRejection> {
         RequestBody.answer(request, at: pointer, in: document, served: served, run: run)
+    }
+
+    /// Reports a `ruleset` member that pins a version not served here.
+    func checkPinnedRuleset(_ request: JSONValue, decoder: inout RequestDecoder) {
+        RequestBody.checkPinnedRuleset(request, served: served, decoder: &decoder)
     }
 
     /// The short name `check` accepts besides `name`: `playback` for `playback/1`.

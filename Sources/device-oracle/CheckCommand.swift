@@ -1,9 +1,12 @@
 import DeviceOracleWire
 import Glibc
 
-/// `device-oracle check <ruleset> [FILE|-] [--steps all|failing|none]`: one request
-/// body, offline. Prints the same bytes the endpoint answers with (`?steps=` as given) on stdout (so CI without a network gets the
-/// same answer), or the endpoint's problem document on stderr.
+/// `device-oracle check <ruleset> [FILE|-] [--steps all|failing|none] [--ndjson]`: one
+/// request body, offline. Prints the same bytes the endpoint answers with (`?steps=` as
+/// given) on stdout (so CI without a network gets the same answer), or the endpoint's
+/// problem document on stderr. With `--ndjson` the body is the NDJSON form, read and
+/// answered as it arrives (from a pipe a harness is still writing, too); a problem
+/// after the answer began is its last line, on stdout, as over HTTP.
 /// Exit status: 0 pass or unchecked, 1 fail, 2 bad input.
 ///
 /// `device-oracle check --junit REPORT FILE…`: every file a request that names its
@@ -27,8 +30,9 @@ enum CheckCommand {
             printError(error.detail)
             return 2
         }
+        let ndjson = takeFlag("--ndjson", from: &arguments)
         guard (1...2).contains(arguments.count) else {
-            printError("usage: device-oracle check <ruleset> [FILE|-] [--steps all|failing|none]")
+            printError("usage: device-oracle check <ruleset> [FILE|-] [--steps all|failing|none] [--ndjson]")
             return 2
         }
         guard let endpoint = Rulesets.named(text(arguments[0])) else {
@@ -37,6 +41,7 @@ enum CheckCommand {
             return 2
         }
         let path = arguments.count == 2 ? arguments[1] : standardInput
+        if ndjson { return checkLines(path, endpoint: endpoint, detail: detail) }
         guard let body = readAll(path) else {
             printCannot("read", path)
             return 2
@@ -57,6 +62,60 @@ enum CheckCommand {
             writeAll(problem(for: rejection).json + [UInt8(ascii: "\n")], to: STDERR_FILENO)
             return 2
         }
+    }
+
+    /// The NDJSON form: each read is checked, and what it answers written, before the next.
+    private static func checkLines(_ path: [UInt8], endpoint: RulesetEndpoint, detail: StepDetail) -> Int32 {
+        let fd = path == standardInput ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            printCannot("read", path)
+            return 2
+        }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        let check = NDJSONCheck(endpoint: endpoint, detail: detail, maxLineBytes: NDJSONRequest.defaultMaxLineBytes) {
+            problem(for: $0).json
+        }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var output: [UInt8] = []
+        var progress = NDJSONCheck.Progress.more(completedLine: false)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count < 0 {
+                printCannot("read", path)
+                return 2
+            }
+            if count == 0 {
+                progress = check.finish(output: &output)
+                if case .begin = progress { progress = check.finish(output: &output) }
+            } else {
+                progress = chunk[..<count].withUnsafeBytes { check.receive($0, output: &output) }
+                if case .begin = progress {
+                    progress = check.receive(UnsafeRawBufferPointer(start: nil, count: 0), output: &output)
+                }
+            }
+            writeAll(output, to: STDOUT_FILENO)
+            output.removeAll(keepingCapacity: true)
+            switch progress {
+            case .more, .begin: continue
+            case .rejected(let rejection):
+                writeAll(problem(for: rejection).json + [UInt8(ascii: "\n")], to: STDERR_FILENO)
+                return 2
+            case .end(let verdict):
+                switch verdict {
+                case Verdict.fail.rawValue: return 1
+                case NDJSONCheck.invalidVerdict: return 2
+                default: return 0
+                }
+            }
+        }
+    }
+
+    /// Takes a flag without a value out of the arguments after the ruleset.
+    private static func takeFlag(_ flag: String, from arguments: inout [[UInt8]]) -> Bool {
+        guard let position = arguments.dropFirst().firstIndex(where: { text($0) == flag }) else { return false }
+        arguments.remove(at: position)
+        return true
     }
 
     /// Takes `--steps VALUE` (or `--steps=VALUE`) out of the arguments after the

@@ -9,6 +9,8 @@ struct UsageError: Error {
 struct ServeOptions {
     var configuration = ServerConfiguration()
     var logLevel = LogLevel.info
+    /// The longest line of an NDJSON body (streaming.md).
+    var maxLineBytes = NDJSONRequest.defaultMaxLineBytes
     /// Where `maxMemoryBytes` came from, for the startup line: the flag (or its
     /// variable), the cgroup's limit, or the fixed default.
     var memoryBudgetSource = MemoryBudget.defaultLimit.source
@@ -35,6 +37,9 @@ struct ServeOptions {
         },
         Setting(flag: "--max-stream-bytes", variable: "MAX_STREAM_BYTES") { options, value throws(UsageError) in
             options.configuration.maxStreamBytes = try integer(value, "--max-stream-bytes", "MAX_STREAM_BYTES", in: 1...(1 << 50))
+        },
+        Setting(flag: "--max-line-bytes", variable: "MAX_LINE_BYTES") { options, value throws(UsageError) in
+            options.maxLineBytes = try integer(value, "--max-line-bytes", "MAX_LINE_BYTES", in: 1...(1 << 30))
         },
         Setting(flag: "--max-connections", variable: "MAX_CONNECTIONS") { options, value throws(UsageError) in
             options.configuration.maxConnections = try integer(value, "--max-connections", "MAX_CONNECTIONS", in: 1...1_000_000)

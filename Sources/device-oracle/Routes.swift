@@ -19,7 +19,8 @@ enum ServiceRoutes {
         routeLabel: "ruleset", routes: Dictionary(uniqueKeysWithValues: Rulesets.all.map { ($0.path, $0.name) }),
         field: "verdict", values: [Verdict.pass, .fail, .unchecked].map(\.rawValue))
 
-    static func all() -> [Route] {
+    /// `maxLineBytes`: the longest line of an NDJSON body (`--max-line-bytes`).
+    static func all(maxLineBytes: Int = NDJSONRequest.defaultMaxLineBytes) -> [Route] {
         let viewer = TraceViewer.response()
         var routes = [
             Route(path: "/", methods: [.GET]) { _ in viewer },
@@ -33,7 +34,11 @@ enum ServiceRoutes {
         let rulesetList = rulesetsDocument()
         routes.append(Route(path: "/rulesets", methods: [.GET]) { _ in .json(200, rulesetList) })
         for endpoint in Rulesets.all {
-            routes.append(Route(path: endpoint.path, methods: [.POST], body: .json) { request in
+            let ndjson = StreamedBody(mediaTypes: NDJSONRequest.mediaTypes,
+                                      memoryShare: max(StreamedBody.defaultMemoryShare, 4 * maxLineBytes)) { request in
+                NDJSONRequest(endpoint, request, maxLineBytes: maxLineBytes)
+            }
+            routes.append(Route(path: endpoint.path, methods: [.POST], body: .json, streamed: ndjson) { request in
                 // `?steps=` is checked first: a bad query needs no body read.
                 switch stepDetail(query: request.query) {
                 case .success(let detail): response(to: endpoint.answer(request.body).map { $0.listing(detail) })
@@ -221,11 +226,62 @@ func problem(for rejection: RequestRejection) -> ProblemDetails {
     var extra: [(String, Int)] = []
     if let position = rejection.position {
         extra = [("offset", position.offset), ("line", position.line), ("column", position.column)]
+    } else if let line = rejection.line {
+        extra = [("line", line)]
     }
-    let errors = rejection.kind == .invalidRequest
-        ? rejection.problems.map { ProblemDetails.FieldError(pointer: $0.pointer, detail: $0.detail) } : nil
+    // A line of an NDJSON body lists even malformed JSON as an error with its line.
+    let errors = rejection.kind == .invalidRequest || rejection.line != nil
+        ? rejection.problems.map { ProblemDetails.FieldError(pointer: $0.pointer, detail: $0.detail, line: $0.line) } : nil
     return ProblemDetails(type: rejection.problemType, title: rejection.title, status: rejection.status,
                           detail: rejection.detail, extraIntegers: extra, errors: errors)
+}
+
+/// An NDJSON request of a ruleset endpoint (streaming.md): `NDJSONCheck`'s progress
+/// as the connection's. The answer is NDJSON with the verdict as the trailer
+/// `Oracle-Verdict`; a problem before it began is the usual problem+json.
+final class NDJSONRequest: StreamedRequestHandler {
+    static let mediaTypes = ["application/x-ndjson", "application/jsonl"]
+    static let defaultMaxLineBytes = 1 << 20
+
+    private let check: NDJSONCheck?
+    /// A bad `?steps=`: answered before any line is read.
+    private let refusal: HTTPResponse?
+
+    init(_ endpoint: RulesetEndpoint, _ request: HTTPRequest, maxLineBytes: Int) {
+        switch ServiceRoutes.stepDetail(query: request.query) {
+        case .success(let detail):
+            check = NDJSONCheck(endpoint: endpoint, detail: detail, maxLineBytes: maxLineBytes) { problem(for: $0).json }
+            refusal = nil
+        case .failure(let invalid):
+            check = nil
+            refusal = invalid.response
+        }
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> StreamedProgress {
+        guard let check else { return .respond(refusal!) }
+        return progress(check.receive(bytes, output: &output))
+    }
+
+    func bodyEnded(output: inout [UInt8]) -> StreamedProgress {
+        guard let check else { return .respond(refusal!) }
+        return progress(check.finish(output: &output))
+    }
+
+    private func progress(_ progress: NDJSONCheck.Progress) -> StreamedProgress {
+        switch progress {
+        case .more(let completedLine):
+            completedLine ? .completedUnit : .more
+        case .begin:
+            .begin(HTTPResponse(status: 200, contentType: "application/x-ndjson"), trailers: ["Oracle-Verdict"])
+        case .rejected(let rejection):
+            .respond(problem(for: rejection).response)
+        case .end(let verdict):
+            // After a problem line the rest is not read: the connection closes.
+            .end(trailers: [("Oracle-Verdict", verdict)], readsRest: verdict != NDJSONCheck.invalidVerdict,
+                 logFields: [("verdict", verdict)])
+        }
+    }
 }
 
 /// The server pulls a streamed answer's pieces as the socket drains.

@@ -14,7 +14,7 @@ enum ServeCommand {
         var configuration = options.configuration
         configuration.memoryPerBodyByte = ServiceRoutes.memoryPerBodyByte
         configuration.answerCounters = [ServiceRoutes.verdictCounter]
-        let server = HTTPServer(configuration: configuration, routes: ServiceRoutes.all(), logger: logger)
+        let server = HTTPServer(configuration: configuration, routes: ServiceRoutes.all(maxLineBytes: options.maxLineBytes), logger: logger)
         // PID 1 in a container has no default signal handling: handle both explicitly,
         // before the startup line, so a signal sent as soon as it appears is not lost.
         for signalNumber in [SIGTERM, SIGINT] {
@@ -43,6 +43,7 @@ enum ServeCommand {
             ("eventLoops", .int(configuration.eventLoops)),
             ("maxBodyBytes", .int(configuration.maxBodyBytes)),
             ("maxStreamBytes", .int(configuration.maxStreamBytes)),
+            ("maxLineBytes", .int(options.maxLineBytes)),
             ("maxConnections", .int(configuration.maxConnections)),
             ("headerTimeout", .double(configuration.headerTimeout)),
             ("bodyTimeout", .double(configuration.bodyTimeout)),

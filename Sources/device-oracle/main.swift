@@ -10,7 +10,7 @@ let usage = """
 
     Usage:
       device-oracle [serve] [--host 0.0.0.0] [--port 8080] [--max-body-bytes 8388608]
-                            [--max-stream-bytes 68719476736] [--max-connections 10000] [--header-timeout 10] [--body-timeout 30]
+                            [--max-stream-bytes 68719476736] [--max-line-bytes 1048576] [--max-connections 10000] [--header-timeout 10] [--body-timeout 30]
                             [--send-timeout 30] [--idle-timeout 60] [--min-rate 1024]
                             [--min-rate-grace 5] [--max-memory-bytes N] [--memory-wait 10]
                             [--log-level info] [--metrics on]

@@ -82,9 +82,16 @@ final class ConnectionStateMachineTests: XCTestCase {
     final class ScriptedHandler: StreamedRequestHandler, @unchecked Sendable {
         var onReceive: [(output: String, progress: StreamedProgress)] = []
         var onBodyEnded: [(output: String, progress: StreamedProgress)] = []
+        /// What the call with no bytes right after `begin` says (`.more` when nil).
+        var afterBegin: (output: String, progress: StreamedProgress)?
         var received = ""
 
         func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> StreamedProgress {
+            if bytes.isEmpty {
+                defer { afterBegin = nil }
+                output += Array((afterBegin?.output ?? "").utf8)
+                return afterBegin?.progress ?? .more
+            }
             received += String(decoding: bytes, as: UTF8.self)
             guard !onReceive.isEmpty else { return .more }
             let step = onReceive.removeFirst()
@@ -683,6 +690,18 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(handler.received, "a\nb\n")
         XCTAssertEqual(effects.streamedTrailers.count, 1)
         XCTAssertEqual(effects.answers, [.init(status: 200, connection: .none)], "the pipelined GET is answered")
+    }
+
+    func testAnEndDecidedWithTheBeginIsSentWithoutWaitingForMoreBody() {
+        accept()
+        handler.onReceive = [("", begin200)]
+        handler.afterBegin = ("{\"problem\":{}}\n", .end(trailers: [("Oracle-Verdict", "invalid")], readsRest: false))
+
+        read(streamHead() + chunk("a\nbad\n"), at: start)
+
+        XCTAssertEqual(effects.streamedTrailers.count, 1, "the answer ends at once, the body still open")
+        XCTAssertEqual(effects.accessStatuses, [200])
+        XCTAssertEqual(wait(start), .shutdownWriteAndLinger(deadline: start + second))
     }
 
     func testEndWithoutReadsRestClosesAfterTheAnswerLingering() {

@@ -687,11 +687,10 @@ struct ConnectionStateMachine {
                                           connection: keepAlive ? .none : .close)
                 stream.answer = .begun(status: response.status, chunked: chunked, keepAlive: keepAlive)
                 queueOutput(of: &stream, effects: effects)
-                guard bodyEnded else {
-                    state = .streaming(stream)
-                    return
-                }
-                progress = stream.handler.bodyEnded(output: &stream.output)
+                // Once more at once, with no bytes: what the same call decided after the
+                // answer began (more lines, or its end) comes out without waiting for bytes.
+                progress = bodyEnded ? stream.handler.bodyEnded(output: &stream.output)
+                    : stream.handler.receive(UnsafeRawBufferPointer(start: nil, count: 0), output: &stream.output)
             case .end(let trailers, let readsRest, let logFields):
                 guard case .begun(let status, let chunked, let keepAlive) = stream.answer else {
                     preconditionFailure("a streamed handler ended an answer it had not begun")

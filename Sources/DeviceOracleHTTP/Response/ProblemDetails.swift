@@ -3,14 +3,17 @@ import DeviceOracleJSON
 /// An RFC 9457 problem document, written as `application/problem+json` with its
 /// members in a fixed order: type, title, status, detail, the extra members, errors.
 public struct ProblemDetails: Sendable {
-    /// One entry of `errors`: an RFC 6901 JSON Pointer and what is wrong there.
+    /// One entry of `errors`: an RFC 6901 JSON Pointer and what is wrong there, and
+    /// for a body of lines (NDJSON) the 1-based line the pointer is into.
     public struct FieldError: Sendable, Equatable {
         public let pointer: String
         public let detail: String
+        public let line: Int?
 
-        public init(pointer: String, detail: String) {
+        public init(pointer: String, detail: String, line: Int? = nil) {
             self.pointer = pointer
             self.detail = detail
+            self.line = line
         }
     }
 
@@ -82,6 +85,10 @@ public struct ProblemDetails: Sendable {
                 writer.string(escaping: error.pointer)
                 writer.key("detail")
                 writer.string(escaping: error.detail)
+                if let line = error.line {
+                    writer.key("line")
+                    writer.integer(line)
+                }
                 writer.endObject()
             }
             writer.endArray()

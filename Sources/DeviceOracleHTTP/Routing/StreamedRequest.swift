@@ -17,7 +17,9 @@
 /// answer waited for the peer: that wait was not the sender's).
 public protocol StreamedRequestHandler: AnyObject {
     /// The next bytes of the body (one read's worth at most). Answer body bytes go into
-    /// `output` (without framing) once the answer has begun.
+    /// `output` (without framing) once the answer has begun. Right after a call returns
+    /// `begin` before the body has ended, `receive` is called once more with no bytes,
+    /// for what that call had decided after the answer began (its end, say).
     func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> StreamedProgress
     /// The body has ended: every byte of it was given to `receive`. Called again after
     /// it returns `begin` (the answer can begin only once the body has ended), until it

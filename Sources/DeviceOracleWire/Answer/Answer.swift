@@ -4,9 +4,14 @@ extension Verdict {
     /// `unchecked` when nothing was observed and no static check ran; otherwise
     /// `fail` on any mismatch or failed static check, else `pass`.
     init(mismatches: MismatchList, staticCheckPassed: Bool? = nil) {
-        if staticCheckPassed == false || !mismatches.entries.isEmpty {
+        self.init(mismatchCount: mismatches.entries.count, carried: mismatches.carried, staticCheckPassed: staticCheckPassed)
+    }
+
+    /// The same, from totals: an NDJSON log's mismatches are not all kept.
+    init(mismatchCount: Int, carried: Bool, staticCheckPassed: Bool?) {
+        if staticCheckPassed == false || mismatchCount > 0 {
             self = .fail
-        } else if mismatches.carried || staticCheckPassed != nil {
+        } else if carried || staticCheckPassed != nil {
             self = .pass
         } else {
             self = .unchecked

@@ -49,13 +49,26 @@ extension RequestDecoder {
         var arrival = ArrivalOrder()
         // Element by element rather than through `objects(in:)`: no array for a short log.
         for (index, object) in document.elements(events).enumerated() {
-            guard has(object, .object) else { continue }
-            let event = read(&self, object)
-            let observed = observedObject(event.envelope.observed, names: observedNames)
-            guard !hasProblems else { continue }
-            run(LoggedEvent(index: index, envelope: event.envelope, decoded: event.decoded, observedObject: observed,
-                            outOfOrder: arrival.isOutOfOrder(event.envelope.at),
-                            translationDiagnostic: event.translationDiagnostic))
+            if let logged = loggedEvent(object, index: index, arrival: &arrival, observedNames: observedNames, read: read) {
+                run(logged)
+            }
         }
+    }
+
+    /// Reads element `index` of a log (in an array, or an NDJSON line of its own):
+    /// it must be an object; `read` decodes its members and its `observed` is checked
+    /// against `observedNames`. `nil` once the request has a problem.
+    @inline(__always)
+    mutating func loggedEvent<Decoded, Field: Sendable>(_ object: JSONValue, index: Int, arrival: inout ArrivalOrder,
+                                                        observedNames: ClosedNames<Field>,
+                                                        read: (inout RequestDecoder, JSONValue) -> ReadEvent<Decoded>)
+        -> LoggedEvent<Decoded, Field>? {
+        guard has(object, .object) else { return nil }
+        let event = read(&self, object)
+        let observed = observedObject(event.envelope.observed, names: observedNames)
+        guard !hasProblems else { return nil }
+        return LoggedEvent(index: index, envelope: event.envelope, decoded: event.decoded, observedObject: observed,
+                           outOfOrder: arrival.isOutOfOrder(event.envelope.at),
+                           translationDiagnostic: event.translationDiagnostic)
     }
 }

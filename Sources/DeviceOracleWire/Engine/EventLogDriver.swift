@@ -13,7 +13,7 @@ struct EventLogDriver<D: RulesetDescription> {
         var slot: Int
     }
 
-    private let tables: RulesetTables<D>
+    let tables: RulesetTables<D>
     private var sessions = SessionMachines<Session>()
     private var steps: [EventLogStep] = []
     private var unfixedSteps: [UnfixedStep<D>] = []
@@ -29,13 +29,43 @@ struct EventLogDriver<D: RulesetDescription> {
     static func endpoint(_ name: StaticString, path: String, summary: String, model: RulesetModel) -> RulesetEndpoint {
         let tables = RulesetTables<D>(ruleset: name)
         return RulesetEndpoint(name: name, path: path, summary: summary, model: model,
-                               topMembers: tables.topMembers.spellings, sequence: "events") { decoder, root in
+                               topMembers: tables.topMembers.spellings, sequence: "events",
+                               stream: { EventLogStream(tables: tables) }) { decoder, root in
             var driver = EventLogDriver(tables: tables)
             return driver.answer(root, decoder: &decoder)
         }
     }
 
+    /// What a request gave besides its events: read before the first one runs.
+    struct Head {
+        var settings: D.Settings
+        var start: Session
+        var observedFinal: ObservedFields<D.FinalField>?
+        /// The JSON form's `events` member.
+        var events: JSONValue?
+    }
+
     mutating func answer(_ root: JSONValue, decoder: inout RequestDecoder) -> RulesetAnswer? {
+        var head = readHead(root, sequenceInLines: false, decoder: &decoder)
+        let events: JSONValue?
+        if D.eventsRequired {
+            guard let required = decoder.required(head.events, of: .array, member: "events", in: root) else { return nil }
+            events = required
+        } else {
+            events = decoder.value(head.events, of: .array)
+        }
+        if let events { walk(events, start: head.start, settings: head.settings, decoder: &decoder) }
+        guard !decoder.hasProblems else { return nil }
+        let stepped = end(&head, observedFinalIn: decoder.document, head: decoder)
+        let envelope = AnswerEnvelope(ruleset: tables.ruleset,
+                                      verdict: Verdict(mismatches: mismatches, staticCheckPassed: stepped.staticCheckPassed),
+                                      mismatches: mismatches.entries, diagnostics: diagnostics)
+        return envelope.answer(stepped.answer, document: decoder.document)
+    }
+
+    /// Reads the request's members other than its events: `events`, or, with
+    /// `sequenceInLines`, the lines of an NDJSON body (given, even when there are none).
+    mutating func readHead(_ root: JSONValue, sequenceInLines: Bool, decoder: inout RequestDecoder) -> Head {
         let document = decoder.document
         var given = GivenMembers<D.Setting>()
         var initialMember: JSONValue?, eventsMember: JSONValue?, observedFinalMember: JSONValue?
@@ -48,7 +78,8 @@ struct EventLogDriver<D: RulesetDescription> {
             case nil: break
             }
         }
-        var settings = D.settings(given, in: root, eventsGiven: decoder.present(eventsMember) != nil, &decoder)
+        let settings = D.settings(given, in: root, eventsGiven: sequenceInLines || decoder.present(eventsMember) != nil,
+                                  &decoder)
         var initial = D.initialState
         if let object = decoder.value(initialMember, of: .object) {
             decoder.closedObject(object, names: tables.initialFields) { decoder, field, value in
@@ -56,32 +87,61 @@ struct EventLogDriver<D: RulesetDescription> {
             }
         }
         let observedFinal = decoder.observed(observedFinalMember, names: tables.observedFinalFields)
-        let events: JSONValue?
-        if D.eventsRequired {
-            guard let required = decoder.required(eventsMember, of: .array, member: "events", in: root) else { return nil }
-            events = required
-        } else {
-            events = decoder.value(eventsMember, of: .array)
-        }
-
         let machine = D.machine(initial: initial, settings: settings)
-        let start = Session(machine: machine, slot: tables.slot(of: machine.state))
-        if let events { walk(events, start: start, settings: settings, decoder: &decoder) }
-        guard !decoder.hasProblems else { return nil }
+        return Head(settings: settings, start: Session(machine: machine, slot: tables.slot(of: machine.state)),
+                    observedFinal: observedFinal, events: eventsMember)
+    }
 
-        let final = (D.hasSessions ? sessions.defaultIndex.map { sessions.machines[$0] } : sessions.machines.first) ?? start
-        mismatches.compare(observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
+    /// The log has run: compares `observedFinal` (a value of `observedFinalIn`) and
+    /// runs the static check (on the head, read by `head`); the answer's parts
+    /// around its steps.
+    mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
+        -> (answer: EventLogAnswer, staticCheckPassed: Bool?) {
+        let final = (D.hasSessions ? sessions.defaultIndex.map { sessions.machines[$0] } : sessions.machines.first) ?? head.start
+        mismatches.compare(head.observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
             D.expectedFinal(field, of: final.machine)
         }
-        let staticCheckPassed = D.check(&settings, decoder)
-        let envelope = AnswerEnvelope(ruleset: tables.ruleset,
-                                      verdict: Verdict(mismatches: mismatches, staticCheckPassed: staticCheckPassed),
-                                      mismatches: mismatches.entries, diagnostics: diagnostics)
+        let staticCheckPassed = D.check(&head.settings, decoder)
         let answer = EventLogAnswer(
-            D.self, document: document, tables: tables, settings: settings, final: final,
+            D.self, document: decoder.document, tables: tables, settings: head.settings, final: final,
             sessions: sessions.anyNamed ? sessions.sessions.map { ($0.name, $0.machine.slot) } : nil,
             steps: steps, unfixedSteps: unfixedSteps)
-        return envelope.answer(answer, document: document)
+        return (answer, staticCheckPassed)
+    }
+
+    /// Reads and runs element `index` of an NDJSON log, an object of a line of its own.
+    /// False when it has a problem (reported to `decoder`).
+    mutating func runElement(_ object: JSONValue, index: Int, head: Head, arrival: inout ArrivalOrder,
+                             decoder: inout RequestDecoder) -> Bool {
+        // What an NDJSON log keeps is its machines: the last step is written already.
+        steps.removeAll(keepingCapacity: true)
+        unfixedSteps.removeAll(keepingCapacity: true)
+        let tables = tables
+        var held: D.Event?
+        guard let logged = decoder.loggedEvent(object, index: index, arrival: &arrival, observedNames: tables.observedFields,
+                                               read: { decoder, object in Self.readEvent(object, tables: tables, held: &held, &decoder) })
+        else { return false }
+        run(logged, held: &held, start: head.start, settings: head.settings, document: decoder.document)
+        return true
+    }
+
+    /// Writes the step `runElement` just ran, as the JSON form's `steps` lists it.
+    func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
+        guard let step = steps.last else { return }
+        EventLogAnswer.write(step, index: index, tails: tables.tails, document: document, to: &writer) { step, writer in
+            let unfixed = unfixedSteps[~step.tail]
+            tables.writeUnfixedTail(event: unfixed.event, given: unfixed.given, before: unfixed.before,
+                                    after: unfixed.after, decision: unfixed.decision, to: &writer, document: document)
+        }
+    }
+
+    /// Hands over the mismatches and diagnostics found since the last call.
+    mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
+        defer {
+            mismatches = MismatchList()
+            diagnostics.removeAll(keepingCapacity: true)
+        }
+        return (mismatches, diagnostics)
     }
 
     /// Reads and runs every event. A function of its own, small enough that the
@@ -289,7 +349,13 @@ struct EventLogAnswer: SteppedAnswer {
     func writeHead(to writer: inout JSONWriter) { write(.head, &writer) }
 
     func writeStep(_ index: Int, to writer: inout JSONWriter) {
-        let step = steps[index]
+        Self.write(steps[index], index: index, tails: tails, document: document, to: &writer) { write(.unfixedTail($0.tail), &$1) }
+    }
+
+    /// Writes one step; `unfixedTail` writes the tail of one whose tail is not precomputed.
+    @inline(__always)
+    static func write(_ step: EventLogStep, index: Int, tails: StepTails, document: JSONDocument, to writer: inout JSONWriter,
+                      unfixedTail: (EventLogStep, inout JSONWriter) -> Void) {
         // Most steps of a long log: no id, no session, a precomputed tail.
         if step.id == nil, step.session == nil, step.tail >= 0 {
             tails.withTail(step.tail) { writer.object(key: "index", integer: index, members: $0) }
@@ -304,7 +370,7 @@ struct EventLogAnswer: SteppedAnswer {
         if step.tail >= 0 {
             tails.withTail(step.tail) { writer.members($0) }
         } else {
-            write(.unfixedTail(step.tail), &writer)
+            unfixedTail(step, &writer)
         }
         writer.endObject()
     }

@@ -14,7 +14,8 @@ enum RefreshEndpoint {
         name: "refresh/1", path: "/refresh/run",
         summary: "Background app refresh: the built Info.plist's task registration, and the sync job's outcome under success, error, expiry, crash and repetition.",
         model: RulesetModel(RefreshModelCoding.self),
-        topMembers: TopMember.allCases.map(\.rawValue), sequence: TopMember.runs.rawValue) { decoder, root in
+        topMembers: TopMember.allCases.map(\.rawValue), sequence: TopMember.runs.rawValue,
+        stream: { RefreshStream() }) { decoder, root in
             var run = RefreshEvaluation()
             return run.answer(root, decoder: &decoder)
         }
@@ -70,8 +71,11 @@ private struct RefreshAnswer: SteppedAnswer {
         writer.raw(storeTexts[records.last?.after ?? 0])
     }
 
-    func writeStep(_ index: Int, to writer: inout JSONWriter) {
-        let record = records[index]
+    func writeStep(_ index: Int, to writer: inout JSONWriter) { writeStep(index, index: index, to: &writer) }
+
+    /// Writes the step of `records[position]`, whose index in the log is `index`.
+    func writeStep(_ position: Int, index: Int, to writer: inout JSONWriter) {
+        let record = records[position]
         let decision = record.decision
         writer.beginObject()
         writer.stepHead(index: index, id: record.id, document: document)
@@ -108,6 +112,54 @@ private struct RefreshAnswer: SteppedAnswer {
 
 }
 
+/// The NDJSON form of refresh: its evaluation, fed line by line. What it keeps
+/// between lines is the machine and the current store's text.
+private struct RefreshStream: RulesetLogStream {
+    private var evaluation = RefreshEvaluation(budget: AnswerBudget(limit: .max))
+    private var head: RefreshEvaluation.Head!
+    private var headDecoder: RequestDecoder!
+    /// The document `observedFinal` is a value of: the head's or the tail's.
+    private var observedFinalDocument: JSONDocument?
+    private var arrival = ArrivalOrder()
+
+    mutating func begin(_ head: JSONValue, decoder: inout RequestDecoder) {
+        self.head = evaluation.readHead(head, sequenceInLines: true, decoder: &decoder)
+        headDecoder = decoder
+        observedFinalDocument = decoder.document
+    }
+
+    mutating func element(_ object: JSONValue, index: Int, decoder: inout RequestDecoder) -> Bool {
+        evaluation.records.removeAll(keepingCapacity: true)
+        evaluation.storeTexts.removeFirst(evaluation.storeTexts.count - 1)
+        guard decoder.has(object, .object) else { return false }
+        _ = evaluation.runOne(object, index: index, on: &head.machine, arrival: &arrival, decoder: &decoder)
+        return !decoder.hasProblems
+    }
+
+    func writeStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
+        RefreshAnswer(document: document, checks: nil, records: evaluation.records, storeTexts: evaluation.storeTexts,
+                      summary: evaluation.summary).writeStep(evaluation.records.count - 1, index: index, to: &writer)
+    }
+
+    mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
+        defer {
+            evaluation.mismatches = MismatchList()
+            evaluation.diagnostics.removeAll(keepingCapacity: true)
+        }
+        return (evaluation.mismatches, evaluation.diagnostics)
+    }
+
+    mutating func readObservedFinal(_ value: JSONValue, decoder: inout RequestDecoder) {
+        head.observedFinal = decoder.observed(value, names: observedFinalFields)
+        observedFinalDocument = decoder.document
+    }
+
+    mutating func end() -> (answer: any SteppedAnswer, staticCheckPassed: Bool?) {
+        let end = evaluation.end(head, observedFinalIn: observedFinalDocument ?? headDecoder.document, head: headDecoder)
+        return (end.answer, end.staticCheckPassed)
+    }
+}
+
 private struct RefreshEvaluation {
     var records: [RunRecord] = []
     /// Each distinct store the steps show, rendered once.
@@ -115,9 +167,33 @@ private struct RefreshEvaluation {
     var summary = RefreshSummary()
     var mismatches = MismatchList()
     var diagnostics: [Diagnostic] = []
+    /// The JSON form's answer is held whole; the NDJSON form's is not, and has no budget.
     var budget = AnswerBudget(limit: AnswerBudget.refreshBytes)
 
+    /// What a request gave besides its runs: read before the first one runs.
+    struct Head {
+        var config: RefreshConfig?
+        var machine: RefreshMachine<StoredItem>
+        var observedFinal: ObservedFields<FinalField>?
+        /// The JSON form's `runs` member.
+        var runs: JSONValue?
+    }
+
     mutating func answer(_ root: JSONValue, decoder: inout RequestDecoder) -> RulesetAnswer? {
+        var head = readHead(root, sequenceInLines: false, decoder: &decoder)
+        if let runs = decoder.value(head.runs, of: .array) { run(runs, on: &head.machine, decoder: &decoder) }
+        guard !decoder.hasProblems else { return nil }
+        let stepped = end(head, observedFinalIn: decoder.document, head: decoder)
+        guard !decoder.hasProblems else { return nil }
+        let envelope = AnswerEnvelope(ruleset: "refresh/1",
+                                      verdict: Verdict(mismatches: mismatches, staticCheckPassed: stepped.staticCheckPassed),
+                                      mismatches: mismatches.entries, diagnostics: diagnostics)
+        return envelope.answer(stepped.answer, document: decoder.document)
+    }
+
+    /// Reads the request's members other than its runs: `runs`, or, with
+    /// `sequenceInLines`, the lines of an NDJSON body (given, even when there are none).
+    mutating func readHead(_ root: JSONValue, sequenceInLines: Bool, decoder: inout RequestDecoder) -> Head {
         let document = decoder.document
         var configMember: JSONValue?, storeMember: JSONValue?, scheduleMember: JSONValue?
         var runsMember: JSONValue?, observedFinalMember: JSONValue?
@@ -143,61 +219,65 @@ private struct RefreshEvaluation {
         }
         let schedule = decoder.value(scheduleMember, of: .object).map { decoder.refreshSchedule($0) } ?? RefreshSchedule()
         let observedFinal = decoder.observed(observedFinalMember, names: observedFinalFields)
-        let runs = decoder.value(runsMember, of: .array)
-        if decoder.present(configMember) == nil, decoder.present(runsMember) == nil {
+        let runsGiven = sequenceInLines || decoder.present(runsMember) != nil
+        if decoder.present(configMember) == nil, !runsGiven {
             decoder.reportMissing("runs", in: root, "a request needs 'runs', 'config' or both")
         }
-
-        var machine = RefreshMachine(state: RefreshState(store: store), schedule: schedule)
         storeTexts.append(store.json(capacity: 64))
         _ = budget.spend(storeTexts[0].count)
-        if let runs { run(runs, on: &machine, decoder: &decoder) }
-        guard !decoder.hasProblems else { return nil }
+        return Head(config: config, machine: RefreshMachine(state: RefreshState(store: store), schedule: schedule),
+                    observedFinal: observedFinal, runs: runsMember)
+    }
 
-        let final = machine.state.store
-        compareFinal(observedFinal, with: final, document: document)
-        guard !decoder.hasProblems else { return nil }
-
-        let checks = config?.checks()
-        let envelope = AnswerEnvelope(ruleset: "refresh/1",
-                                      verdict: Verdict(mismatches: mismatches,
-                                                       staticCheckPassed: checks.map { $0.allSatisfy(\.passed) }),
-                                      mismatches: mismatches.entries, diagnostics: diagnostics)
-        let answer = RefreshAnswer(document: document, checks: checks, records: records, storeTexts: storeTexts,
+    /// The runs have run: compares `observedFinal` (a value of `observedFinalIn`) and
+    /// checks the config; the answer's parts around its steps.
+    mutating func end(_ head: Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
+        -> (answer: RefreshAnswer, staticCheckPassed: Bool?) {
+        compareFinal(head.observedFinal, with: head.machine.state.store, document: document)
+        let checks = head.config?.checks()
+        let answer = RefreshAnswer(document: decoder.document, checks: checks, records: records, storeTexts: storeTexts,
                                    summary: summary)
-        return envelope.answer(answer, document: document)
+        return (answer, checks.map { $0.allSatisfy(\.passed) })
     }
 
     mutating func run(_ runs: JSONValue, on machine: inout RefreshMachine<StoredItem>, decoder: inout RequestDecoder) {
-        let document = decoder.document
-        records.reserveCapacity(document.count(runs))
+        records.reserveCapacity(decoder.document.count(runs))
         var arrival = ArrivalOrder()
         for (index, object) in decoder.objects(in: runs) {
-            let (envelope, decoded) = decoder.refreshRun(object)
-            let observed = decoder.observed(envelope.observed, names: observedFields)
-            // Keep validating after a problem, but stop running: the answer is a 422.
-            guard let run = decoded, !decoder.hasProblems else { continue }
-
-            if arrival.isOutOfOrder(run.at) { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
-            // The last rendered store is always the machine's current one.
-            let before = storeTexts.count - 1
-            let decision = machine.apply(run)
-            summary.count(decision)
-            for diagnostic in decision.diagnostics { diagnostics.append(Self.diagnostic(diagnostic, index: index, at: run.at)) }
-            // A run that committed nothing left the store as it was.
-            if decision.commits > 0 {
-                storeTexts.append(machine.state.store.json(capacity: storeTexts[before].count + 64))
-            }
-            let after = storeTexts.count - 1
-            records.append(RunRecord(id: envelope.id, at: run.at, decision: decision, before: before, after: after))
-
-            compare(observed, decision: decision, store: machine.state.store, index: index, document: document)
-            guard budget.spend(storeTexts[before].count + storeTexts[after].count) else {
-                decoder.report("the answer would exceed \(budget.limitDescription): every step repeats the store before and after its run; send fewer runs or a smaller store per request",
-                               at: object)
-                return
-            }
+            guard runOne(object, index: index, on: &machine, arrival: &arrival, decoder: &decoder) else { return }
         }
+    }
+
+    /// Reads and applies run `index`; after a problem it only validates. False when
+    /// the answer would outgrow its budget (reported): read no further.
+    mutating func runOne(_ object: JSONValue, index: Int, on machine: inout RefreshMachine<StoredItem>,
+                         arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool {
+        let document = decoder.document
+        let (envelope, decoded) = decoder.refreshRun(object)
+        let observed = decoder.observed(envelope.observed, names: observedFields)
+        // Keep validating after a problem, but stop running: the answer is a 422.
+        guard let run = decoded, !decoder.hasProblems else { return true }
+
+        if arrival.isOutOfOrder(run.at) { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
+        // The last rendered store is always the machine's current one.
+        let before = storeTexts.count - 1
+        let decision = machine.apply(run)
+        summary.count(decision)
+        for diagnostic in decision.diagnostics { diagnostics.append(Self.diagnostic(diagnostic, index: index, at: run.at)) }
+        // A run that committed nothing left the store as it was.
+        if decision.commits > 0 {
+            storeTexts.append(machine.state.store.json(capacity: storeTexts[before].count + 64))
+        }
+        let after = storeTexts.count - 1
+        records.append(RunRecord(id: envelope.id, at: run.at, decision: decision, before: before, after: after))
+
+        compare(observed, decision: decision, store: machine.state.store, index: index, document: document)
+        guard budget.spend(storeTexts[before].count + storeTexts[after].count) else {
+            decoder.report("the answer would exceed \(budget.limitDescription): every step repeats the store before and after its run; send fewer runs or a smaller store per request",
+                           at: object)
+            return false
+        }
+        return true
     }
 
     mutating func compare(_ observed: ObservedFields<RunField>?, decision: RefreshDecision, store: ServiceStore,

@@ -138,7 +138,67 @@ func checkedAnswer(_ endpoint: RulesetEndpoint, _ body: JSON, steps: Int) throws
     try expect(parsed.elements(parsed["steps"]).count == steps, "\(parsed.elements(parsed["steps"]).count) steps for \(steps) events")
     try expect(parsed.string(parsed["verdict"]) == answer.verdict.rawValue, "the header's verdict differs from the body's")
     try checkStepDetails(answer, parsed)
+    try checkNDJSONForm(endpoint, body, answer: answer)
     return parsed
+}
+
+/// streaming.md: the same log as NDJSON — its head line, one line per element, and
+/// `observedFinal` in the head or as the tail, with blank lines and CR LF, fed in
+/// pieces of any size — answers each step as a line byte-identical to the JSON
+/// form's step, then the JSON form's answer without `steps` plus the three totals.
+func checkNDJSONForm(_ endpoint: RulesetEndpoint, _ body: JSON, answer: RulesetAnswer) throws(Broken) {
+    guard case .object(let members) = body else { return }
+    let seed = answer.json.count
+    var head: [(String, JSON)] = [], elements: [JSON] = [], tail: JSON?
+    for (name, value) in members {
+        if name == "events" || name == "runs", case .array(let values) = value {
+            elements = values
+        } else if name == "observedFinal", seed % 2 == 0 {
+            tail = .object([(name, value)])
+        } else {
+            head.append((name, value))
+        }
+    }
+    var lines = [JSON.object(head).description]
+    if head.isEmpty, seed % 3 == 0 { lines = [] }  // no head line at all
+    lines += elements.map(\.description)
+    if let tail { lines.append(tail.description) }
+    var text = ""
+    for (position, line) in lines.enumerated() {
+        text += line + (position % 3 == 1 ? "\r\n" : "\n")
+        if position % 4 == 2 { text += " \t\n" }
+    }
+    let bytes = Array(text.utf8)
+    let check = NDJSONCheck(endpoint: endpoint, detail: .all, maxLineBytes: 1 << 20) { _ in Array("problem".utf8) }
+    var output: [UInt8] = []
+    var offset = 0
+    let piece = 1 + seed % 97
+    while offset < bytes.count {
+        let end = min(offset + piece, bytes.count)
+        if case .begin = bytes[offset..<end].withUnsafeBytes({ check.receive($0, output: &output) }) {
+            _ = check.receive(UnsafeRawBufferPointer(start: nil, count: 0), output: &output)
+        }
+        offset = end
+    }
+    var progress = check.finish(output: &output)
+    if case .begin = progress { progress = check.finish(output: &output) }
+    guard case .end(let verdict) = progress, verdict == answer.verdict.rawValue else {
+        throw Broken(message: "NDJSON: ended with \(progress), not the verdict \(answer.verdict)")
+    }
+    let answerLines = output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map(Array.init)
+    try expect(answerLines.count == elements.count + 1,
+               "NDJSON: \(answerLines.count) lines for \(elements.count) elements: \(String(decoding: output, as: UTF8.self))")
+    let steps = answerLines.dropLast().map { String(decoding: $0, as: UTF8.self) }
+    let whole = String(decoding: answer.json, as: UTF8.self)
+    let listed = "\"steps\":[" + steps.joined(separator: ",") + "],"
+    try expect(whole.contains(listed), "NDJSON: the step lines differ from the JSON form's steps")
+    guard let counts = try? JSONReader.parse(answer.json) else { throw Broken(message: "not JSON") }
+    let parsed = ParsedAnswer(bytes: answer.json, verdict: answer.verdict, document: counts)
+    let expected = String(whole.replacing(listed, with: "").dropLast())
+        + ",\"stepCount\":\(elements.count),\"mismatchCount\":\(parsed.elements(parsed["mismatches"]).count)"
+        + ",\"diagnosticCount\":\(parsed.elements(parsed["diagnostics"]).count)}"
+    let summary = String(decoding: answerLines.last!, as: UTF8.self)
+    try expect(summary == expected, "NDJSON summary\n\(summary)\nexpected\n\(expected)")
 }
 
 /// `?steps=` (streaming.md, "Detail"): `failing` lists exactly the steps a mismatch

@@ -1,0 +1,305 @@
+import DeviceOracleJSON
+
+/// Answers one NDJSON request of a ruleset endpoint as its bytes arrive
+/// (streaming.md): splits the body into lines, tells the head, the elements and the
+/// tail apart, runs each element through the ruleset's stream, and writes a line
+/// per listed step, then the summary — or, after a bad line, the problem line. The
+/// one implementation of the form: the HTTP route and `check --ndjson` both feed it.
+/// Holds one line, the head's document and the ruleset's state; never the log.
+public final class NDJSONCheck {
+    /// What a call decided.
+    public enum Progress {
+        /// Read on. `completedLine`: the bytes completed a line (a slow producer's
+        /// budget is per line).
+        case more(completedLine: Bool)
+        /// The answer begins (`200`, NDJSON): `output` holds its first bytes. When the
+        /// same call had more to say (the answer's end), `receive` with no bytes says it.
+        case begin
+        /// Before the answer has begun: the request is refused; read no further.
+        case rejected(RequestRejection)
+        /// The answer is complete; `verdict` is the trailer's (`pass`, `fail`,
+        /// `unchecked`, or `invalid` after a problem line: then read no further).
+        case end(verdict: String)
+    }
+
+    /// `invalid`: the trailer verdict of a stream a problem ended.
+    public static let invalidVerdict = "invalid"
+
+    private let endpoint: RulesetEndpoint
+    private let detail: StepDetail
+    /// The problem+json object of a rejection, as the service writes it everywhere.
+    private let problemJSON: (RequestRejection) -> [UInt8]
+    private var lines: NDJSONLines
+    private var layout: NDJSONLayout
+    private var stream: any RulesetLogStream
+    private var findings = StreamedFindings()
+    private var writer = JSONWriter(capacity: 1 << 16)
+    /// The head line until the answer begins.
+    private var head: NDJSONLayout.Line?
+    private var tail: NDJSONLayout.Line?
+    private var phase = Phase.awaitingHead
+    private var stepCount = 0
+
+    private enum Phase {
+        case awaitingHead
+        case streaming
+        /// Ended in this call, before or after the answer began; said once.
+        case ended(Progress)
+        case done
+    }
+
+    public init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int,
+                problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+        self.endpoint = endpoint
+        self.detail = detail
+        self.problemJSON = problemJSON
+        lines = NDJSONLines(maxLineBytes: maxLineBytes)
+        layout = NDJSONLayout(headMembers: endpoint.headMembers)
+        stream = endpoint.stream()
+    }
+
+    /// The next bytes of the body; answer bytes are appended to `output`.
+    public func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> Progress {
+        guard bytes.count > 0, isReading else { return take(completedLine: false, output: &output) }
+        let elements = lines.feed(bytes)
+        for element in elements {
+            guard isReading else { break }
+            read(element)
+        }
+        return take(completedLine: !elements.isEmpty, output: &output)
+    }
+
+    /// The body has ended.
+    public func finish(output: inout [UInt8]) -> Progress {
+        if isReading {
+            for element in lines.finish() {
+                guard isReading else { break }
+                read(element)
+            }
+        }
+        if isReading {
+            for (line, role) in layout.end() {
+                guard isReading else { break }
+                place(line, role)
+            }
+        }
+        if case .awaitingHead = phase { begin() }
+        if case .streaming = phase { end() }
+        return take(completedLine: true, output: &output)
+    }
+
+    /// Whether lines are still read: no problem, no end yet.
+    private var isReading: Bool {
+        switch phase {
+        case .awaitingHead, .streaming: true
+        case .ended, .done: false
+        }
+    }
+
+    /// What this call decided, and the bytes it wrote.
+    private func take(completedLine completed: Bool, output: inout [UInt8]) -> Progress {
+        writer.move(into: &output)
+        switch phase {
+        case .awaitingHead:
+            return .more(completedLine: completed)
+        case .streaming:
+            if beganNow {
+                beganNow = false
+                return .begin
+            }
+            return .more(completedLine: completed)
+        case .ended(let progress):
+            if beganNow, case .end = progress {
+                beganNow = false
+                return .begin
+            }
+            phase = .done
+            return progress
+        case .done:
+            return .more(completedLine: false)
+        }
+    }
+
+    private var beganNow = false
+
+    private func read(_ element: NDJSONLines.Element) {
+        switch element {
+        case .tooLong(let number):
+            fail(line: number, RequestRejection(kind: .invalidRequest, detail: "line \(number) is longer than \(lines.maxLineBytes) bytes (--max-line-bytes)",
+                                                problems: [.init(pointer: "", detail: "the line is longer than \(lines.maxLineBytes) bytes")]))
+        case .line(let number, let bytes):
+            let document: JSONDocument
+            switch RequestBody.parse(bytes) {
+            case .success(let parsed): document = parsed
+            case .failure(let rejection):
+                fail(line: number, rejection)
+                return
+            }
+            for (line, role) in layout.next(NDJSONLayout.Line(number: number, document: document)) {
+                guard isReading else { return }
+                place(line, role)
+            }
+        }
+    }
+
+    /// Acts on one line whose role is known.
+    private func place(_ line: NDJSONLayout.Line, _ role: NDJSONLayout.Role) {
+        switch role {
+        case .head:
+            head = line
+        case .element(let index):
+            if case .awaitingHead = phase { begin() }
+            guard case .streaming = phase else { return }
+            run(line, index: index)
+        case .tail(let repeatsHead):
+            if case .awaitingHead = phase { begin() }
+            guard case .streaming = phase else { return }
+            tail = line
+            if repeatsHead {
+                var decoder = RequestDecoder(document: line.document)
+                decoder.report("'observedFinal' is given by the head line already; give it once", at: line.document.root)
+                fail(line: line.number, decoder.rejection()!)
+            }
+        }
+    }
+
+    /// The head is known: reads it; the answer begins, or the request is refused.
+    private func begin() {
+        let line = head ?? NDJSONLayout.Line(number: 1, document: Self.emptyHead)
+        var decoder = RequestDecoder(document: line.document)
+        if decoder.requireObject(line.document.root) {
+            endpoint.checkPinnedRuleset(line.document.root, decoder: &decoder)
+            stream.begin(line.document.root, decoder: &decoder)
+        }
+        if let rejection = decoder.rejection() {
+            phase = .ended(.rejected(rejection.on(line: line.number)))
+            return
+        }
+        head = line
+        absorbFindings(document: line.document)
+        phase = .streaming
+        beganNow = true
+    }
+
+    private static let emptyHead = try! JSONReader.parse(Array("{}".utf8))
+
+    private func run(_ line: NDJSONLayout.Line, index: Int) {
+        var decoder = RequestDecoder(document: line.document)
+        guard stream.element(line.document.root, index: index, decoder: &decoder) else {
+            fail(line: line.number, decoder.rejection()!)
+            return
+        }
+        stepCount += 1
+        let failing = absorbFindings(document: line.document)
+        switch detail {
+        case .all: break
+        case .failing: guard failing else { return }
+        case .none: return
+        }
+        stream.writeStep(index: index, to: &writer, document: line.document)
+        writer.endLine()
+    }
+
+    /// Takes the stream's new findings into the summary's; whether there were any.
+    @discardableResult
+    private func absorbFindings(document: JSONDocument) -> Bool {
+        let taken = stream.takeFindings()
+        return findings.absorb(taken.mismatches, taken.diagnostics, document: document)
+    }
+
+    /// The body has ended well: the summary line.
+    private func end() {
+        if let tail {
+            var decoder = RequestDecoder(document: tail.document)
+            let value = tail.document.member(tail.document.root, "observedFinal")!
+            stream.readObservedFinal(value, decoder: &decoder)
+            if let rejection = decoder.rejection() {
+                fail(line: tail.number, rejection)
+                return
+            }
+        }
+        let ended = stream.end()
+        absorbFindings(document: tail?.document ?? head!.document)
+        let verdict = Verdict(mismatchCount: findings.mismatchCount, carried: findings.carried,
+                              staticCheckPassed: ended.staticCheckPassed)
+        findings.writeSummary(ruleset: endpoint.name, answer: ended.answer, verdict: verdict, stepCount: stepCount,
+                              to: &writer)
+        writer.endLine()
+        phase = .ended(.end(verdict: verdict.rawValue))
+    }
+
+    /// A line is bad: refused before the answer began, else the problem line ends it.
+    private func fail(line: Int, _ rejection: RequestRejection) {
+        let rejection = rejection.on(line: line)
+        guard case .streaming = phase else {
+            phase = .ended(.rejected(rejection))
+            return
+        }
+        writer.beginObject()
+        writer.key("problem")
+        writer.raw(problemJSON(rejection))
+        writer.endObject()
+        writer.endLine()
+        phase = .ended(.end(verdict: Self.invalidVerdict))
+    }
+}
+
+/// The mismatches and diagnostics of a streamed log, as its summary lists them:
+/// the first `listed` of each, with their totals.
+struct StreamedFindings: ~Copyable {
+    static let listed = 10_000
+
+    private(set) var mismatchCount = 0
+    private(set) var carried = false
+    /// The listed mismatches, written as they were found (their values are lines' that are gone).
+    private var mismatches = JSONWriter(capacity: 256)
+    private var stepDiagnostics: [Diagnostic] = []
+    /// Diagnostics of the whole request (index null): listed after the steps'.
+    private var requestDiagnostics: [Diagnostic] = []
+    private var diagnosticCount = 0
+
+    /// Whether there were any.
+    mutating func absorb(_ found: MismatchList, _ diagnostics: [Diagnostic], document: JSONDocument) -> Bool {
+        carried = carried || found.carried
+        for mismatch in found.entries {
+            if mismatchCount < Self.listed { mismatch.write(to: &mismatches, document: document) }
+            mismatchCount += 1
+        }
+        for diagnostic in diagnostics {
+            if diagnostic.index == nil {
+                if requestDiagnostics.count < Self.listed { requestDiagnostics.append(diagnostic) }
+            } else if stepDiagnostics.count < Self.listed {
+                stepDiagnostics.append(diagnostic)
+            }
+            diagnosticCount += 1
+        }
+        return !found.entries.isEmpty || !diagnostics.isEmpty
+    }
+
+    /// The JSON form's answer without `steps`, then the totals.
+    func writeSummary(ruleset: String, answer: any SteppedAnswer, verdict: Verdict, stepCount: Int,
+                      to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("ruleset")
+        writer.string(escaping: ruleset)
+        answer.writeHead(to: &writer)
+        answer.writeTail(to: &writer)
+        writer.key("verdict")
+        writer.string(escaping: verdict.rawValue)
+        writer.key("mismatches")
+        writer.beginArray()
+        if mismatchCount > 0 { writer.raw(mismatches.bytes) }
+        writer.endArray()
+        writer.key("diagnostics")
+        writer.beginArray()
+        for diagnostic in (stepDiagnostics + requestDiagnostics).prefix(Self.listed) { diagnostic.write(to: &writer) }
+        writer.endArray()
+        writer.key("stepCount")
+        writer.integer(stepCount)
+        writer.key("mismatchCount")
+        writer.integer(mismatchCount)
+        writer.key("diagnosticCount")
+        writer.integer(diagnosticCount)
+        writer.endObject()
+    }
+}

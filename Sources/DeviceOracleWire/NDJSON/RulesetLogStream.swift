@@ -1,0 +1,64 @@
+import DeviceOracleJSON
+
+/// One ruleset's side of an NDJSON request (streaming.md): its head, then each
+/// element as its line arrives, then its end. `NDJSONCheck`, the form's one
+/// implementation, drives it; each engine conforms once (the event-log driver for
+/// every ruleset on it, refresh's evaluation), with the same readers, rules and
+/// writers as its JSON form, so the two forms' answers are the same bytes.
+protocol RulesetLogStream {
+    /// Reads the head (`{}` when the body has none), reporting its problems. The body's
+    /// lines are the sequence, given even when there are none (`"events": []`).
+    mutating func begin(_ head: JSONValue, decoder: inout RequestDecoder)
+    /// Reads and runs element `index`, the object of a line of its own, forgetting the
+    /// step before (written already); false when it has a problem (reported to `decoder`).
+    mutating func element(_ object: JSONValue, index: Int, decoder: inout RequestDecoder) -> Bool
+    /// Writes the step `element` just ran, as the JSON form's `steps` lists it.
+    func writeStep(index: Int, to writer: inout JSONWriter, document: JSONDocument)
+    /// The mismatches and diagnostics found since the last call.
+    mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic])
+    /// The tail line's `observedFinal`, reporting its problems.
+    mutating func readObservedFinal(_ value: JSONValue, decoder: inout RequestDecoder)
+    /// Compares `observedFinal` and runs the static checks: the answer's members but
+    /// its steps (whose findings `takeFindings` then hands over).
+    mutating func end() -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
+}
+
+/// The NDJSON form of an event-log ruleset: its driver, fed line by line.
+struct EventLogStream<D: RulesetDescription>: RulesetLogStream {
+    private var driver: EventLogDriver<D>
+    private var head: EventLogDriver<D>.Head!
+    private var headDecoder: RequestDecoder!
+    /// The document `observedFinal` is a value of: the head's or the tail's.
+    private var observedFinalDocument: JSONDocument?
+    private var arrival = ArrivalOrder()
+
+    init(tables: RulesetTables<D>) {
+        driver = EventLogDriver(tables: tables)
+    }
+
+    mutating func begin(_ head: JSONValue, decoder: inout RequestDecoder) {
+        self.head = driver.readHead(head, sequenceInLines: true, decoder: &decoder)
+        headDecoder = decoder
+        observedFinalDocument = decoder.document
+    }
+
+    mutating func element(_ object: JSONValue, index: Int, decoder: inout RequestDecoder) -> Bool {
+        driver.runElement(object, index: index, head: head, arrival: &arrival, decoder: &decoder)
+    }
+
+    func writeStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
+        driver.writeLastStep(index: index, to: &writer, document: document)
+    }
+
+    mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) { driver.takeFindings() }
+
+    mutating func readObservedFinal(_ value: JSONValue, decoder: inout RequestDecoder) {
+        head.observedFinal = decoder.observed(value, names: driver.tables.observedFinalFields)
+        observedFinalDocument = decoder.document
+    }
+
+    mutating func end() -> (answer: any SteppedAnswer, staticCheckPassed: Bool?) {
+        let end = driver.end(&head, observedFinalIn: observedFinalDocument ?? headDecoder.document, head: headDecoder)
+        return (end.answer, end.staticCheckPassed)
+    }
+}
