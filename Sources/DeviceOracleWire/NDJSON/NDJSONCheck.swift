@@ -38,6 +38,7 @@ public final class NDJSONCheck {
     private var head: NDJSONLayout.Line?
     private var tail: NDJSONLayout.Line?
     private var phase = Phase.awaitingHead
+    private var sawLine = false
     private var stepCount = 0
 
     private enum Phase {
@@ -134,6 +135,12 @@ public final class NDJSONCheck {
             case .failure(let rejection):
                 fail(line: number, rejection)
                 return
+            }
+            if !sawLine {
+                // Neither a head nor an element: the request as a whole is not NDJSON of objects.
+                sawLine = true
+                var decoder = RequestDecoder(document: document)
+                guard decoder.requireObject(document.root) else { return fail(line: number, decoder.rejection()!) }
             }
             for (line, role) in layout.next(NDJSONLayout.Line(number: number, document: document)) {
                 guard isReading else { return }

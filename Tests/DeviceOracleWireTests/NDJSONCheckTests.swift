@@ -1,0 +1,231 @@
+import XCTest
+import DeviceOracleJSON
+@testable import DeviceOracleWire
+
+/// The NDJSON form of a ruleset endpoint (streaming.md), one test per rule.
+final class NDJSONCheckTests: XCTestCase {
+    /// What a body answered: its lines, and how it ended (`rejected` carries the problem).
+    private struct Answered {
+        var lines: [String]
+        var verdict: String?
+        var rejection: RequestRejection?
+        /// How many calls the answer had begun by (0: it never began).
+        var begunAfterCall: Int?
+    }
+
+    private func answer(_ body: String, ruleset: String = "playback", detail: StepDetail = .all, maxLineBytes: Int = 1 << 20,
+                        piece: Int = .max) -> Answered {
+        let check = NDJSONCheck(endpoint: Rulesets.named(ruleset)!, detail: detail, maxLineBytes: maxLineBytes) {
+            Array("{\"status\":\($0.status),\"line\":\($0.line ?? 0),\"pointer\":\"\($0.problems.first?.pointer ?? "")\"}".utf8)
+        }
+        var output: [UInt8] = []
+        var answered = Answered(lines: [])
+        var calls = 0
+        func note(_ progress: NDJSONCheck.Progress) -> Bool {
+            calls += 1
+            switch progress {
+            case .more: return false
+            case .begin:
+                answered.begunAfterCall = answered.begunAfterCall ?? calls
+                return false
+            case .rejected(let rejection): answered.rejection = rejection
+            case .end(let verdict): answered.verdict = verdict
+            }
+            return true
+        }
+        let bytes = Array(body.utf8)
+        var offset = 0
+        var ended = false
+        while offset < bytes.count, !ended {
+            let end = min(offset + piece, bytes.count)
+            ended = note(bytes[offset..<end].withUnsafeBytes { check.receive($0, output: &output) })
+            if !ended, answered.begunAfterCall == calls {
+                ended = note(check.receive(UnsafeRawBufferPointer(start: nil, count: 0), output: &output))
+            }
+            offset = end
+        }
+        while !ended { ended = note(check.finish(output: &output)) }
+        answered.lines = output.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+        return answered
+    }
+
+    private func summary(_ answered: Answered) throws -> JSONDocument {
+        try JSONReader.parse(Array(answered.lines.last!.utf8))
+    }
+
+    private func count(_ name: StaticString, in summary: JSONDocument) -> Double? {
+        summary.member(summary.root, name).flatMap(summary.number)
+    }
+
+    private let played = #"{"type":"userPlayed","observed":{"isPlaying":true}}"#
+    private let pausedWrongly = #"{"type":"userPaused","observed":{"isPlaying":true}}"#
+
+    // MARK: Request
+
+    func testEachElementLineIsOneStepThenTheSummary() throws {
+        let answered = answer(played + "\n" + pausedWrongly + "\n")
+
+        XCTAssertEqual(answered.lines.count, 3)
+        XCTAssertTrue(answered.lines[0].hasPrefix(#"{"index":0,"event":{"type":"userPlayed"}"#))
+        XCTAssertTrue(answered.lines[1].hasPrefix(#"{"index":1,"event":{"type":"userPaused"}"#))
+        XCTAssertEqual(answered.verdict, "fail")
+        XCTAssertEqual(count("stepCount", in: try summary(answered)), 2)
+        XCTAssertEqual(count("mismatchCount", in: try summary(answered)), 1)
+    }
+
+    func testAFirstLineOfHeadMembersIsTheHeadAndDoesNotCountAsAStep() throws {
+        let answered = answer(#"{"ruleset":"playback/1","initial":{"isPlaying":true}}"# + "\n" + #"{"type":"userPaused"}"#)
+
+        XCTAssertEqual(answered.lines.count, 2)
+        XCTAssertTrue(answered.lines[0].contains(#""index":0"#))
+        XCTAssertTrue(answered.lines[0].contains(#""before":{"isPlaying":true"#), "the head's initial state is used")
+    }
+
+    func testAnEmptyFirstObjectIsAnEmptyHead() throws {
+        let answered = answer("{}\n" + played)
+
+        XCTAssertEqual(answered.lines.count, 2)
+        XCTAssertEqual(count("stepCount", in: try summary(answered)), 1)
+    }
+
+    func testOnlyTheFirstLineCanBeAHead() {
+        let answered = answer(played + "\n" + #"{"initial":{"isPlaying":true}}"#)
+
+        XCTAssertNotNil(answered.lines.last?.contains(#""problem""#))
+        XCTAssertEqual(answered.verdict, NDJSONCheck.invalidVerdict, "a head line in second place is a bad event")
+    }
+
+    func testALastLineOfOnlyObservedFinalIsTheTail() throws {
+        let answered = answer(played + "\n" + #"{"observedFinal":{"isPlaying":false}}"# + "\n")
+
+        XCTAssertEqual(answered.lines.count, 2, "the tail is not a step")
+        let summary = try summary(answered)
+        XCTAssertEqual(count("mismatchCount", in: summary), 1)
+        XCTAssertTrue(answered.lines[1].contains(#""field":"final.isPlaying""#))
+    }
+
+    func testObservedFinalInBothHeadAndTailIsAProblemOfTheTailLine() {
+        let answered = answer(#"{"observedFinal":{"isPlaying":true}}"# + "\n" + played + "\n"
+                              + #"{"observedFinal":{"isPlaying":true}}"#)
+
+        XCTAssertEqual(answered.verdict, NDJSONCheck.invalidVerdict)
+        XCTAssertEqual(answered.lines.last, #"{"problem":{"status":422,"line":3,"pointer":""}}"#)
+    }
+
+    func testBlankLinesAreSkippedButCountedAndCRLFIsAllowed() {
+        let answered = answer("\r\n \t\n" + played + "\r\n\n" + #"{"type":"bogus"}"# + "\r\n")
+
+        XCTAssertEqual(answered.lines.first.map { $0.hasPrefix(#"{"index":0,"#) }, true)
+        XCTAssertEqual(answered.lines.last, #"{"problem":{"status":422,"line":5,"pointer":"/type"}}"#)
+    }
+
+    func testTheLastLineMayLackItsLineFeed() throws {
+        let answered = answer(played + "\n" + played)
+
+        XCTAssertEqual(count("stepCount", in: try summary(answered)), 2)
+    }
+
+    func testAnswersAreTheSameWhateverPiecesTheBodyArrivesIn() {
+        let body = "{}\n" + played + "\r\n\n" + pausedWrongly + "\n" + #"{"observedFinal":{"isPlaying":true}}"#
+
+        let whole = answer(body)
+        for piece in [1, 2, 3, 7, 64] {
+            XCTAssertEqual(answer(body, piece: piece).lines, whole.lines, "in pieces of \(piece)")
+        }
+    }
+
+    // MARK: Detail
+
+    func testStepsFailingWritesOnlyTheStepsWithAMismatchOrDiagnostic() throws {
+        let answered = answer(played + "\n" + pausedWrongly + "\n" + played, detail: .failing)
+
+        XCTAssertEqual(answered.lines.count, 2)
+        XCTAssertTrue(answered.lines[0].hasPrefix(#"{"index":1,"#))
+        XCTAssertEqual(count("stepCount", in: try summary(answered)), 3)
+    }
+
+    func testStepsNoneWritesOnlyTheSummary() throws {
+        let answered = answer(played + "\n" + pausedWrongly, detail: .none)
+
+        XCTAssertEqual(answered.lines.count, 1)
+        XCTAssertEqual(count("stepCount", in: try summary(answered)), 2)
+        XCTAssertEqual(answered.verdict, "fail")
+    }
+
+    // MARK: Answer
+
+    func testTheAnswerBeginsWithTheFirstElementLineNotAtTheEnd() {
+        let answered = answer("{}\n" + played + "\n" + played + "\n" + played + "\n", piece: 10)
+
+        XCTAssertNotNil(answered.begunAfterCall)
+        XCTAssertLessThan(answered.begunAfterCall!, 8, "begun once the first element line was read")
+    }
+
+    func testAProblemInTheHeadIsARejectionOfLineOne() {
+        let answered = answer(#"{"initial":{"isPlayin":true}}"# + "\n" + played)
+
+        XCTAssertEqual(answered.rejection?.status, 422)
+        XCTAssertEqual(answered.rejection?.line, 1)
+        XCTAssertEqual(answered.rejection?.problems.map(\.pointer), ["/initial/isPlayin"])
+        XCTAssertEqual(answered.lines, [])
+    }
+
+    func testAFirstLineThatIsNotAnObjectIsARejection() {
+        XCTAssertEqual(answer("[1,2]\n" + played).rejection?.status, 422)
+        XCTAssertEqual(answer("{\"initial\":\n" + played).rejection?.status, 400)
+        XCTAssertEqual(answer("{\"initial\":\n" + played).rejection?.line, 1)
+    }
+
+    func testAMalformedLineEndsTheStreamWithItsLineNumber() {
+        let answered = answer(played + "\n" + played + "\n" + #"{"type":"userPaused""#)
+
+        XCTAssertEqual(answered.lines.count, 3, "the steps before stay written")
+        XCTAssertEqual(answered.lines.last, #"{"problem":{"status":400,"line":3,"pointer":""}}"#)
+        XCTAssertEqual(answered.verdict, NDJSONCheck.invalidVerdict)
+    }
+
+    func testAnUnknownEventTypeEndsTheStreamWithAPointerIntoItsLine() {
+        let answered = answer(played + "\n" + #"{"at":1,"type":"userJumped"}"#)
+
+        XCTAssertEqual(answered.lines.last, #"{"problem":{"status":422,"line":2,"pointer":"/type"}}"#)
+    }
+
+    func testALineOverTheLimitEndsTheStream() {
+        let long = #"{"type":"userPlayed","id":""# + String(repeating: "x", count: 200) + #""}"#
+        let answered = answer(played + "\n" + long + "\n" + played, maxLineBytes: 100)
+
+        XCTAssertEqual(answered.lines.count, 2)
+        XCTAssertEqual(answered.lines.last, #"{"problem":{"status":422,"line":2,"pointer":""}}"#)
+    }
+
+    func testAnInvalidUTF8ByteEndsTheStreamAtItsLine() {
+        var body = Array((played + "\n").utf8)
+        body += Array(#"{"type":"userPlayed","id":""#.utf8) + [0xFF] + Array("\"}\n".utf8)
+        let check = NDJSONCheck(endpoint: Rulesets.named("playback")!, detail: .all, maxLineBytes: 1 << 20) {
+            Array("{\"line\":\($0.line ?? 0)}".utf8)
+        }
+        var output: [UInt8] = []
+        _ = body.withUnsafeBytes { check.receive($0, output: &output) }
+        let progress = check.receive(UnsafeRawBufferPointer(start: nil, count: 0), output: &output)
+
+        guard case .end(let verdict) = progress else { return XCTFail("not ended: \(progress)") }
+        XCTAssertEqual(verdict, NDJSONCheck.invalidVerdict)
+        XCTAssertTrue(String(decoding: output, as: UTF8.self).hasSuffix("{\"problem\":{\"line\":2}}\n"))
+    }
+
+    func testTheSummaryListsTheFirstTenThousandMismatchesAndCountsThemAll() throws {
+        let body = String(repeating: #"{"type":"userPaused","observed":{"isPlaying":true}}"# + "\n", count: 10_050)
+        let answered = answer(body, detail: .none)
+
+        let summary = try summary(answered)
+        XCTAssertEqual(count("mismatchCount", in: summary), 10_050)
+        XCTAssertEqual(summary.member(summary.root, "mismatches").map(summary.count), StreamedFindings.listed)
+    }
+
+    func testEveryRulesetTakesTheForm() {
+        XCTAssertEqual(answer(#"{"type":"saveTapped"}"#, ruleset: "haptics").verdict, "unchecked")
+        XCTAssertEqual(answer(#"{"at":0,"outcome":"success","observed":{"outcome":"succeeded"}}"#, ruleset: "refresh").verdict,
+                       "pass")
+        XCTAssertEqual(answer(#"{"type":"launched"}"#, ruleset: "audio-session").verdict, "unchecked")
+    }
+}
