@@ -17,7 +17,7 @@ enum ServiceRoutes {
     static let verdictCounter = ServerMetrics.AnswerCounter(
         name: "deviceoracle_verdicts_total", help: "Answers of the ruleset endpoints, by ruleset and verdict.",
         routeLabel: "ruleset", routes: Dictionary(uniqueKeysWithValues: Rulesets.all.map { ($0.path, $0.name) }),
-        field: "verdict", values: [Verdict.pass, .fail, .unchecked].map(\.rawValue))
+        field: "verdict", values: [Verdict.pass, .fail, .unchecked].map(\.rawValue) + [NDJSONCheck.invalidVerdict])
 
     /// `maxLineBytes`: the longest line of an NDJSON body (`--max-line-bytes`).
     static func all(maxLineBytes: Int = NDJSONRequest.defaultMaxLineBytes) -> [Route] {

@@ -123,6 +123,25 @@ final class NDJSONEndToEndTests: OracleProcessTestCase {
         XCTAssertNotNil(received.range(of: Data("\"stepCount\":3".utf8)))
     }
 
+    func testASlowProducerIsHeldToTheMinimumRatePerLineNotPerBody() throws {
+        // A line a second, 80 bytes each: far below 1024 B/s on average over the body,
+        // which past a 2 s grace would be cut if the rule held the body as a whole.
+        let (_, port) = try startServer(["--min-rate-grace", "2"])
+        let socket = try XCTUnwrap(RawSocket(port: port))
+        socket.send("POST /playback/apply HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n")
+
+        var received = Data()
+        for position in 0..<5 {
+            let line = #"{"type":"userPlayed","observed":{"isPlaying":true},"id":"slow-producer-line"}"# + "\n"
+            socket.send(String(line.utf8.count, radix: 16) + "\r\n" + line + "\r\n")
+            received += socket.read(timeout: 1) { _ in false }.0
+            XCTAssertNotNil(received.range(of: Data("\"index\":\(position),".utf8)), "step \(position) answered within the second")
+        }
+        socket.send("0\r\n\r\n")
+        received += socket.read(timeout: 5) { $0.range(of: Data("Oracle-Verdict: pass".utf8)) != nil }.0
+        XCTAssertNotNil(received.range(of: Data("\"stepCount\":5".utf8)), "not cut after 5 s at a few bytes a second")
+    }
+
     func testTheCLIPrintsTheSameLinesAndExitsByVerdict() throws {
         let (_, port) = try startServer()
         let file = try temporaryFile(log, suffix: ".ndjson")

@@ -29,8 +29,8 @@ class OracleProcessTestCase: XCTestCase {
         return path
     }
 
-    func startServer() throws -> (ServerProcess, Int) {
-        let server = try ServerProcess(["--host", "127.0.0.1", "--port", "0"])
+    func startServer(_ flags: [String] = []) throws -> (ServerProcess, Int) {
+        let server = try ServerProcess(["--host", "127.0.0.1", "--port", "0"] + flags)
         processes.append(server)
         return (server, try XCTUnwrap(server.port, "no startup line; stderr: \(server.stderrText)"))
     }
