@@ -64,9 +64,14 @@ enum RequestBody {
         do {
             return .success(try JSONReader.parse(body))
         } catch {
-            let position = RequestRejection.Position(offset: error.offset, line: error.line, column: error.column)
-            let detail = "invalid JSON at line \(error.line), column \(error.column) (byte offset \(error.offset)): \(error.reason)"
-            return .failure(RequestRejection(kind: .invalidJSON, detail: detail, position: position))
+            return .failure(rejection(error))
         }
+    }
+
+    /// The `400` for malformed JSON, saying where.
+    static func rejection(_ error: JSONSyntaxError) -> RequestRejection {
+        let position = RequestRejection.Position(offset: error.offset, line: error.line, column: error.column)
+        let detail = "invalid JSON at line \(error.line), column \(error.column) (byte offset \(error.offset)): \(error.reason)"
+        return RequestRejection(kind: .invalidJSON, detail: detail, position: position)
     }
 }

@@ -137,12 +137,12 @@ public struct RulesetEndpoint: Sendable {
     /// `runs`): what the head line of an NDJSON body may name.
     let headMembers: Set<String>
     /// Makes the ruleset's side of one NDJSON request.
-    let stream: @Sendable () -> any RulesetLogStream
+    let stream: @Sendable () -> LineStream
 
     /// `run` decodes and runs a request object, reporting its problems to the decoder;
     /// `topMembers` are the members `run` reads, `sequence` among them.
     init(name: StaticString, path: String, summary: String, model: RulesetModel, topMembers: [String], sequence: String,
-         stream: @escaping @Sendable () -> any RulesetLogStream,
+         stream: @escaping @Sendable () -> LineStream,
          run: @escaping @Sendable (inout RequestDecoder, JSONValue) -> RulesetAnswer?) {
         self.name = "\(name)"
         self.path = path

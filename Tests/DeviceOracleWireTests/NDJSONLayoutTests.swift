@@ -11,7 +11,7 @@ final class NDJSONLayoutTests: XCTestCase {
         var layout = NDJSONLayout(headMembers: head ?? playbackHead)
         var decided: [(NDJSONLayout.Line, NDJSONLayout.Role)] = []
         for (offset, text) in lines.enumerated() {
-            decided += layout.next(NDJSONLayout.Line(number: offset + 1, document: try JSONReader.parse(Array(text.utf8))))
+            layout.next(NDJSONLayout.Line(number: offset + 1, document: try JSONReader.parse(Array(text.utf8)))) { decided.append(($0, $1)) }
         }
         decided += layout.end()
         return decided.map { line, role in

@@ -7,8 +7,10 @@ lane values, the first divergence in view, the path on the diagram), a 422 as a 
 of pointers into the body, a 1,000-step log rendered lazily, keyboard moves between
 steps, a share link that reopens the same trace, a link that inflates past 8 MiB
 refused with a message, an injected inline handler that never runs, and that nothing but this service is
-ever contacted. A dropped file is read, its ruleset guessed and run. Waits on DOM
-conditions, never on sleeps.
+ever contacted. A dropped file is read, its ruleset guessed and run. NDJSON (streaming.md): a pasted log
+draws the same trace as its JSON form, its problems point into their line, and a 1,000,000-event file
+opened with the file input is run with ?steps=failing, kept out of the text box, and shown within a
+bound while the page stays responsive. Waits on DOM conditions, never on sleeps.
 
     python3 Tests/browser/viewer_e2e.py [--binary PATH] [--screenshot PATH]
 
@@ -24,6 +26,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 import zlib
@@ -33,6 +36,9 @@ from playwright.sync_api import expect, sync_playwright
 # Example positions in the page's Example list.
 FAILING_PLAYBACK, TYPOS, LONG_LOG = 0, 3, 4
 TIMEOUT_MS = 20_000  # per wait; a shared 2-core machine can be slow, never this slow
+SOAK_EVENTS = 1_000_000
+SOAK_BOUND_S = 60  # from choosing the file to the verdict on screen, on a 2-core machine
+RESPONSIVE_S = 1.0  # a click on a step, once the answer is shown
 
 
 def start_server(binary):
@@ -268,6 +274,224 @@ def check_dropped_file_is_read_guessed_and_run(page, base, screenshot):
     assert lane(page, "actions", [0, 1]) == [["startSave"], ["startEngine", "playHaptic"]]
 
 
+def trace_cells(page):
+    """Every value cell of the timeline as a person reads it: step, lane, value, observed, mismatch."""
+    return page.eval_on_selector_all(".cell[data-lane]", """cells => cells.map(cell => [
+        cell.dataset.step, cell.dataset.lane, cell.dataset.value ?? null, cell.dataset.observed ?? null,
+        cell.classList.contains('mismatch')]).sort((a, b) => JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)""")
+
+
+def shown_trace(page):
+    return {
+        "verdict": page.locator("#verdict").get_attribute("data-verdict"),
+        "mismatches": page.locator("#mismatch-list li").all_inner_texts(),
+        "diagnostics": page.locator("#diagnostic-list li").all_inner_texts(),
+        "chips": page.locator("#summary .chip").all_inner_texts(),
+        "lanes": page.locator(".lane-label").all_inner_texts(),
+        "cells": trace_cells(page),
+    }
+
+
+def as_ndjson(body, sequence="events"):
+    """The JSON form's body as NDJSON: a head line, a line per element, an observedFinal line."""
+    head = {key: value for key, value in body.items() if key not in (sequence, "observedFinal")}
+    lines = [json.dumps(head)] + [json.dumps(item) for item in body[sequence]]
+    if "observedFinal" in body:
+        lines.append(json.dumps({"observedFinal": body["observedFinal"]}))
+    return "\n".join(lines) + "\n"
+
+
+def check_pasted_ndjson_draws_the_same_trace_as_json(page, base, screenshot):
+    # The failing playback example (JSON form) first: what the NDJSON form must match.
+    run_example(page, FAILING_PLAYBACK)
+    wait_for_answer(page, "fail")
+    expect(page.locator("#diagram .edge.taken")).to_have_count(5, timeout=TIMEOUT_MS)
+    expected = shown_trace(page)
+    body = json.loads(page.input_value("#body"))
+    ndjson = as_ndjson(body)
+    # Pasted into the box, with another ruleset selected: the form is told, the ruleset guessed.
+    page.select_option("#ruleset", "haptics/1")
+    page.fill("#body", ndjson)
+    page.locator("#body").dispatch_event("paste")
+    expect(page.locator("#ruleset")).to_have_value("playback/1")
+    expect(page.locator("#body-form")).to_have_attribute("data-form", "ndjson")
+    expect(page.locator("#body-form")).to_contain_text("a head line, 5 event lines, an observedFinal line")
+    with page.expect_request(lambda request: request.method == "POST" and "/playback/apply" in request.url) as posted:
+        page.click("#run")
+    request = posted.value
+    assert request.headers["content-type"] == "application/x-ndjson", request.headers
+    assert request.url.endswith("/playback/apply?steps=all"), request.url
+    wait_for_answer(page, "fail")
+    expect(page.locator("#steps-used")).to_have_attribute("data-steps", "all")
+    expect(page.locator("#facts")).to_contain_text("as NDJSON")
+    # The path on the diagram too: the page writes the log in the JSON form for /coverage.
+    expect(page.locator("#diagram .edge.taken")).to_have_count(5, timeout=TIMEOUT_MS)
+    shown = shown_trace(page)
+    for part in expected:
+        assert shown[part] == expected[part], (part, shown[part], expected[part])
+    expect(page.locator(".col.selected")).to_have_attribute("data-col", "3")
+    expect(page.locator("#step-detail")).to_contain_text("event, as logged (line 5)")
+    # ?steps=failing by choice: only step 3 has a column, and its cells are the same.
+    page.select_option("#steps", "failing")
+    page.click("#run")
+    expect(page.locator("#steps-used")).to_have_attribute("data-steps", "failing", timeout=TIMEOUT_MS)
+    wait_for_answer(page, "fail")
+    expect(page.locator("#steps-used")).to_have_attribute("data-listed", "1")
+    expect(page.locator(".col")).to_have_count(2)  # step 3 and the final state
+    expect(page.locator('.col[data-col="0"] .step-btn .n')).to_have_text("#3")
+    step3 = [cell for cell in expected["cells"] if cell[0] in ("3", "final")]
+    assert trace_cells(page) == step3, (trace_cells(page), step3)
+    # A share link carries the NDJSON body and the choice of steps; it reopens the same trace.
+    page.click("#share")
+    link = page.locator("#share-link")
+    expect(link).to_have_value(re.compile(r"#r=playback/1&z=.*&s=failing$"), timeout=TIMEOUT_MS)
+    shared = page.context.new_page()
+    try:
+        shared.goto(link.input_value())
+        wait_for_answer(shared, "fail")
+        assert shared.input_value("#body") == ndjson
+        expect(shared.locator("#steps-used")).to_have_attribute("data-steps", "failing")
+        assert trace_cells(shared) == step3
+    finally:
+        shared.close()
+    page.select_option("#steps", "auto")
+
+
+def check_ndjson_problems_point_into_their_line(page, base, screenshot):
+    page.select_option("#ruleset", "playback/1")
+    # A bad element line: the answer has begun, so the problem is its last line.
+    body = '{"initial":{"isPlaying":true}}\n{"type":"userPlayed"}\n\n{"type":"userPause"}\n{"type":"userPlayed"}\n'
+    page.fill("#body", body)
+    page.click("#run")
+    expect(page.locator("#problem-title")).to_have_text("422 Invalid request", timeout=TIMEOUT_MS)
+    expect(page.locator("#problem-detail")).to_contain_text("stopped at line 4")
+    pointer = page.locator("#problem-list button[data-pointer]")
+    expect(pointer).to_have_count(1)
+    expect(pointer).to_have_attribute("data-line", "4")
+    expect(pointer).to_have_attribute("data-pointer", "/type")
+    expect(page.locator("#problem-list li")).to_contain_text("did you mean 'userPaused'?")
+    pointer.click()
+    selected = page.evaluate("(() => { const a = document.getElementById('body'); return [a.value.slice(a.selectionStart, a.selectionEnd), a.selectionStart]; })()")
+    assert selected == ['"type":"userPause"', body.index('{"type":"userPause"') + 1], selected
+    # Malformed JSON in a line: its column is within the line.
+    page.fill("#body", '{"type":"userPlayed"}\n{"type":"userPaused",}\n')
+    page.click("#run")
+    expect(page.locator("#problem-title")).to_have_text("400 Invalid JSON", timeout=TIMEOUT_MS)
+    expect(page.locator("#problem-list")).to_contain_text("line 2, column 22")
+    page.locator("#problem-list button[data-offset]").click()
+    at = page.evaluate("document.getElementById('body').selectionStart")
+    assert at == len('{"type":"userPlayed"}\n') + 21, at
+    # A bad head: the ordinary 422, before any answer, pointing into line 1.
+    page.fill("#body", '{"initial":{"isPlayng":true}}\n{"type":"userPlayed"}\n')
+    page.click("#run")
+    expect(page.locator("#problem-title")).to_have_text("422 Invalid request", timeout=TIMEOUT_MS)
+    pointer = page.locator("#problem-list button[data-pointer]")
+    expect(pointer).to_have_attribute("data-line", "1")
+    pointer.click()
+    selected = page.evaluate("(() => { const a = document.getElementById('body'); return a.value.slice(a.selectionStart, a.selectionEnd); })()")
+    assert selected == '"isPlayng":true', selected
+
+
+def write_soak_log(path):
+    """A 1,000,000-event playback log as NDJSON: a head, the events, an observedFinal line.
+    Four steps disagree with the rules (observed isPlaying true after a pause), and two route
+    changes the rules ignore carry an info diagnostic; all other steps pass."""
+    play = '{"type":"userPlayed","observed":{"isPlaying":true,"action":"play"}}'
+    began = ('{"notification":"AVAudioSessionInterruptionNotification","userInfo":{"AVAudioSessionInterruptionTypeKey":1},'
+             '"observed":{"isPlaying":false}}')
+    ended = '{"type":"interruptionEnded","shouldResume":true,"observed":{"isPlaying":true}}'
+    pause = '{"type":"userPaused","observed":{"isPlaying":false,"action":"pause"}}'
+    route = '{"type":"routeChanged","reason":"newDeviceAvailable","observed":{"isPlaying":%s}}'
+    lines = [play, began, ended, pause] * (SOAK_EVENTS // 4)
+    mismatching = [3, 123_455, 500_003, 999_999]
+    for index in mismatching:
+        lines[index] = '{"type":"userPaused","observed":{"isPlaying":true,"action":"pause"}}'
+    lines[700_000:700_004] = [play, route % "true", pause, route % "false"]
+    with open(path, "w") as out:
+        out.write('{"initial":{"isPlaying":false}}\n')
+        out.write("\n".join(lines))
+        out.write('\n{"observedFinal":{"isPlaying":false}}\n')
+    return mismatching, [700_001, 700_003]
+
+
+def check_million_event_ndjson_file_stays_responsive(page, base, screenshot):
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "soak.ndjson")
+        mismatching, diagnosed = write_soak_log(path)
+        size = os.path.getsize(path)
+        page.select_option("#steps", "auto")
+        page.select_option("#ruleset", "haptics/1")  # guessed from the file's first lines
+        started = time.monotonic()
+        page.set_input_files("#file", path)
+        # While the log is sent and checked, the page answers: the longest a script call waited.
+        slowest = 0.0
+        answered = """() => !document.getElementById('answer').hidden && !document.getElementById('run').disabled
+            && document.getElementById('verdict').dataset.verdict === 'fail'
+            && (document.getElementById('steps-used') || {}).dataset?.steps === 'failing'"""
+        while True:
+            asked = time.monotonic()
+            done = page.evaluate(f"new Promise(resolve => setTimeout(() => resolve(({answered})()), 0))")
+            slowest = max(slowest, time.monotonic() - asked)
+            if done:
+                break
+            assert time.monotonic() - started < SOAK_BOUND_S, f"no verdict {SOAK_BOUND_S} s after the file was chosen"
+            time.sleep(0.1)
+        shown = time.monotonic() - started
+    expect(page.locator("#ruleset")).to_have_value("playback/1")
+    # The file is kept out of the text box; a note stands in its place; no share link.
+    expect(page.locator("#file-note-text")).to_have_text(f"soak.ndjson, 1,000,002 lines, {size / 1e6:.1f} MB — not shown")
+    expect(page.locator("#body")).to_be_hidden()
+    assert page.input_value("#body") == "", "the file reached the text box"
+    # steps=failing, chosen for a log this long: the six failing steps and the final state.
+    expect(page.locator("#steps-used")).to_have_attribute("data-steps", "failing")
+    expect(page.locator("#steps-used")).to_have_attribute("data-listed", "6")
+    expect(page.locator("#facts")).to_contain_text("1,000,000 events")
+    listed = sorted(mismatching + diagnosed)
+    heads = page.locator(".col .step-btn .n")
+    expect(heads).to_have_count(7)
+    assert sorted(page.locator(".col").evaluate_all("cols => cols.map(c => Number(c.dataset.col))")) == list(range(7))
+    for col, index in enumerate(listed):
+        expect(page.locator(f'.col[data-col="{col}"] .step-btn .n')).to_have_text(f"#{index}")
+    # Mismatches and diagnostics land on their own step's column, however sparse.
+    for index in mismatching:
+        cell = page.locator(f'.cell.mismatch[data-step="{index}"][data-lane="isPlaying"]')
+        expect(cell).to_have_attribute("data-observed", "true")
+        expect(cell).to_have_attribute("data-value", "false")
+        assert cell.evaluate("c => c.closest('.col').dataset.col") == str(listed.index(index))
+    expect(page.locator(".cell.mismatch")).to_have_count(len(mismatching))
+    for index in diagnosed:
+        expect(page.locator(f'.col[data-col="{listed.index(index)}"] .marker.m-info')).to_have_count(1)
+    expect(page.locator("#mismatch-list li")).to_have_count(4)
+    expect(page.locator(".col.selected")).to_have_attribute("data-col", "0")
+    # Responsive once shown: a click on a step, and a mismatch in the list, answer at once.
+    took = page.evaluate("""async () => {
+        const started = performance.now();
+        document.querySelector('.col[data-col="3"] .step-btn').click();
+        await new Promise(resolve => requestAnimationFrame(() => setTimeout(resolve, 0)));
+        return [performance.now() - started, document.getElementById('step-title').textContent];
+    }""")
+    assert took[1] == "Event 700001", took
+    assert took[0] < RESPONSIVE_S * 1000, f"a click took {took[0]:.0f} ms"
+    clicked = time.monotonic()
+    page.locator('#mismatch-list button[data-index="500003"]').click()
+    expect(page.locator(".col.selected")).to_have_attribute("data-col", "2")
+    expect(page.locator("#step-title")).to_have_text("Event 500003")
+    expect(page.locator("#step-detail")).to_contain_text("(line 500005)")
+    moved = time.monotonic() - clicked
+    assert moved < RESPONSIVE_S, f"the mismatch list took {moved:.2f} s to select its step"
+    page.click("#share")
+    expect(page.locator("#share-status")).to_contain_text("No share link for a body this large")
+    print(f"      1,000,000 events ({size / 1e6:.1f} MB): verdict shown after {shown:.1f} s; slowest script call while"
+          f" running {slowest * 1000:.0f} ms; a click on a step {took[0]:.0f} ms; a mismatch from the list {moved * 1000:.0f} ms",
+          flush=True)
+    assert shown < SOAK_BOUND_S
+    # Back to a body in the box: the examples run as before.
+    page.click("#file-discard")
+    expect(page.locator("#body")).to_be_visible()
+    run_example(page, FAILING_PLAYBACK)
+    wait_for_answer(page, "fail")
+
+
 def check_narrow_window_scrolls_only_the_timeline(page, base, screenshot):
     page.set_viewport_size({"width": 400, "height": 800})
     try:
@@ -293,7 +517,10 @@ CHECKS = [
     check_long_log_renders_lazily,
     check_ruleset_is_guessed_from_the_body,
     check_dropped_file_is_read_guessed_and_run,
+    check_pasted_ndjson_draws_the_same_trace_as_json,
+    check_ndjson_problems_point_into_their_line,
     check_narrow_window_scrolls_only_the_timeline,
+    check_million_event_ndjson_file_stays_responsive,
 ]
 
 

@@ -30,7 +30,7 @@ struct EventLogDriver<D: RulesetDescription> {
         let tables = RulesetTables<D>(ruleset: name)
         return RulesetEndpoint(name: name, path: path, summary: summary, model: model,
                                topMembers: tables.topMembers.spellings, sequence: "events",
-                               stream: { EventLogStream(tables: tables) }) { decoder, root in
+                               stream: EventLogStream.lines { EventLogStream(tables: tables) }) { decoder, root in
             var driver = EventLogDriver(tables: tables)
             return driver.answer(root, decoder: &decoder)
         }
@@ -137,11 +137,11 @@ struct EventLogDriver<D: RulesetDescription> {
 
     /// Hands over the mismatches and diagnostics found since the last call.
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
-        defer {
-            mismatches = MismatchList()
-            diagnostics.removeAll(keepingCapacity: true)
-        }
-        return (mismatches, diagnostics)
+        // Swapped out, not copied and emptied: emptying a shared array would allocate.
+        var taken = (MismatchList(), [Diagnostic]())
+        swap(&taken.0, &mismatches)
+        swap(&taken.1, &diagnostics)
+        return taken
     }
 
     /// Reads and runs every event. A function of its own, small enough that the

@@ -29,17 +29,19 @@ public final class NDJSONCheck {
     private let detail: StepDetail
     /// The problem+json object of a rejection, as the service writes it everywhere.
     private let problemJSON: (RequestRejection) -> [UInt8]
-    private var lines: NDJSONLines
-    private var layout: NDJSONLayout
-    private var stream: any RulesetLogStream
-    private var findings = StreamedFindings()
-    private var writer = JSONWriter(capacity: 1 << 16)
+    // One request's, called one at a time: unchecked, as the runtime's access
+    // tracking showed in profiles of a long log.
+    @exclusivity(unchecked) private var lines: NDJSONLines
+    @exclusivity(unchecked) private var layout: NDJSONLayout
+    private let stream: LineStream
+    @exclusivity(unchecked) private var findings = StreamedFindings()
+    @exclusivity(unchecked) private var writer = JSONWriter(capacity: 1 << 16)
     /// The head line until the answer begins.
     private var head: NDJSONLayout.Line?
     private var tail: NDJSONLayout.Line?
-    private var phase = Phase.awaitingHead
+    @exclusivity(unchecked) private var phase = Phase.awaitingHead
     private var sawLine = false
-    private var stepCount = 0
+    @exclusivity(unchecked) private var stepCount = 0
 
     private enum Phase {
         case awaitingHead
@@ -130,11 +132,10 @@ public final class NDJSONCheck {
                                                 problems: [.init(pointer: "", detail: "the line is longer than \(lines.maxLineBytes) bytes")]))
         case .line(let number, let bytes):
             let document: JSONDocument
-            switch RequestBody.parse(bytes) {
-            case .success(let parsed): document = parsed
-            case .failure(let rejection):
-                fail(line: number, rejection)
-                return
+            do {
+                document = try JSONReader.parse(bytes)
+            } catch {
+                return fail(line: number, RequestBody.rejection(error))
             }
             if !sawLine {
                 // Neither a head nor an element: the request as a whole is not NDJSON of objects.
@@ -142,9 +143,8 @@ public final class NDJSONCheck {
                 var decoder = RequestDecoder(document: document)
                 guard decoder.requireObject(document.root) else { return fail(line: number, decoder.rejection()!) }
             }
-            for (line, role) in layout.next(NDJSONLayout.Line(number: number, document: document)) {
-                guard isReading else { return }
-                place(line, role)
+            layout.next(NDJSONLayout.Line(number: number, document: document)) { line, role in
+                if isReading { place(line, role) }
             }
         }
     }
@@ -176,7 +176,7 @@ public final class NDJSONCheck {
         var decoder = RequestDecoder(document: line.document)
         if decoder.requireObject(line.document.root) {
             endpoint.checkPinnedRuleset(line.document.root, decoder: &decoder)
-            stream.begin(line.document.root, decoder: &decoder)
+            stream.begin(line.document.root, &decoder)
         }
         if let rejection = decoder.rejection() {
             phase = .ended(.rejected(rejection.on(line: line.number)))
@@ -192,7 +192,7 @@ public final class NDJSONCheck {
 
     private func run(_ line: NDJSONLayout.Line, index: Int) {
         var decoder = RequestDecoder(document: line.document)
-        guard stream.element(line.document.root, index: index, decoder: &decoder) else {
+        guard stream.element(line.document.root, index, &decoder) else {
             fail(line: line.number, decoder.rejection()!)
             return
         }
@@ -203,7 +203,7 @@ public final class NDJSONCheck {
         case .failing: guard failing else { return }
         case .none: return
         }
-        stream.writeStep(index: index, to: &writer, document: line.document)
+        stream.writeStep(index, &writer, line.document)
         writer.endLine()
     }
 
@@ -219,7 +219,7 @@ public final class NDJSONCheck {
         if let tail {
             var decoder = RequestDecoder(document: tail.document)
             let value = tail.document.member(tail.document.root, "observedFinal")!
-            stream.readObservedFinal(value, decoder: &decoder)
+            stream.readObservedFinal(value, &decoder)
             if let rejection = decoder.rejection() {
                 fail(line: tail.number, rejection)
                 return

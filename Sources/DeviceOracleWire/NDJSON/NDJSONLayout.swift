@@ -34,12 +34,12 @@ struct NDJSONLayout {
         self.headMembers = headMembers
     }
 
-    /// The lines whose roles are now known, in body order: `line`'s, and the held one's before it.
-    mutating func next(_ line: Line) -> [(Line, Role)] {
-        var decided: [(Line, Role)] = []
+    /// Hands over the lines whose roles are now known, in body order: the held one's,
+    /// then `line`'s (a closure, not an array: this runs once per line of a long log).
+    mutating func next(_ line: Line, _ decided: (Line, Role) -> Void) {
         if let previous = held {
-            decided.append((previous, element()))
             held = nil
+            decided(previous, element())
         }
         let document = line.document
         if !sawFirst {
@@ -49,16 +49,15 @@ struct NDJSONLayout {
                 headGaveObservedFinal = document.members(document.root).contains {
                     document.string($0.key, equals: "observedFinal") && document.kind($0.value) != .null
                 }
-                decided.append((line, .head))
-                return decided
+                decided(line, .head)
+                return
             }
         }
         if Self.mayBeTail(document) {
             held = line
         } else {
-            decided.append((line, element()))
+            decided(line, element())
         }
-        return decided
     }
 
     /// The body has ended: the held line, if any, was the tail.

@@ -30,9 +30,12 @@ struct NDJSONLines {
         while let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
             if skipping {
                 skipping = false
+            } else if pending.isEmpty {
+                // The whole line is in this read (most lines): taken from it in one copy.
+                complete(UnsafeRawBufferPointer(rebasing: rest[..<newline]), into: &elements)
             } else {
                 hold(UnsafeRawBufferPointer(rebasing: rest[..<newline]), into: &elements)
-                if !skipping { complete(into: &elements) }
+                if !skipping { pending.withUnsafeBytes { complete($0, into: &elements) } }
                 skipping = false
             }
             pending.removeAll(keepingCapacity: true)
@@ -50,7 +53,7 @@ struct NDJSONLines {
     /// The body has ended: its last line, when it had no LF.
     mutating func finish() -> [Element] {
         var elements: [Element] = []
-        if !skipping, !pending.isEmpty { complete(into: &elements) }
+        if !skipping, !pending.isEmpty { pending.withUnsafeBytes { complete($0, into: &elements) } }
         pending = []
         return elements
     }
@@ -67,12 +70,13 @@ struct NDJSONLines {
         pending.append(contentsOf: part)
     }
 
-    private func complete(into elements: inout [Element]) {
-        var line = pending[...]
+    private func complete(_ bytes: UnsafeRawBufferPointer, into elements: inout [Element]) {
+        var line = bytes[...]
         if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") }
         if line.count > maxLineBytes {
             elements.append(.tooLong(number: number))
-        } else if !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }) {
+        } else if let first = line.first, !isBlank(first) || !line.allSatisfy(isBlank) {
             elements.append(.line(number: number, bytes: Array(line)))
         }
     }

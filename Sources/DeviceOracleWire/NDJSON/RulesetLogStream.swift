@@ -23,6 +23,46 @@ protocol RulesetLogStream {
     mutating func end() -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
 }
 
+extension RulesetLogStream {
+    /// Makes streams of this type as `LineStream`s, whose calls are closures made
+    /// here: called where the ruleset is known, they are specialized for it, where the
+    /// witnesses of a generic stream (`EventLogStream<D>`) would run generic code that
+    /// looks up metadata on every line.
+    static func lines(_ make: @escaping @Sendable () -> Self) -> @Sendable () -> LineStream {
+        { LineStream(Box(make())) }
+    }
+}
+
+/// The one stream of a request, behind closures (`RulesetLogStream.lines`).
+final class Box<Stream: RulesetLogStream> {
+    // Used by one request's calls, one at a time: the runtime's access tracking
+    // showed in profiles of a long log.
+    @exclusivity(unchecked) var stream: Stream
+
+    init(_ stream: Stream) {
+        self.stream = stream
+    }
+}
+
+/// A `RulesetLogStream` whose type is erased into closures, each specialized.
+struct LineStream {
+    let begin: (JSONValue, inout RequestDecoder) -> Void
+    let element: (JSONValue, Int, inout RequestDecoder) -> Bool
+    let writeStep: (Int, inout JSONWriter, JSONDocument) -> Void
+    let takeFindings: () -> (mismatches: MismatchList, diagnostics: [Diagnostic])
+    let readObservedFinal: (JSONValue, inout RequestDecoder) -> Void
+    let end: () -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
+
+    init<Stream>(_ box: Box<Stream>) {
+        begin = { box.stream.begin($0, decoder: &$1) }
+        element = { box.stream.element($0, index: $1, decoder: &$2) }
+        writeStep = { box.stream.writeStep(index: $0, to: &$1, document: $2) }
+        takeFindings = { box.stream.takeFindings() }
+        readObservedFinal = { box.stream.readObservedFinal($0, decoder: &$1) }
+        end = { box.stream.end() }
+    }
+}
+
 /// The NDJSON form of an event-log ruleset: its driver, fed line by line.
 struct EventLogStream<D: RulesetDescription>: RulesetLogStream {
     private var driver: EventLogDriver<D>

@@ -15,7 +15,7 @@ enum RefreshEndpoint {
         summary: "Background app refresh: the built Info.plist's task registration, and the sync job's outcome under success, error, expiry, crash and repetition.",
         model: RulesetModel(RefreshModelCoding.self),
         topMembers: TopMember.allCases.map(\.rawValue), sequence: TopMember.runs.rawValue,
-        stream: { RefreshStream() }) { decoder, root in
+        stream: RefreshStream.lines { RefreshStream() }) { decoder, root in
             var run = RefreshEvaluation()
             return run.answer(root, decoder: &decoder)
         }
@@ -142,11 +142,7 @@ private struct RefreshStream: RulesetLogStream {
     }
 
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
-        defer {
-            evaluation.mismatches = MismatchList()
-            evaluation.diagnostics.removeAll(keepingCapacity: true)
-        }
-        return (evaluation.mismatches, evaluation.diagnostics)
+        evaluation.takeFindings()
     }
 
     mutating func readObservedFinal(_ value: JSONValue, decoder: inout RequestDecoder) {
@@ -169,6 +165,15 @@ private struct RefreshEvaluation {
     var diagnostics: [Diagnostic] = []
     /// The JSON form's answer is held whole; the NDJSON form's is not, and has no budget.
     var budget = AnswerBudget(limit: AnswerBudget.refreshBytes)
+
+    /// Hands over the mismatches and diagnostics found since the last call.
+    mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
+        // Swapped out, not copied and emptied: emptying a shared array would allocate.
+        var taken = (MismatchList(), [Diagnostic]())
+        swap(&taken.0, &mismatches)
+        swap(&taken.1, &diagnostics)
+        return taken
+    }
 
     /// What a request gave besides its runs: read before the first one runs.
     struct Head {
