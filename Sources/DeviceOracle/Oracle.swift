@@ -17,10 +17,7 @@ public enum Oracle {
     /// returns what the endpoint answers `200` with; throws what it answers `400` or
     /// `422` with.
     public static func check(_ ruleset: Ruleset, json: [UInt8]) throws(OracleProblem) -> OracleResult {
-        guard let endpoint = Rulesets.named(ruleset.rawValue) else {
-            preconditionFailure("this build serves no \(ruleset.rawValue)")
-        }
-        switch endpoint.answer(json) {
+        switch endpoint(ruleset).answer(json) {
         case .success(let answer): return OracleResult(answer)
         case .failure(let rejection): throw OracleProblem(rejection)
         }
@@ -28,6 +25,47 @@ public enum Oracle {
 
     public static func check(_ ruleset: Ruleset, json: String) throws(OracleProblem) -> OracleResult {
         try check(ruleset, json: Array(json.utf8))
+    }
+
+    /// Checks one request in the NDJSON form (a head line, one event per line, an
+    /// optional `observedFinal` line) and returns what the endpoint streams: `json` is
+    /// its lines, one per step `steps` keeps, then the summary, whose mismatches and
+    /// diagnostics (the first 10,000 of each) the result lists. A bad line, wherever
+    /// it is, is thrown, with its `line`.
+    public static func check(_ ruleset: Ruleset, ndjson: [UInt8], steps: StepSelection = .all) throws(OracleProblem) -> OracleResult {
+        switch endpoint(ruleset).answerNDJSON(ndjson, detail: steps.detail) {
+        case .success(let answer): return OracleResult(answer)
+        case .failure(let rejection): throw OracleProblem(rejection)
+        }
+    }
+
+    public static func check(_ ruleset: Ruleset, ndjson: String, steps: StepSelection = .all) throws(OracleProblem) -> OracleResult {
+        try check(ruleset, ndjson: Array(ndjson.utf8), steps: steps)
+    }
+
+    private static func endpoint(_ ruleset: Ruleset) -> RulesetEndpoint {
+        guard let endpoint = Rulesets.named(ruleset.rawValue) else {
+            preconditionFailure("this build serves no \(ruleset.rawValue)")
+        }
+        return endpoint
+    }
+}
+
+/// Which steps an NDJSON answer writes (the endpoint's `?steps=`).
+public enum StepSelection: Sendable {
+    /// Every step.
+    case all
+    /// Only the steps with a mismatch or a diagnostic.
+    case failing
+    /// None: the summary alone.
+    case none
+
+    var detail: StepDetail {
+        switch self {
+        case .all: .all
+        case .failing: .failing
+        case .none: .none
+        }
     }
 }
 
@@ -81,18 +119,27 @@ public struct OracleResult: Sendable {
     public let json: String
 
     init(_ answer: RulesetAnswer) {
-        verdict = switch answer.verdict {
+        self.init(verdict: answer.verdict, mismatches: answer.mismatches, diagnostics: answer.diagnostics, json: answer.json)
+    }
+
+    init(_ answer: NDJSONAnswer) {
+        self.init(verdict: answer.verdict, mismatches: answer.mismatches, diagnostics: answer.diagnostics, json: answer.text)
+    }
+
+    private init(verdict: DeviceOracleWire.Verdict, mismatches: [AnswerMismatch], diagnostics: [AnswerDiagnostic],
+                 json: [UInt8]) {
+        self.verdict = switch verdict {
         case .pass: .pass
         case .fail: .fail
         case .unchecked: .unchecked
         }
-        mismatches = answer.mismatches.map {
+        self.mismatches = mismatches.map {
             Mismatch(step: $0.step, field: $0.field, expected: $0.expected, observed: $0.observed, detail: $0.detail)
         }
-        diagnostics = answer.diagnostics.map {
+        self.diagnostics = diagnostics.map {
             Diagnostic(step: $0.step, severity: $0.severity, code: $0.code, message: $0.message)
         }
-        json = String(decoding: answer.json, as: UTF8.self)
+        self.json = String(decoding: json, as: UTF8.self)
     }
 
     /// One line per mismatch, for a failing test's message.
@@ -110,9 +157,12 @@ public struct OracleResult: Sendable {
 /// the JSON Pointer of the value it is about.
 public struct OracleProblem: Error, Sendable, CustomStringConvertible {
     public struct Problem: Equatable, Sendable {
-        /// A JSON Pointer into the request (`/events/3/type`).
+        /// A JSON Pointer into the request (`/events/3/type`); for the NDJSON form,
+        /// into the object of line `line`.
         public let pointer: String
         public let detail: String
+        /// For the NDJSON form: the line (from 1).
+        public let line: Int?
     }
 
     /// `400` or `422`, as the service would answer.
@@ -128,10 +178,11 @@ public struct OracleProblem: Error, Sendable, CustomStringConvertible {
         type = rejection.problemType
         title = rejection.title
         detail = rejection.detail
-        problems = rejection.problems.map { Problem(pointer: $0.pointer, detail: $0.detail) }
+        problems = rejection.problems.map { Problem(pointer: $0.pointer, detail: $0.detail, line: $0.line) }
     }
 
     public var description: String {
-        ([title + ": " + detail] + problems.map { "\($0.pointer): \($0.detail)" }).joined(separator: "\n")
+        ([title + ": " + detail] + problems.map { ($0.line.map { "line \($0) " } ?? "") + "\($0.pointer): \($0.detail)" })
+            .joined(separator: "\n")
     }
 }

@@ -68,10 +68,12 @@ enum RequestBody {
         }
     }
 
-    /// The `400` for malformed JSON, saying where.
-    static func rejection(_ error: JSONSyntaxError) -> RequestRejection {
-        let position = RequestRejection.Position(offset: error.offset, line: error.line, column: error.column)
-        let detail = "invalid JSON at line \(error.line), column \(error.column) (byte offset \(error.offset)): \(error.reason)"
+    /// The `400` for malformed JSON, saying where; for line `number` of an NDJSON body,
+    /// which was parsed alone, the column and offset are within that line.
+    static func rejection(_ error: JSONSyntaxError, inLine number: Int? = nil) -> RequestRejection {
+        let position = RequestRejection.Position(offset: error.offset, line: number ?? error.line, column: error.column)
+        let place = number == nil ? "byte offset \(error.offset)" : "byte \(error.offset) of the line"
+        let detail = "invalid JSON at line \(position.line), column \(error.column) (\(place)): \(error.reason)"
         return RequestRejection(kind: .invalidJSON, detail: detail, position: position)
     }
 }

@@ -241,7 +241,7 @@ func problem(for rejection: RequestRejection) -> ProblemDetails {
 /// `Oracle-Verdict`; a problem before it began is the usual problem+json.
 final class NDJSONRequest: StreamedRequestHandler {
     static let mediaTypes = ["application/x-ndjson", "application/jsonl"]
-    static let defaultMaxLineBytes = 1 << 20
+    static let defaultMaxLineBytes = NDJSONCheck.defaultMaxLineBytes
 
     private let check: NDJSONCheck?
     /// A bad `?steps=`: answered before any line is read.

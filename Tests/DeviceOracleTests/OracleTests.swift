@@ -12,6 +12,15 @@ final class OracleTests: XCTestCase {
         "/audio-session/run": .audioSession,
     ]
 
+    /// What an NDJSON head line may name (streaming.md).
+    private static let headMembers: [Ruleset: Set<String>] = [
+        .playback: ["ruleset", "initial", "observedFinal"],
+        .haptics: ["ruleset", "initial", "observedFinal", "pattern", "expectedParameters", "supportsHaptics",
+                   "timingToleranceMs"],
+        .refresh: ["ruleset", "observedFinal", "config", "store", "schedule"],
+        .audioSession: ["ruleset", "initial", "observedFinal", "category"],
+    ]
+
     private func recordedRulesetCases() throws -> [(Ruleset, RecordedExchange)] {
         try RecordedExchange.corpus().compactMap { recorded in
             guard recorded.method == "POST", !recorded.path.contains("?"),
@@ -36,6 +45,43 @@ final class OracleTests: XCTestCase {
             XCTAssertEqual(result.diagnostics.map(\.code), diagnostics.compactMap { $0["code"] as? String }, recorded.name)
             XCTAssertEqual(result.diagnostics.map(\.message), diagnostics.compactMap { $0["message"] as? String },
                            recorded.name)
+        }
+    }
+
+    func testEveryRecordedRequestAsNDJSONHasTheSameVerdictMismatchesAndDiagnostics() throws {
+        for (ruleset, recorded) in try recordedRulesetCases().filter({ $0.1.status == 200 }) {
+            let json = try Oracle.check(ruleset, json: recorded.body)
+            let request = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(recorded.body.utf8)) as? [String: Any])
+            let sequence = ruleset == .refresh ? "runs" : "events"
+            // Members the JSON form ignores would make the first line an element.
+            var lines = [request.filter { Self.headMembers[ruleset]!.contains($0.key) }]
+            lines += (request[sequence] as? [[String: Any]]) ?? []
+            let ndjson = try lines.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+                .joined(separator: "\n")
+
+            let streamed = try Oracle.check(ruleset, ndjson: ndjson, steps: .none)
+            XCTAssertEqual(streamed.verdict, json.verdict, recorded.name)
+            // The lines were written again by JSONSerialization, in its member order: a
+            // step's mismatches (in `observed`'s order) and values are compared as such.
+            func sorted(_ mismatches: [OracleResult.Mismatch]) -> [(String, NSObject?)] {
+                mismatches.sorted { ($0.step ?? .max, $0.field) < ($1.step ?? .max, $1.field) }.map {
+                    ("\($0.step ?? -1) \($0.field)",
+                     try? JSONSerialization.jsonObject(with: Data($0.expected.utf8), options: .fragmentsAllowed) as? NSObject)
+                }
+            }
+            XCTAssertEqual(sorted(streamed.mismatches).map(\.0), sorted(json.mismatches).map(\.0), recorded.name)
+            XCTAssertEqual(sorted(streamed.mismatches).map(\.1), sorted(json.mismatches).map(\.1), recorded.name)
+            XCTAssertEqual(streamed.diagnostics, json.diagnostics, recorded.name)
+            XCTAssertEqual(streamed.json.split(separator: "\n").count, 1, "steps: .none writes the summary alone")
+        }
+    }
+
+    func testABadNDJSONLineIsThrownWithItsLineAndAPointerIntoIt() {
+        XCTAssertThrowsError(try Oracle.check(.playback, ndjson: "{\"type\":\"userPlayed\"}\n{\"type\":\"userJumped\"}\n")) { error in
+            let problem = error as? OracleProblem
+            XCTAssertEqual(problem?.status, 422)
+            XCTAssertEqual(problem?.problems.map(\.pointer), ["/type"])
+            XCTAssertEqual(problem?.problems.map(\.line), [2])
         }
     }
 

@@ -222,6 +222,25 @@ final class NDJSONCheckTests: XCTestCase {
         XCTAssertEqual(summary.member(summary.root, "mismatches").map(summary.count), StreamedFindings.listed)
     }
 
+    func testStoreItemsFromEarlierLinesAreComparedAndWrittenFromTheirOwnLine() throws {
+        let runs = [#"{"at":0,"pages":[{"items":[{"id":"42","title":"a"},{"id":"43","title":"b"}],"nextCursor":"c1"}]}"#,
+                    #"{"at":1000,"outcome":"expired","observed":{"items":[{"id":"42","title":"changed"},"43"]}}"#]
+        let whole = try XCTUnwrap(try? Rulesets.named("refresh")!.answer(Array(("{\"runs\":[" + runs.joined(separator: ",") + "]}").utf8)).get())
+        let json = try JSONReader.parse(whole.json)
+        var expected = JSONWriter()
+        expected.value(json.member(json.root, "mismatches")!, of: json)
+
+        let answered = answer(runs.joined(separator: "\n"), ruleset: "refresh", detail: .none)
+
+        let summary = try summary(answered)
+        var streamed = JSONWriter()
+        streamed.value(summary.member(summary.root, "mismatches")!, of: summary)
+        let streamedText = String(decoding: streamed.finish(), as: UTF8.self)
+        let expectedText = String(decoding: expected.finish(), as: UTF8.self)
+        XCTAssertEqual(streamedText, expectedText)
+        XCTAssertEqual(count("mismatchCount", in: summary), 1)
+    }
+
     func testEveryRulesetTakesTheForm() {
         XCTAssertEqual(answer(#"{"type":"saveTapped"}"#, ruleset: "haptics").verdict, "unchecked")
         XCTAssertEqual(answer(#"{"at":0,"outcome":"success","observed":{"outcome":"succeeded"}}"#, ruleset: "refresh").verdict,

@@ -8,8 +8,11 @@ enum FieldValue: Sendable {
     case number(Double)
     case string(String)
     case array([FieldValue])
-    /// A value of the request itself (an item the store holds).
+    /// A value of the request itself (what the device observed).
     case requestValue(JSONValue)
+    /// A value of another document of the request (an item the store holds, from an
+    /// earlier line of an NDJSON body).
+    case value(JSONValue, of: JSONDocument)
 
     func write(to writer: inout JSONWriter, document: JSONDocument) {
         switch self {
@@ -22,6 +25,7 @@ enum FieldValue: Sendable {
             for value in values { value.write(to: &writer, document: document) }
             writer.endArray()
         case .requestValue(let value): writer.value(value, of: document)
+        case .value(let value, let valueDocument): writer.value(value, of: valueDocument)
         }
     }
 
@@ -37,6 +41,7 @@ enum FieldValue: Sendable {
             guard document.kind(observed) == .array, document.count(observed) == values.count else { return false }
             return zip(values, document.elements(observed)).allSatisfy { $0.matches($1, in: document) }
         case .requestValue(let value): return document.isEqual(value, to: observed, in: document)
+        case .value(let value, let valueDocument): return valueDocument.isEqual(value, to: observed, in: document)
         }
     }
 }

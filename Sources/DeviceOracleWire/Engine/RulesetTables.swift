@@ -231,7 +231,7 @@ extension JSONWriter {
             beginArray()
             for value in values { fieldValue(value) }
             endArray()
-        case .requestValue: preconditionFailure("a state holds no values of the request")
+        case .requestValue, .value: preconditionFailure("a state holds no values of the request")
         }
     }
 

@@ -50,3 +50,63 @@ private extension FieldValue {
         return String(decoding: writer.finish(), as: UTF8.self)
     }
 }
+
+/// The NDJSON form's answer to a whole body, in process: its text (the step lines and
+/// the summary) and what the summary lists.
+package struct NDJSONAnswer: Sendable {
+    package let verdict: Verdict
+    package let text: [UInt8]
+    package let mismatches: [AnswerMismatch]
+    package let diagnostics: [AnswerDiagnostic]
+}
+
+extension RulesetEndpoint {
+    /// Answers a whole NDJSON body as the endpoint streams it; a problem, whether it
+    /// came before the answer began or as its problem line, is the failure.
+    package func answerNDJSON(_ body: [UInt8], detail: StepDetail) -> Result<NDJSONAnswer, RequestRejection> {
+        let check = NDJSONCheck(endpoint: self, detail: detail, maxLineBytes: NDJSONCheck.defaultMaxLineBytes) { _ in [] }
+        var text: [UInt8] = []
+        var progress = body.withUnsafeBytes { check.receive($0, output: &text) }
+        while true {
+            switch progress {
+            case .rejected(let rejection): return .failure(rejection)
+            case .end:
+                if let problem = check.problem { return .failure(problem) }
+                return .success(NDJSONAnswer(text, summary: text.split(separator: UInt8(ascii: "\n")).last.map(Array.init) ?? []))
+            case .more, .begin:
+                progress = check.finish(output: &text)
+            }
+        }
+    }
+}
+
+extension NDJSONAnswer {
+    /// Reads the summary line this build just wrote (so it parses).
+    init(_ text: [UInt8], summary line: [UInt8]) {
+        let summary = try! JSONReader.parse(line)
+        func member(_ object: JSONValue, _ key: StaticString) -> JSONValue? {
+            summary.member(object, key).flatMap { summary.isNull($0) ? nil : $0 }
+        }
+        func jsonText(_ value: JSONValue?) -> String {
+            var writer = JSONWriter(capacity: 64)
+            if let value { writer.value(value, of: summary) } else { writer.null() }
+            return String(decoding: writer.finish(), as: UTF8.self)
+        }
+        let root = summary.root
+        verdict = member(root, "verdict").flatMap(summary.string).flatMap(Verdict.init(rawValue:)) ?? .unchecked
+        self.text = text
+        mismatches = member(root, "mismatches").map(summary.elements)?.map { mismatch in
+            AnswerMismatch(step: member(mismatch, "index").flatMap(summary.number).map { Int($0) },
+                           field: member(mismatch, "field").flatMap(summary.string) ?? "",
+                           expected: jsonText(summary.member(mismatch, "expected")),
+                           observed: jsonText(summary.member(mismatch, "observed")),
+                           detail: member(mismatch, "detail").flatMap(summary.string))
+        } ?? []
+        diagnostics = member(root, "diagnostics").map(summary.elements)?.map { diagnostic in
+            AnswerDiagnostic(step: member(diagnostic, "index").flatMap(summary.number).map { Int($0) },
+                             severity: member(diagnostic, "severity").flatMap(summary.string) ?? "",
+                             code: member(diagnostic, "code").flatMap(summary.string) ?? "",
+                             message: member(diagnostic, "message").flatMap(summary.string) ?? "")
+        } ?? []
+    }
+}

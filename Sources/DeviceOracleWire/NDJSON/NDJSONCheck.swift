@@ -22,6 +22,9 @@ public final class NDJSONCheck {
         case end(verdict: String)
     }
 
+    /// The longest line, unless told otherwise (`--max-line-bytes`).
+    public static let defaultMaxLineBytes = 1 << 20
+
     /// `invalid`: the trailer verdict of a stream a problem ended.
     public static let invalidVerdict = "invalid"
 
@@ -135,7 +138,7 @@ public final class NDJSONCheck {
             do {
                 document = try JSONReader.parse(bytes)
             } catch {
-                return fail(line: number, RequestBody.rejection(error))
+                return fail(line: number, RequestBody.rejection(error, inLine: number))
             }
             if !sawLine {
                 // Neither a head nor an element: the request as a whole is not NDJSON of objects.
@@ -235,9 +238,13 @@ public final class NDJSONCheck {
         phase = .ended(.end(verdict: verdict.rawValue))
     }
 
+    /// The problem that ended the stream (its problem line's), if one did.
+    public private(set) var problem: RequestRejection?
+
     /// A line is bad: refused before the answer began, else the problem line ends it.
     private func fail(line: Int, _ rejection: RequestRejection) {
         let rejection = rejection.on(line: line)
+        problem = rejection
         guard case .streaming = phase else {
             phase = .ended(.rejected(rejection))
             return

@@ -29,7 +29,7 @@ struct ObservedItems {
                 continue
             }
             if let stored = store.item(withID: id) {
-                if objects, !document.isEqual(stored.content.value, to: element, in: document) { changed.append(id) }
+                if objects, !stored.content.document.isEqual(stored.content.value, to: element, in: document) { changed.append(id) }
             } else {
                 extra.append(id)
             }
@@ -50,7 +50,7 @@ struct ObservedItems {
 
         let expected: [FieldValue]
         if objects {
-            expected = store.items.map { .requestValue($0.content.value) }
+            expected = store.items.map { .value($0.content.value, of: $0.content.document) }
             expectedBytes = store.items.reduce(0) { $0 + $1.content.text.count + 1 }
         } else {
             expected = store.items.map { .string($0.id) }
