@@ -715,6 +715,18 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(wait(start), .shutdownWriteAndLinger(deadline: start + second))
     }
 
+    func testAStreamItsHandlerEndedLetsAFastSenderGoOnLongEnoughToReadTheAnswer() {
+        accept()
+        handler.onReceive = [("", begin200), ("{\"problem\":{}}\n", .end(trailers: [("Oracle-Verdict", "invalid")], readsRest: false))]
+        read(streamHead() + chunk("a\n") + chunk("bad\n"), at: start)
+        _ = wait(start)
+
+        let megabytes = (0..<8).map { _ in machine.bytesRead(1 << 20, now: start) }
+
+        XCTAssertEqual(megabytes, Array(repeating: .discarded, count: 8), "discarded, not reset after 64 KiB")
+        XCTAssertEqual(machine.bytesRead(ConnectionStateMachine.maxStreamLingerBytes, now: start), .close)
+    }
+
     func testALengthOverMaxStreamBytesIs413() {
         accept { $0.maxStreamBytes = 100 }
 

@@ -54,6 +54,11 @@ struct ConnectionStateMachine {
     }
 
     static let maxLingerBytes = 64 * 1024
+    /// A stream its handler ended early (an NDJSON problem line) has a peer still
+    /// sending at full speed, which 64 KiB would cut within a millisecond, resetting the
+    /// connection before the peer read the answer's end: it may send this much more
+    /// (still within `lingerSeconds`).
+    static let maxStreamLingerBytes = 16 * 1024 * 1024
     /// How long a lingering close reads and discards before it closes anyway.
     static let lingerSeconds = 1.0
     /// How often a body waiting for the memory budget tries again.
@@ -732,7 +737,7 @@ struct ConnectionStateMachine {
         rateClock.restart(at: now)
         timer.kind = nil
         state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: stream.exchange.startedAt, hasAnswered: true))
-                          : .closingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes)
+                          : .closingAfterWrite(linger: true, lingerAllowance: Self.maxStreamLingerBytes)
     }
 
     /// A stream whose answer had begun is cut (a timeout, a framing error, the stream
