@@ -8,6 +8,7 @@
 start_server() {
   local log=$1 binary=$2 pin=() wrapper=()
   shift 2
+  : >"$log"  # before the server starts, so the wait below never reads a missing file
   [[ -n ${SERVER_CPUS:-} ]] && pin=(taskset -c "$SERVER_CPUS")
   [[ -n ${SERVER_WRAPPER:-} ]] && read -ra wrapper <<<"$SERVER_WRAPPER"
   "${pin[@]}" "${wrapper[@]}" "$binary" serve --host 127.0.0.1 --port 0 "$@" >"$log" 2>&1 &

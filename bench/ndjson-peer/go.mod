@@ -1,0 +1,3 @@
+module ndjsonpeer
+
+go 1.19
