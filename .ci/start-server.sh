@@ -24,3 +24,15 @@ start_server() {
   cat "$log" >&2
   exit 1
 }
+
+# server_workdir: a new temporary folder in $work, and an EXIT trap that kills the
+# server start_server started (if any) and removes the folder.
+server_workdir() {
+  work=$(mktemp -d)
+  server_pid=
+  trap server_cleanup EXIT
+}
+server_cleanup() {
+  [[ -n ${server_pid:-} ]] && kill -KILL "$server_pid" 2>/dev/null || true
+  rm -rf "$work"
+}

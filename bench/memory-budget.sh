@@ -23,14 +23,8 @@ if [[ -z $binary ]]; then
   (cd "$repo" && swift build -c release --product device-oracle >&2)
   binary=$(cd "$repo" && swift build -c release --show-bin-path)/device-oracle
 fi
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  [[ -n $server_pid ]] && kill -KILL "$server_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 source "$repo/.ci/start-server.sh"
+server_workdir
 
 python3 "$here/bodies/generate.py" "$work" >/dev/null
 python3 - "$work/playback-8m.json" <<'PY'

@@ -10,14 +10,8 @@ set -euo pipefail
 binary=$(realpath "$1")
 gib=${2:-1}
 cd "$(dirname "$0")/.."
-work=$(mktemp -d)
-server_pid=
-cleanup() {
-  [[ -n $server_pid ]] && kill -KILL "$server_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
 source .ci/start-server.sh
+server_workdir
 start_server "$work/server.out" "$binary" --log-level warn --max-line-bytes 4096
 
 fds() { ls "/proc/$server_pid/fd" | wc -l; }
