@@ -123,6 +123,17 @@ extension RequestDecoder {
     }
 }
 
+/// Hands over what an engine found since the last call (an NDJSON log's findings
+/// are taken line by line), leaving both empty: swapped out, not copied and emptied,
+/// as emptying a shared array would allocate.
+func takeFindings(_ mismatches: inout MismatchList, _ diagnostics: inout [Diagnostic])
+    -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
+    var taken = (mismatches: MismatchList(), diagnostics: [Diagnostic]())
+    swap(&taken.mismatches, &mismatches)
+    swap(&taken.diagnostics, &diagnostics)
+    return taken
+}
+
 /// Collects mismatches in the order the spec lists them: by step, final last.
 struct MismatchList {
     private(set) var entries: [Mismatch] = []

@@ -43,6 +43,8 @@ public final class NDJSONCheck {
     private var head: NDJSONLayout.Line?
     private var tail: NDJSONLayout.Line?
     @exclusivity(unchecked) private var phase = Phase.awaitingHead
+    /// The answer began in this call: `take` says `begin` before anything else.
+    private var beganNow = false
     private var sawLine = false
     @exclusivity(unchecked) private var stepCount = 0
 
@@ -125,8 +127,6 @@ public final class NDJSONCheck {
             return .more(completedLine: false)
         }
     }
-
-    private var beganNow = false
 
     private func read(_ element: NDJSONLines.Element) {
         switch element {
@@ -228,8 +228,9 @@ public final class NDJSONCheck {
                 return
             }
         }
-        let ended = stream.end()
-        absorbFindings(document: tail?.document ?? head!.document)
+        let observedFinalDocument = tail?.document ?? head!.document
+        let ended = stream.end(observedFinalDocument)
+        absorbFindings(document: observedFinalDocument)
         let verdict = Verdict(mismatchCount: findings.mismatchCount, carried: findings.carried,
                               staticCheckPassed: ended.staticCheckPassed)
         findings.writeSummary(ruleset: endpoint.name, answer: ended.answer, verdict: verdict, stepCount: stepCount,

@@ -18,9 +18,10 @@ protocol RulesetLogStream {
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic])
     /// The tail line's `observedFinal`, reporting its problems.
     mutating func readObservedFinal(_ value: JSONValue, decoder: inout RequestDecoder)
-    /// Compares `observedFinal` and runs the static checks: the answer's members but
-    /// its steps (whose findings `takeFindings` then hands over).
-    mutating func end() -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
+    /// Compares `observedFinal` (a value of `observedFinalIn`: the tail's document, or
+    /// the head's) and runs the static checks: the answer's members but its steps
+    /// (whose findings `takeFindings` then hands over).
+    mutating func end(observedFinalIn document: JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
 }
 
 extension RulesetLogStream {
@@ -51,7 +52,7 @@ struct LineStream {
     let writeStep: (Int, inout JSONWriter, JSONDocument) -> Void
     let takeFindings: () -> (mismatches: MismatchList, diagnostics: [Diagnostic])
     let readObservedFinal: (JSONValue, inout RequestDecoder) -> Void
-    let end: () -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
+    let end: (JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
 
     init<Stream>(_ box: Box<Stream>) {
         begin = { box.stream.begin($0, decoder: &$1) }
@@ -59,7 +60,7 @@ struct LineStream {
         writeStep = { box.stream.writeStep(index: $0, to: &$1, document: $2) }
         takeFindings = { box.stream.takeFindings() }
         readObservedFinal = { box.stream.readObservedFinal($0, decoder: &$1) }
-        end = { box.stream.end() }
+        end = { box.stream.end(observedFinalIn: $0) }
     }
 }
 
@@ -68,8 +69,6 @@ struct EventLogStream<D: RulesetDescription>: RulesetLogStream {
     private var driver: EventLogDriver<D>
     private var head: EventLogDriver<D>.Head!
     private var headDecoder: RequestDecoder!
-    /// The document `observedFinal` is a value of: the head's or the tail's.
-    private var observedFinalDocument: JSONDocument?
     private var arrival = ArrivalOrder()
 
     init(tables: RulesetTables<D>) {
@@ -79,7 +78,6 @@ struct EventLogStream<D: RulesetDescription>: RulesetLogStream {
     mutating func begin(_ head: JSONValue, decoder: inout RequestDecoder) {
         self.head = driver.readHead(head, sequenceInLines: true, decoder: &decoder)
         headDecoder = decoder
-        observedFinalDocument = decoder.document
     }
 
     mutating func element(_ object: JSONValue, index: Int, decoder: inout RequestDecoder) -> Bool {
@@ -94,11 +92,10 @@ struct EventLogStream<D: RulesetDescription>: RulesetLogStream {
 
     mutating func readObservedFinal(_ value: JSONValue, decoder: inout RequestDecoder) {
         head.observedFinal = decoder.observed(value, names: driver.tables.observedFinalFields)
-        observedFinalDocument = decoder.document
     }
 
-    mutating func end() -> (answer: any SteppedAnswer, staticCheckPassed: Bool?) {
-        let end = driver.end(&head, observedFinalIn: observedFinalDocument ?? headDecoder.document, head: headDecoder)
+    mutating func end(observedFinalIn document: JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?) {
+        let end = driver.end(&head, observedFinalIn: document, head: headDecoder)
         return (end.answer, end.staticCheckPassed)
     }
 }

@@ -118,14 +118,11 @@ private struct RefreshStream: RulesetLogStream {
     private var evaluation = RefreshEvaluation(budget: AnswerBudget(limit: .max))
     private var head: RefreshEvaluation.Head!
     private var headDecoder: RequestDecoder!
-    /// The document `observedFinal` is a value of: the head's or the tail's.
-    private var observedFinalDocument: JSONDocument?
     private var arrival = ArrivalOrder()
 
     mutating func begin(_ head: JSONValue, decoder: inout RequestDecoder) {
         self.head = evaluation.readHead(head, sequenceInLines: true, decoder: &decoder)
         headDecoder = decoder
-        observedFinalDocument = decoder.document
     }
 
     mutating func element(_ object: JSONValue, index: Int, decoder: inout RequestDecoder) -> Bool {
@@ -142,16 +139,15 @@ private struct RefreshStream: RulesetLogStream {
     }
 
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
-        evaluation.takeFindings()
+        DeviceOracleWire.takeFindings(&evaluation.mismatches, &evaluation.diagnostics)
     }
 
     mutating func readObservedFinal(_ value: JSONValue, decoder: inout RequestDecoder) {
         head.observedFinal = decoder.observed(value, names: observedFinalFields)
-        observedFinalDocument = decoder.document
     }
 
-    mutating func end() -> (answer: any SteppedAnswer, staticCheckPassed: Bool?) {
-        let end = evaluation.end(head, observedFinalIn: observedFinalDocument ?? headDecoder.document, head: headDecoder)
+    mutating func end(observedFinalIn document: JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?) {
+        let end = evaluation.end(head, observedFinalIn: document, head: headDecoder)
         return (end.answer, end.staticCheckPassed)
     }
 }
@@ -165,15 +161,6 @@ private struct RefreshEvaluation {
     var diagnostics: [Diagnostic] = []
     /// The JSON form's answer is held whole; the NDJSON form's is not, and has no budget.
     var budget = AnswerBudget(limit: AnswerBudget.refreshBytes)
-
-    /// Hands over the mismatches and diagnostics found since the last call.
-    mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
-        // Swapped out, not copied and emptied: emptying a shared array would allocate.
-        var taken = (MismatchList(), [Diagnostic]())
-        swap(&taken.0, &mismatches)
-        swap(&taken.1, &diagnostics)
-        return taken
-    }
 
     /// What a request gave besides its runs: read before the first one runs.
     struct Head {
