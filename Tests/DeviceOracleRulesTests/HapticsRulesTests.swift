@@ -54,7 +54,7 @@ final class HapticsFlowRulesTests: XCTestCase {
         let succeeded = machine.apply(.saveSucceeded)
 
         XCTAssertEqual(duplicate, HapticsDecision(visible: .saving, haptic: .none, actions: [],
-                                                  diagnostic: .duplicateTapBlocked))
+                                                  diagnostics: [.duplicateTapBlocked]))
         XCTAssertEqual(succeeded.actions, [.startEngine, .playHaptic])
         XCTAssertEqual(machine.summary, HapticsSummary(saves: 1, failures: 0, hapticRequests: 1))
     }
@@ -122,7 +122,7 @@ final class HapticsFlowRulesTests: XCTestCase {
                 let decision = machine.apply(completion)
 
                 XCTAssertEqual(decision, HapticsDecision(visible: VisibleResult(phase), haptic: .none, actions: [],
-                                                         diagnostic: .unexpectedCompletion), "\(completion) in \(phase)")
+                                                         diagnostics: [.unexpectedCompletion]), "\(completion) in \(phase)")
                 XCTAssertEqual(machine.state, HapticsState(phase: phase, engine: .stopped), "\(completion) in \(phase)")
                 XCTAssertEqual(machine.summary, HapticsSummary(), "\(completion) in \(phase)")
             }
@@ -137,7 +137,7 @@ final class HapticsFlowRulesTests: XCTestCase {
 
         let decision = machine.apply(.hapticFailed)
 
-        XCTAssertEqual(decision, HapticsDecision(visible: .saved, haptic: .none, actions: [], diagnostic: .hapticError))
+        XCTAssertEqual(decision, HapticsDecision(visible: .saved, haptic: .none, actions: [], diagnostics: [.hapticError]))
         XCTAssertEqual(machine.state, HapticsState(phase: .saved, engine: .stopped))
     }
 

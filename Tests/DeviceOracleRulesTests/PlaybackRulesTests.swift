@@ -88,7 +88,7 @@ final class PlaybackRulesTests: XCTestCase {
 
         let decision = machine.apply(.interruptionEnded(shouldResume: true))
 
-        XCTAssertEqual(decision, PlaybackDecision(action: .pause, diagnostic: .endWithoutBegin))
+        XCTAssertEqual(decision, PlaybackDecision(action: .pause, diagnostics: [.endWithoutBegin]))
         XCTAssertEqual(machine.state, idle)
     }
 
@@ -99,7 +99,7 @@ final class PlaybackRulesTests: XCTestCase {
 
         let decision = machine.apply(.interruptionEnded(shouldResume: false))
 
-        XCTAssertEqual(decision.diagnostic, .endWithoutBegin)
+        XCTAssertEqual(decision.diagnostics, [.endWithoutBegin])
     }
 
     func testInterruptionEndAfterItsBeginIsNotReported() {
@@ -108,7 +108,7 @@ final class PlaybackRulesTests: XCTestCase {
 
         let decision = machine.apply(.interruptionEnded(shouldResume: false))
 
-        XCTAssertNil(decision.diagnostic)
+        XCTAssertEqual(decision.diagnostics, [])
     }
 
     // MARK: userPaused, userPlayed
@@ -165,7 +165,7 @@ final class PlaybackRulesTests: XCTestCase {
 
         let decision = machine.apply(.routeChanged(reason: .newDeviceAvailable))
 
-        XCTAssertEqual(decision, PlaybackDecision(action: .none, diagnostic: .routeChangeIgnored))
+        XCTAssertEqual(decision, PlaybackDecision(action: .none, diagnostics: [.routeChangeIgnored]))
         XCTAssertEqual(machine.state, interruptedWhilePlaying)
     }
 
@@ -175,7 +175,7 @@ final class PlaybackRulesTests: XCTestCase {
 
             let decision = machine.apply(.routeChanged(reason: reason))
 
-            XCTAssertEqual(decision, PlaybackDecision(action: .none, diagnostic: .routeChangeIgnored), "\(reason)")
+            XCTAssertEqual(decision, PlaybackDecision(action: .none, diagnostics: [.routeChangeIgnored]), "\(reason)")
             XCTAssertEqual(machine.state, playing, "\(reason)")
         }
     }
@@ -185,7 +185,7 @@ final class PlaybackRulesTests: XCTestCase {
 
         let decision = machine.apply(.routeChanged(reason: nil))
 
-        XCTAssertEqual(decision, PlaybackDecision(action: .none, diagnostic: .unknownRouteChangeReason))
+        XCTAssertEqual(decision, PlaybackDecision(action: .none, diagnostics: [.unknownRouteChangeReason]))
         XCTAssertEqual(machine.state, playing)
     }
 

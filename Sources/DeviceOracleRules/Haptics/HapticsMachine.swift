@@ -74,15 +74,29 @@ public struct HapticsDecision: Equatable, Sendable {
     public var visible: VisibleResult
     public var haptic: HapticRequest
     public var actions: [HapticsAction]
-    public var diagnostic: HapticsDiagnostic?
+    /// At most one for haptics; a list, as on every ruleset's decision.
+    public var diagnostics: [HapticsDiagnostic]
 
     public init(visible: VisibleResult, haptic: HapticRequest = .none, actions: [HapticsAction] = [],
-                diagnostic: HapticsDiagnostic? = nil) {
+                diagnostics: [HapticsDiagnostic] = []) {
         self.visible = visible
         self.haptic = haptic
         self.actions = actions
-        self.diagnostic = diagnostic
+        self.diagnostics = diagnostics
     }
+}
+
+/// A decision as the rules make it, its one diagnostic held inline: the oracle's
+/// engine copies a decision several times per event, and a second list would add
+/// a retain and a release to each copy (bench/RESULTS.md, issue 18).
+package struct HapticsStep: Equatable, Sendable {
+    package var visible: VisibleResult
+    package var haptic: HapticRequest
+    package var actions: [HapticsAction]
+    package var diagnostic: HapticsDiagnostic?
+
+    /// What a step no machine decided answers.
+    package static let nothing = HapticsStep(visible: .none, haptic: .none, actions: [], diagnostic: nil)
 }
 
 /// Totals over a run. By the rules `hapticRequests` equals `saves` when the
@@ -114,6 +128,13 @@ public struct HapticsMachine: Equatable, Sendable {
     }
 
     public mutating func apply(_ event: HapticsEvent) -> HapticsDecision {
+        let step = decide(event)
+        return HapticsDecision(visible: step.visible, haptic: step.haptic, actions: step.actions,
+                               diagnostics: step.diagnostic.map { [$0] } ?? [])
+    }
+
+    /// `apply` without the diagnostics' list (`HapticsStep`): what the oracle's engine runs.
+    package mutating func decide(_ event: HapticsEvent) -> HapticsStep {
         var haptic = HapticRequest.none
         var actions: [HapticsAction] = []
         var diagnostic: HapticsDiagnostic?
@@ -150,8 +171,8 @@ public struct HapticsMachine: Equatable, Sendable {
         case (.appForegrounded, _):
             break
         }
-        return HapticsDecision(visible: VisibleResult(state.phase), haptic: haptic, actions: actions,
-                               diagnostic: diagnostic)
+        return HapticsStep(visible: VisibleResult(state.phase), haptic: haptic, actions: actions,
+                           diagnostic: diagnostic)
     }
 
     /// An unsupported engine stays unsupported whatever the engine events say.

@@ -45,12 +45,24 @@ public enum PlaybackDiagnostic: String, CaseIterable, Sendable {
 
 public struct PlaybackDecision: Equatable, Sendable {
     public var action: PlayerAction
-    public var diagnostic: PlaybackDiagnostic?
+    /// At most one for playback; a list, as on every ruleset's decision.
+    public var diagnostics: [PlaybackDiagnostic]
 
-    public init(action: PlayerAction, diagnostic: PlaybackDiagnostic? = nil) {
+    public init(action: PlayerAction, diagnostics: [PlaybackDiagnostic] = []) {
         self.action = action
-        self.diagnostic = diagnostic
+        self.diagnostics = diagnostics
     }
+}
+
+/// A decision as the rules make it, its one diagnostic held inline: the oracle's
+/// engine copies a decision several times per event, and the list's reference would
+/// add a retain and a release to each copy (bench/RESULTS.md, issue 18).
+package struct PlaybackStep: Equatable, Sendable {
+    package var action: PlayerAction
+    package var diagnostic: PlaybackDiagnostic?
+
+    /// What a step no machine decided answers.
+    package static let nothing = PlaybackStep(action: .none, diagnostic: nil)
 }
 
 /// The canonical playback state machine. Feed it events in the order the state
@@ -65,6 +77,12 @@ public struct PlaybackMachine: Equatable, Sendable {
     }
 
     public mutating func apply(_ event: PlaybackEvent) -> PlaybackDecision {
+        let step = decide(event)
+        return PlaybackDecision(action: step.action, diagnostics: step.diagnostic.map { [$0] } ?? [])
+    }
+
+    /// `apply` without the list (`PlaybackStep`): what the oracle's engine runs.
+    package mutating func decide(_ event: PlaybackEvent) -> PlaybackStep {
         let before = state
         var diagnostic: PlaybackDiagnostic?
         switch event {
@@ -88,7 +106,7 @@ public struct PlaybackMachine: Equatable, Sendable {
         case .routeChanged(nil):
             diagnostic = .unknownRouteChangeReason
         }
-        return PlaybackDecision(action: Self.action(from: before, to: state), diagnostic: diagnostic)
+        return PlaybackStep(action: Self.action(from: before, to: state), diagnostic: diagnostic)
     }
 
     static func action(from before: PlaybackState, to after: PlaybackState) -> PlayerAction {

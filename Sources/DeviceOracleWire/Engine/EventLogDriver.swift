@@ -185,7 +185,7 @@ struct EventLogDriver<D: RulesetDescription> {
                 event = held!
                 held = nil
             }
-            decision = sessions.machines[session].machine.apply(event)
+            decision = D.decide(event, on: &sessions.machines[session].machine)
             let tables = tables, index = logged.index
             D.forEachDiagnostic(of: decision) { diagnostics.append(Diagnostic(index: index, tables.code(of: $0))) }
             if let tail {

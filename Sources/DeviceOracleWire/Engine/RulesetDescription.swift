@@ -12,7 +12,9 @@ protocol RulesetDescription: Sendable {
         where Machine.State: Hashable & Sendable, Machine.Event: Hashable & Sendable, Machine.Decision: Sendable
     typealias State = Machine.State
     typealias Event = Machine.Event
-    typealias Decision = Machine.Decision
+    /// A step's decision as the engine carries it: the machine's, or a leaner form of
+    /// it that holds no reference (playback's `PlaybackStep`).
+    associatedtype Decision: Sendable = Machine.Decision
 
     /// The request's own members besides `initial`, `events` and `observedFinal`.
     associatedtype Setting: NamedCase = NoNames
@@ -52,6 +54,8 @@ protocol RulesetDescription: Sendable {
     static func machine(initial: State, settings: Settings) -> Machine
     /// A machine in any state, to precompute what each event does from it.
     static func machine(startingAt state: State) -> Machine
+    /// Runs the rules on one event.
+    static func decide(_ event: Event, on machine: inout Machine) -> Decision
 
     /// The event of a type that carries nothing else; `nil` for one that does.
     static func event(_ type: EventType) -> Event?
@@ -105,6 +109,10 @@ extension RulesetDescription {
     static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool? { nil }
     static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument) {}
     static func writeSummary(of machine: Machine, to writer: inout JSONWriter) {}
+}
+
+extension RulesetDescription where Decision == Machine.Decision {
+    static func decide(_ event: Event, on machine: inout Machine) -> Decision { machine.apply(event) }
 }
 
 extension RulesetDescription where Settings == NoSettings, Setting == NoNames {

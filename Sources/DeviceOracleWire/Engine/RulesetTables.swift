@@ -104,7 +104,7 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         for event in events {
             for (slot, before) in states.enumerated() {
                 var machine = D.machine(startingAt: before)
-                let decision = machine.apply(event)
+                let decision = D.decide(event, on: &machine)
                 let after = stateSlots[machine.state]!
                 var writer = JSONWriter(capacity: 512)
                 Self.writeTail(event: event, typeName: typeNames[event], given: nil, before: stateJSON[slot],

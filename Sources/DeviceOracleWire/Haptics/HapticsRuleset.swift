@@ -49,6 +49,7 @@ enum HapticsRuleset: RulesetDescription {
 
     typealias EventType = HapticsEvent
     typealias RuleDiagnostic = HapticsDiagnostic
+    typealias Decision = HapticsStep
 
     private static let phases = ClosedNames<SavePhase>("phase")
 
@@ -93,7 +94,11 @@ enum HapticsRuleset: RulesetDescription {
         }
     }
 
-    static func writeDecision(_ decision: HapticsDecision, to writer: inout JSONWriter) {
+    static func decide(_ event: HapticsEvent, on machine: inout HapticsMachine) -> HapticsStep {
+        machine.decide(event)
+    }
+
+    static func writeDecision(_ decision: HapticsStep, to writer: inout JSONWriter) {
         writer.key("visible")
         writer.string(escaping: decision.visible.rawValue)
         writer.key("haptic")
@@ -104,13 +109,13 @@ enum HapticsRuleset: RulesetDescription {
         writer.endArray()
     }
 
-    static var noDecision: HapticsDecision { HapticsDecision(visible: .none) }
+    static var noDecision: HapticsStep { .nothing }
 
-    static func forEachDiagnostic(of decision: HapticsDecision, _ body: (HapticsDiagnostic) -> Void) {
+    static func forEachDiagnostic(of decision: HapticsStep, _ body: (HapticsDiagnostic) -> Void) {
         if let diagnostic = decision.diagnostic { body(diagnostic) }
     }
 
-    static func expected(_ field: StepField, after: HapticsState, decision: HapticsDecision) -> FieldValue? {
+    static func expected(_ field: StepField, after: HapticsState, decision: HapticsStep) -> FieldValue? {
         switch field {
         case .phase: .string(after.phase.rawValue)
         case .visible: .string(decision.visible.rawValue)
@@ -130,7 +135,7 @@ enum HapticsRuleset: RulesetDescription {
 
     /// On a step that plays a haptic, when both times are given: |hapticAt − visibleAt|
     /// against `timingToleranceMs`.
-    static func compareMore(_ observed: ObservedFields<StepField>, decision: HapticsDecision, index: Int,
+    static func compareMore(_ observed: ObservedFields<StepField>, decision: HapticsStep, index: Int,
                             settings: Settings, document: JSONDocument, mismatches: inout MismatchList) {
         let timing = settings.timing
         guard decision.haptic == .play,

@@ -33,6 +33,7 @@ enum PlaybackRuleset: RulesetDescription {
     }
 
     typealias RuleDiagnostic = PlaybackDiagnostic
+    typealias Decision = PlaybackStep
 
     static let allStates = [false, true].flatMap { isPlaying in
         [false, true].map { PlaybackState(isPlaying: isPlaying, resumeAfterInterruption: $0) }
@@ -105,18 +106,22 @@ enum PlaybackRuleset: RulesetDescription {
         }
     }
 
-    static func writeDecision(_ decision: PlaybackDecision, to writer: inout JSONWriter) {
+    static func decide(_ event: PlaybackEvent, on machine: inout PlaybackMachine) -> PlaybackStep {
+        machine.decide(event)
+    }
+
+    static func writeDecision(_ decision: PlaybackStep, to writer: inout JSONWriter) {
         writer.key("action")
         writer.string(escaping: decision.action.rawValue)
     }
 
-    static var noDecision: PlaybackDecision { PlaybackDecision(action: .none) }
+    static var noDecision: PlaybackStep { .nothing }
 
-    static func forEachDiagnostic(of decision: PlaybackDecision, _ body: (PlaybackDiagnostic) -> Void) {
+    static func forEachDiagnostic(of decision: PlaybackStep, _ body: (PlaybackDiagnostic) -> Void) {
         if let diagnostic = decision.diagnostic { body(diagnostic) }
     }
 
-    static func expected(_ field: StepField, after: PlaybackState, decision: PlaybackDecision) -> FieldValue? {
+    static func expected(_ field: StepField, after: PlaybackState, decision: PlaybackStep) -> FieldValue? {
         switch field {
         case .isPlaying: .bool(after.isPlaying)
         case .resumeAfterInterruption: .bool(after.resumeAfterInterruption)

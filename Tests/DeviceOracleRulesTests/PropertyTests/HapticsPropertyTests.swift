@@ -116,7 +116,7 @@ final class HapticsPropertyTests: XCTestCase {
         checkProperty("duplicate tap blocked", generate: Self.generate) { sample in
             Self.violation(sample) { step in
                 guard step.event == .saveTapped, step.before.phase == .saving else { return nil }
-                let expected = HapticsDecision(visible: .saving, diagnostic: .duplicateTapBlocked)
+                let expected = HapticsDecision(visible: .saving, diagnostics: [.duplicateTapBlocked])
                 return step.after == step.before && step.decision == expected ? nil : "decided \(step.decision)"
             }
         }

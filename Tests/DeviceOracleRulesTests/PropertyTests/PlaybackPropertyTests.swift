@@ -102,7 +102,7 @@ final class PlaybackPropertyTests: XCTestCase {
                 guard case .routeChanged(let reason) = step.event, reason != .oldDeviceUnavailable else { return nil }
                 let expected: PlaybackDiagnostic = reason == nil ? .unknownRouteChangeReason : .routeChangeIgnored
                 if step.after != step.before { return "changed \(step.before) to \(step.after)" }
-                return step.decision == PlaybackDecision(action: .none, diagnostic: expected)
+                return step.decision == PlaybackDecision(action: .none, diagnostics: [expected])
                     ? nil : "decided \(step.decision)"
             }
         }
@@ -118,9 +118,9 @@ final class PlaybackPropertyTests: XCTestCase {
                     if case .interruptionEnded = step.event { open = false }
                 }
                 guard case .interruptionEnded = step.event else {
-                    return step.decision.diagnostic == .endWithoutBegin ? "endWithoutBegin on another event" : nil
+                    return step.decision.diagnostics.contains(.endWithoutBegin) ? "endWithoutBegin on another event" : nil
                 }
-                return (step.decision.diagnostic == .endWithoutBegin) == !open ? nil : "open: \(open), decided \(step.decision)"
+                return (step.decision.diagnostics.contains(.endWithoutBegin)) == !open ? nil : "open: \(open), decided \(step.decision)"
             }
         }
     }
