@@ -18,6 +18,70 @@ final class ExplorationTests: XCTestCase {
         XCTAssertNil(graph.index(of: PlaybackState(isPlaying: true, resumeAfterInterruption: true)))
     }
 
+    func testAGraphFromEveryStateHasEveryStateAsANode() {
+        let every = [false, true].flatMap { playing in
+            [false, true].map { PlaybackMachine(state: PlaybackState(isPlaying: playing, resumeAfterInterruption: $0)) }
+        }
+        let graph = StateGraph(PlaybackModel(), starts: every)
+
+        XCTAssertEqual(graph.nodes.count, 4)
+        XCTAssertEqual(graph.startNodes.map { graph.nodes[$0] }, every.map(\.state))
+        XCTAssertEqual(graph.machine(at: graph.startNodes[3]).state, PlaybackState(isPlaying: true, resumeAfterInterruption: true))
+    }
+
+    // MARK: Shortest routes
+
+    func testTheShortestRouteIsNeverLongerThanAnyEventSequenceBetweenTwoStates() {
+        // Every sequence of up to three event classes from every node: none reaches a
+        // node in fewer steps than the route, and every node it reaches has a route.
+        let graph = StateGraph(HapticsModel())
+        let classes = graph.eventClassCount
+        for origin in graph.nodes.indices {
+            var fewest = [origin: 0], frontier = [origin]
+            for length in 1...3 {
+                frontier = frontier.flatMap { node in (0..<classes).map { graph.transition(from: node, eventClass: $0).to } }
+                for node in frontier where fewest[node] == nil { fewest[node] = length }
+            }
+            for (target, length) in fewest {
+                let route = graph.shortestRoute(from: origin, to: target)
+                XCTAssertEqual(route?.count, length, "\(graph.nodes[origin]) to \(graph.nodes[target])")
+                XCTAssertEqual(route?.first.map { graph.transitions[$0].from } ?? origin, origin)
+                XCTAssertEqual(route?.last.map { graph.transitions[$0].to } ?? origin, target)
+            }
+        }
+    }
+
+    func testOfEquallyShortRoutesTheOneWhoseEventClassesComeFirstIsTaken() {
+        let graph = StateGraph(PlaybackModel())
+        let idle = graph.index(of: PlaybackState())!, waiting = graph.index(of: PlaybackState(resumeAfterInterruption: true))!
+
+        let route = graph.shortestRoute(from: idle, to: waiting)!
+
+        XCTAssertEqual(route.map { graph.model.eventClasses[graph.transitions[$0].eventClass] }, ["userPlayed", "interruptionBegan"])
+    }
+
+    func testOfEquallyShortRoutesOneTheRulesDoNotFlagIsTaken() {
+        // Playing to paused: `interruptionEnded` comes first among the classes, but an
+        // end with no begin is flagged (`endWithoutBegin`); `userPaused` is not.
+        let graph = StateGraph(PlaybackModel())
+        let playing = graph.index(of: PlaybackState(isPlaying: true))!, idle = graph.index(of: PlaybackState())!
+        let endWithoutBegin = graph.transition(from: playing, eventClass: 1)
+        XCTAssertEqual(endWithoutBegin.to, idle)
+        XCTAssertTrue(endWithoutBegin.diagnosed)
+
+        let route = graph.shortestRoute(from: playing, to: idle)!
+
+        XCTAssertEqual(route.map { graph.model.eventClasses[graph.transitions[$0].eventClass] }, ["userPaused"])
+    }
+
+    func testANodeOutOfReachHasNoRoute() {
+        let graph = StateGraph(HapticsModel())
+        let supported = graph.startNodes[0], unsupported = graph.startNodes[1]
+
+        XCTAssertNil(graph.shortestRoute(from: unsupported, to: supported))
+        XCTAssertEqual(graph.shortestRoute(from: supported, to: supported), [])
+    }
+
     func testHapticsExploresBothHardwareKindsAndNeverRunsTheEngineWhileIdle() {
         let graph = StateGraph(HapticsModel())
 

@@ -17,7 +17,7 @@ public protocol StateModel: Sendable {
     /// A concrete event, as the machine applies it.
     associatedtype Event
     /// What the machine decides, as it returns it.
-    associatedtype Decision
+    associatedtype Decision: DiagnosedDecision
 
     /// The machines a request starts from when it sets no `initial`: one per
     /// configuration that changes the rules (haptics: hardware with and without

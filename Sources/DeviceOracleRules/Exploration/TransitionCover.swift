@@ -61,46 +61,19 @@ public enum TransitionCover {
 
 /// The shortest route (as transitions) between every pair of nodes.
 private struct ShortestRoutes {
-    private let graph: [[Int?]]
-    /// `reachedBy[from][to]`: the last transition of a shortest route.
-    private let reachedBy: [[Int?]]
-    private let from: [Int]
+    /// `lastTransitions[from][to]`: the last transition of a shortest route.
+    private let lastTransitions: [[Int?]]
+    private let route: (Int, Int, [Int?]) -> [Int]?
 
     init<Model>(_ graph: StateGraph<Model>) {
-        from = graph.transitions.map(\.from)
-        reachedBy = graph.nodes.indices.map { origin in
-            var reachedBy = [Int?](repeating: nil, count: graph.nodes.count)
-            var visited = [Bool](repeating: false, count: graph.nodes.count)
-            visited[origin] = true
-            var frontier = [origin], position = 0
-            while position < frontier.count {
-                let node = frontier[position]
-                position += 1
-                for eventClass in 0..<graph.eventClassCount {
-                    let index = graph.transitionIndex(from: node, eventClass: eventClass)
-                    let target = graph.transitions[index].to
-                    guard !visited[target] else { continue }
-                    visited[target] = true
-                    reachedBy[target] = index
-                    frontier.append(target)
-                }
-            }
-            return reachedBy
-        }
-        self.graph = reachedBy
+        lastTransitions = graph.nodes.indices.map(graph.lastTransitions(from:))
+        route = graph.route(from:to:lastTransitions:)
     }
 
     /// The transitions from `origin` to `target`; empty when they are the same
     /// node, `nil` when `target` is not reachable.
     func route(from origin: Int, to target: Int) -> [Int]? {
-        var route: [Int] = []
-        var node = target
-        while node != origin {
-            guard let index = reachedBy[origin][node] else { return nil }
-            route.append(index)
-            node = from[index]
-        }
-        return route.reversed()
+        route(origin, target, lastTransitions[origin])
     }
 }
 

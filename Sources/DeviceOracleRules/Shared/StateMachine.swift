@@ -14,3 +14,15 @@ extension PlaybackMachine: StateMachine {}
 extension HapticsMachine: StateMachine {}
 extension RefreshMachine: StateMachine {}
 extension AudioSessionMachine: StateMachine {}
+
+/// A decision that lists what a person should look at besides what to do: every
+/// ruleset's does, as a list of its own diagnostics.
+public protocol DiagnosedDecision {
+    associatedtype Diagnostic
+    var diagnostics: [Diagnostic] { get }
+}
+
+extension PlaybackDecision: DiagnosedDecision {}
+extension HapticsDecision: DiagnosedDecision {}
+extension RefreshDecision: DiagnosedDecision {}
+extension AudioSessionDecision: DiagnosedDecision {}
