@@ -30,6 +30,13 @@ public struct RulesetAnswer: Sendable {
         return RulesetAnswer(verdict: verdict, text: text)
     }
 
+    /// The same answer listing only the steps at these indexes (ascending).
+    func listing(steps indexes: [Int]) -> RulesetAnswer {
+        var text = text
+        text.listing = .only(indexes)
+        return RulesetAnswer(verdict: verdict, text: text)
+    }
+
     /// The answer in pieces, for sending a long one without holding it whole.
     public func pieces() -> AnswerPieces { AnswerPieces(text) }
 }
@@ -42,6 +49,8 @@ public struct RequestRejection: Error, Sendable {
         case invalidJSON
         /// Well-formed JSON that breaks the schema: `422 /problems/invalid-request`.
         case invalidRequest
+        /// A valid log with no mismatch, sent to be reproduced: `422 /problems/nothing-to-reproduce`.
+        case nothingToReproduce
     }
 
     public struct Problem: Sendable, Equatable {
@@ -93,6 +102,7 @@ public struct RequestRejection: Error, Sendable {
         switch kind {
         case .invalidJSON: "/problems/invalid-json"
         case .invalidRequest: "/problems/invalid-request"
+        case .nothingToReproduce: "/problems/nothing-to-reproduce"
         }
     }
 
@@ -100,13 +110,14 @@ public struct RequestRejection: Error, Sendable {
         switch kind {
         case .invalidJSON: "Invalid JSON"
         case .invalidRequest: "Invalid request"
+        case .nothingToReproduce: "Nothing to reproduce"
         }
     }
 
     public var status: Int {
         switch kind {
         case .invalidJSON: 400
-        case .invalidRequest: 422
+        case .invalidRequest, .nothingToReproduce: 422
         }
     }
 
@@ -136,6 +147,8 @@ public struct RulesetEndpoint: Sendable {
     /// The top-level members of its JSON body other than the sequence (`events`,
     /// `runs`): what the head line of an NDJSON body may name.
     let headMembers: Set<String>
+    /// The member that holds the sequence: `events` or `runs`.
+    let sequence: String
     /// Makes the ruleset's side of one NDJSON request.
     let stream: @Sendable () -> LineStream
 
@@ -150,6 +163,7 @@ public struct RulesetEndpoint: Sendable {
         served = [name]
         self.model = model
         headMembers = Set(topMembers + ["ruleset"]).subtracting([sequence])
+        self.sequence = sequence
         self.stream = stream
         self.run = run
     }

@@ -35,11 +35,7 @@ enum CheckCommand {
             printError("usage: device-oracle check <ruleset> [FILE|-] [--steps all|failing|none] [--ndjson]")
             return 2
         }
-        guard let endpoint = Rulesets.named(text(arguments[0])) else {
-            let known = Rulesets.all.map { "\($0.shortName)" }.joined(separator: ", ")
-            printError("unknown ruleset '\(text(arguments[0]))'; known: \(known) (with or without the version, e.g. playback/1)")
-            return 2
-        }
+        guard let endpoint = rulesetEndpoint(named: text(arguments[0])) else { return 2 }
         let path = arguments.count == 2 ? arguments[1] : standardInput
         if ndjson { return checkLines(path, endpoint: endpoint, detail: detail) }
         guard let body = readAll(path) else {
@@ -172,7 +168,7 @@ enum CheckCommand {
         return report.totals.failed > 0 ? 1 : 0
     }
 
-    private static let standardInput = Array("-".utf8)
+    static let standardInput = Array("-".utf8)
 
     /// An argument as text, for flags, ruleset names and messages.
     private static func text(_ argument: [UInt8]) -> String {
@@ -180,7 +176,7 @@ enum CheckCommand {
     }
 
     /// `cannot read PATH: reason`, the path as its own bytes, so the name shown is the name.
-    private static func printCannot(_ verb: String, _ path: [UInt8]) {
+    static func printCannot(_ verb: String, _ path: [UInt8]) {
         let reason = String(cString: strerror(errno))
         let name = path == standardInput ? Array("standard input".utf8) : path
         writeAll(Array("device-oracle: cannot \(verb) ".utf8) + name + Array(": \(reason)\n".utf8), to: STDERR_FILENO)
@@ -230,4 +226,13 @@ enum CheckCommand {
             offset += written
         }
     }
+}
+
+/// The ruleset a command names (`playback` or `playback/1`); `nil` after saying which
+/// names there are.
+func rulesetEndpoint(named name: String) -> RulesetEndpoint? {
+    if let endpoint = Rulesets.named(name) { return endpoint }
+    let known = Rulesets.all.map { "\($0.shortName)" }.joined(separator: ", ")
+    printError("unknown ruleset '\(name)'; known: \(known) (with or without the version, e.g. playback/1)")
+    return nil
 }

@@ -15,11 +15,7 @@ enum PlanCommand {
             printError("usage: device-oracle plan <ruleset> [--coverage transitions|random] [--max-length N] [--seed S] [--count K]")
             return 2
         }
-        guard let endpoint = Rulesets.named(name) else {
-            let known = Rulesets.all.map { "\($0.shortName)" }.joined(separator: ", ")
-            printError("unknown ruleset '\(name)'; known: \(known) (with or without the version, e.g. playback/1)")
-            return 2
-        }
+        guard let endpoint = rulesetEndpoint(named: name) else { return 2 }
         let flags: [String: String]
         var numbers: [String: Int] = [:]
         do throws(UsageError) {

@@ -71,7 +71,17 @@ enum ServiceRoutes {
     static func modelRoutes(_ endpoint: RulesetEndpoint) -> [Route] {
         [endpoint.name, String(endpoint.shortName)].flatMap { name in
             let base = "/rulesets/" + name
-            return [
+            let repro = !endpoint.reproduces ? [] : [
+                Route(path: base + "/repro", methods: [.POST], body: .jsonOr(NDJSONRequest.mediaTypes)) { request in
+                    let ndjson = request.headers["Content-Type"].map(NDJSONRequest.isMediaType) ?? false
+                    switch endpoint.repro(request.body, ndjson: ndjson) {
+                    case .success(let json)?: return .json(200, json)
+                    case .failure(let rejection)?: return problem(for: rejection).response
+                    case nil: preconditionFailure("only a ruleset that reproduces has the route")
+                    }
+                },
+            ]
+            return repro + [
                 Route(path: base + "/plan", methods: [.POST], body: .json) { request in
                     switch endpoint.plan(request.body) {
                     case .success(let json): .json(200, json)
@@ -241,6 +251,12 @@ func problem(for rejection: RequestRejection) -> ProblemDetails {
 /// `Oracle-Verdict`; a problem before it began is the usual problem+json.
 final class NDJSONRequest: StreamedRequestHandler {
     static let mediaTypes = ["application/x-ndjson", "application/jsonl"]
+
+    /// Whether a Content-Type value names one of `mediaTypes` (any parameters, any case).
+    static func isMediaType(_ contentType: String) -> Bool {
+        let type = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+        return mediaTypes.contains(type)
+    }
     static let defaultMaxLineBytes = NDJSONCheck.defaultMaxLineBytes
 
     private let check: NDJSONCheck?

@@ -26,6 +26,11 @@ let usage = """
                                    [--seed S] [--count K]
                                                 print a model-based test plan (the JSON of
                                                 POST /rulesets/<ruleset>/plan); exit 0, 2 bad arguments
+      device-oracle repro <ruleset> [FILE|-] [--ndjson]
+                                                the shortest request that fails as a failing log's
+                                                first mismatch does (the JSON of
+                                                POST /rulesets/<ruleset>/repro); exit 0, 1 nothing
+                                                to reproduce, 2 bad input
       device-oracle healthcheck [--port 8080]   GET /healthz on 127.0.0.1; exit 0 if 200, else 1
       device-oracle --version | --help
 
@@ -72,6 +77,8 @@ case "check":
     exit(CheckCommand.run(Array(rawArguments.dropFirst())))
 case "plan":
     exit(PlanCommand.run(Array(arguments.dropFirst())))
+case "repro":
+    exit(ReproCommand.run(Array(rawArguments.dropFirst())))
 case "healthcheck":
     runHealthcheck(Array(arguments.dropFirst()), environment: environment)
 case "serve":

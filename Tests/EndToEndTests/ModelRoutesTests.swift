@@ -29,6 +29,56 @@ final class ModelRoutesTests: OracleProcessTestCase {
         }
     }
 
+    // MARK: POST /rulesets/{name}/repro
+
+    func testReproIsServedForTheEventRulesetsUnderBothNamesFromJSONOrNDJSON() throws {
+        let (_, port) = try startServer()
+        let ndjson = "{\"initial\":{\"isPlaying\":true}}\n" + #"{"type":"routeChanged","reason":2,"observed":{"isPlaying":true}}"# + "\n"
+
+        let versioned = try XCTUnwrap(post("/rulesets/playback/1/repro", failingLog, port: port))
+        let shortened = try XCTUnwrap(post("/rulesets/playback/repro", failingLog, port: port))
+        let lines = try XCTUnwrap(post("/rulesets/playback/repro", ndjson, port: port, contentType: "application/x-ndjson"))
+        let jsonl = try XCTUnwrap(post("/rulesets/playback/repro", ndjson, port: port, contentType: "application/jsonl; charset=utf-8"))
+        let refresh = try XCTUnwrap(post("/rulesets/refresh/repro", "{}", port: port))
+        let xml = try XCTUnwrap(post("/rulesets/haptics/repro", "<log/>", port: port, contentType: "application/xml"))
+
+        XCTAssertEqual([versioned.status, shortened.status, lines.status, jsonl.status], [200, 200, 200, 200])
+        XCTAssertEqual(shortened.body, versioned.body)
+        XCTAssertEqual(lines.body, versioned.body)
+        XCTAssertEqual(jsonl.body, versioned.body)
+        XCTAssertEqual(try json(versioned.body)["reproLength"] as? Int, 1)
+        XCTAssertEqual(refresh.status, 404)
+        XCTAssertEqual(xml.status, 415)
+        XCTAssertTrue(String(decoding: xml.body, as: UTF8.self).contains("application/x-ndjson"))
+    }
+
+    func testAPassingLogHasNothingToReproduceAndTheCommandSaysSoWithExit1() throws {
+        let (_, port) = try startServer()
+        let passing = #"{"events":[{"type":"userPlayed","observed":{"isPlaying":true}}]}"#
+
+        let response = try XCTUnwrap(post("/rulesets/playback/repro", passing, port: port))
+        let served = try XCTUnwrap(post("/rulesets/audio-session/repro", failingAudioSessionLog, port: port))
+        let reproduced = try command(["repro", "audio-session", try temporaryFile(failingAudioSessionLog)])
+        let nothing = try command(["repro", "playback", "-"], stdin: passing)
+        let invalid = try command(["repro", "playback", "-"], stdin: "{\"events\":[{\"type\":\"nope\"}]}")
+        let refresh = try command(["repro", "refresh", "-"], stdin: "{}")
+
+        XCTAssertEqual(response.status, 422)
+        XCTAssertEqual(try json(response.body)["type"] as? String, "/problems/nothing-to-reproduce")
+        XCTAssertEqual(reproduced.waitForExit(), 0)
+        XCTAssertEqual(reproduced.stdoutBytes, served.body + Data("\n".utf8))
+        XCTAssertEqual(nothing.waitForExit(), 1)
+        XCTAssertTrue(nothing.stderrText.contains("/problems/nothing-to-reproduce"), nothing.stderrText)
+        XCTAssertEqual(invalid.waitForExit(), 2)
+        XCTAssertTrue(invalid.stderrText.contains("/events/0/type"), invalid.stderrText)
+        XCTAssertEqual(refresh.waitForExit(), 2)
+        XCTAssertTrue(refresh.stderrText.contains("refresh/1 has no repro"), refresh.stderrText)
+    }
+
+    private let failingAudioSessionLog = #"""
+        {"events":[{"type":"launched"},{"type":"enteredBackground"},{"type":"enteredForeground","observed":{"active":false}}]}
+        """#
+
     func testPlanCommandPrintsTheServersBytes() throws {
         let (_, port) = try startServer()
         let served = try XCTUnwrap(post("/rulesets/audio-session/1/plan", #"{"coverage":"random","seed":7,"count":2,"maxLength":5}"#,

@@ -6,6 +6,9 @@ public struct Route: Sendable {
         /// A JSON body: `application/json`, any `+json` type, no Content-Type, or
         /// `application/x-www-form-urlencoded` (what `curl -d` sends); else `415`.
         case json
+        /// A JSON body, or one of these media types, read whole before the handler
+        /// runs (a log in its NDJSON form that the handler needs at once).
+        case jsonOr([String])
         /// Any correctly framed body is read and thrown away (GET routes).
         case discarded
     }
@@ -105,11 +108,21 @@ public struct Router: Sendable {
             return .handle(routeIndex: index, keepsBody: false)
         case .json:
             guard Self.isJSONCompatible(contentType) else {
-                return .respond(ProblemDetails(
-                    status: 415, detail: "the body must be JSON (application/json); got \(contentType.map(Self.text) ?? "")").response)
+                return .respond(Self.unsupported(contentType, accepted: "JSON (application/json)"))
+            }
+            return .handle(routeIndex: index, keepsBody: true)
+        case .jsonOr(let mediaTypes):
+            guard Self.isJSONCompatible(contentType)
+                    || contentType.map({ type in mediaTypes.contains { Self.mediaType(of: type, is: $0) } }) == true else {
+                let accepted = "JSON (application/json) or " + mediaTypes.joined(separator: ", ")
+                return .respond(Self.unsupported(contentType, accepted: accepted))
             }
             return .handle(routeIndex: index, keepsBody: true)
         }
+    }
+
+    private static func unsupported(_ contentType: UnsafeRawBufferPointer?, accepted: String) -> HTTPResponse {
+        ProblemDetails(status: 415, detail: "the body must be \(accepted); got \(contentType.map(text) ?? "")").response
     }
 
     private func routeIndex(_ path: UnsafeRawBufferPointer) -> Int? {

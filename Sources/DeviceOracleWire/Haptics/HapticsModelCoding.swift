@@ -14,7 +14,14 @@ enum HapticsModelCoding: CanonicalStepCoding {
                 writer.key("supportsHaptics")
                 writer.bool(false)
             }
-        }) { event, writer in writer.event(event.rawValue) }
+        }, writeEvent)
+    }
+
+    static let everyStateGraph = StateGraph(HapticsModel(), starts: HapticsRuleset.allStates.map { HapticsMachine(state: $0) })
+    static let everyStateNodesByFields = everyStateGraph.nodesByFields
+
+    static func writeEvent(_ event: HapticsEvent, to writer: inout JSONWriter) {
+        writer.event(event.rawValue)
     }
 
     static func event(_ value: JSONValue, in answer: JSONDocument) -> HapticsEvent? {

@@ -22,6 +22,12 @@ protocol CanonicalStepCoding: ModelCoding {
     /// The event a step's canonical `event` stands for; `nil` for `null` (nothing
     /// reached the state machine).
     static func event(_ value: JSONValue, in answer: JSONDocument) -> Model.Event?
+    /// The graph from a machine in every state, where a log's `initial` may start.
+    static var everyStateGraph: StateGraph<Model> { get }
+    /// Its nodes by their fields.
+    static var everyStateNodesByFields: [[ModelField]: Int] { get }
+    /// Writes one event of a request, as `writeRequest` does.
+    static func writeEvent(_ event: Model.Event, to writer: inout JSONWriter)
 }
 
 extension CanonicalStepCoding {

@@ -7,11 +7,23 @@ struct RulesetModel: Sendable {
     fileprivate let plan: @Sendable (PlanRequest, RulesetEndpoint) -> [UInt8]
     fileprivate let diagram: @Sendable (DiagramFormat, String) -> [UInt8]
     fileprivate let coverage: @Sendable ([UInt8], RulesetEndpoint) -> Result<CoverageAnswer, RequestRejection>
+    /// `nil` for a ruleset whose steps do not show their transition (refresh).
+    fileprivate let repro: (@Sendable ([UInt8], RulesetEndpoint) -> Result<[UInt8], RequestRejection>)?
 
     init<Coding: ModelCoding>(_ coding: Coding.Type) {
+        self.init(coding, repro: nil)
+    }
+
+    init<Coding: CanonicalStepCoding>(_ coding: Coding.Type) {
+        self.init(coding) { body, endpoint in Repro.answer(coding, body, endpoint: endpoint) }
+    }
+
+    private init<Coding: ModelCoding>(_ coding: Coding.Type,
+                                      repro: (@Sendable ([UInt8], RulesetEndpoint) -> Result<[UInt8], RequestRejection>)?) {
         plan = { request, endpoint in Plan.answer(coding, request, endpoint: endpoint) }
         diagram = { format, title in Diagram.text(coding.graph, format: format, title: title) }
         coverage = { body, endpoint in Coverage.answer(coding, body, endpoint: endpoint) }
+        self.repro = repro
     }
 }
 
@@ -42,6 +54,19 @@ extension RulesetEndpoint {
     /// `GET /rulesets/{name}/diagram`: the reachable state graph.
     public func diagram(_ format: DiagramFormat) -> [UInt8] {
         model.diagram(format, name)
+    }
+
+    /// Whether `repro` answers for this ruleset (not refresh: its steps do not show
+    /// the state graph's transitions).
+    public var reproduces: Bool { model.repro != nil }
+
+    /// `POST /rulesets/{name}/repro`: the shortest request that fails as the log's
+    /// first mismatch does (`Repro`), from its JSON or NDJSON form; `nil` for a
+    /// ruleset that does not reproduce.
+    public func repro(_ body: [UInt8], ndjson: Bool = false) -> Result<[UInt8], RequestRejection>? {
+        guard let repro = model.repro else { return nil }
+        guard ndjson else { return repro(body, self) }
+        return jsonRequest(ndjson: body).flatMap { repro($0, self) }
     }
 
     /// `POST /rulesets/{name}/coverage`: `{"logs": [<request body>, ...]}`.

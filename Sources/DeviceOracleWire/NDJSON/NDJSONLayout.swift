@@ -76,3 +76,68 @@ struct NDJSONLayout {
         return document.members(document.root).allSatisfy { document.string($0.key, equals: "observedFinal") }
     }
 }
+
+extension RulesetEndpoint {
+    /// The JSON request an NDJSON body is written as (streaming.md: the same request,
+    /// one line per element), for what needs the whole log at once (`repro`). The body
+    /// is checked first, so its problems are the NDJSON form's, with their lines.
+    func jsonRequest(ndjson body: [UInt8]) -> Result<[UInt8], RequestRejection> {
+        if case .failure(let rejection) = answerNDJSON(body, detail: .none) { return .failure(rejection) }
+        var lines = NDJSONLines(maxLineBytes: NDJSONCheck.defaultMaxLineBytes)
+        var layout = NDJSONLayout(headMembers: headMembers)
+        var request = JSONRequestParts(capacity: body.count)
+        for element in lines.feed(body) + lines.finish() {
+            guard case .line(let number, let bytes) = element, let document = try? JSONReader.parse(bytes) else {
+                preconditionFailure("a body the NDJSON form accepted has only lines of JSON")
+            }
+            layout.next(NDJSONLayout.Line(number: number, document: document)) { request.take($0, $1) }
+        }
+        for (line, role) in layout.end() { request.take(line, role) }
+        return .success(request.finish(sequence: sequence))
+    }
+}
+
+/// The members of the head and the tail and the elements, each written as its lines
+/// arrive, with their commas.
+private struct JSONRequestParts: ~Copyable {
+    private var head = JSONWriter(capacity: 256), tail = JSONWriter(capacity: 256)
+    private var elements: JSONWriter
+
+    init(capacity: Int) {
+        elements = JSONWriter(capacity: capacity)
+    }
+
+    mutating func take(_ line: NDJSONLayout.Line, _ role: NDJSONLayout.Role) {
+        let document = line.document
+        switch role {
+        case .head:
+            Self.copyMembers(of: document, to: &head)
+        case .tail:
+            Self.copyMembers(of: document, to: &tail)
+        case .element:
+            elements.value(document.root, of: document)
+        }
+    }
+
+    private static func copyMembers(of document: JSONDocument, to writer: inout JSONWriter) {
+        for member in document.members(document.root) {
+            guard let name = document.string(member.key) else { continue }
+            writer.key(escaping: name)
+            writer.value(member.value, of: document)
+        }
+    }
+
+    consuming func finish(sequence: String) -> [UInt8] {
+        let head = head.finish(), elements = elements.finish(), tail = tail.finish()
+        var writer = JSONWriter(capacity: head.count + elements.count + tail.count + 64)
+        writer.beginObject()
+        if !head.isEmpty { head.withUnsafeBufferPointer { writer.members($0) } }
+        writer.key(escaping: sequence)
+        writer.beginArray()
+        if !elements.isEmpty { elements.withUnsafeBufferPointer { writer.members($0) } }
+        writer.endArray()
+        if !tail.isEmpty { tail.withUnsafeBufferPointer { writer.members($0) } }
+        writer.endObject()
+        return writer.finish()
+    }
+}

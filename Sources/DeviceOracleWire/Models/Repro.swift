@@ -1,0 +1,134 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// `POST /rulesets/{name}/repro`: from a failing device log to the shortest request
+/// that fails the same way. The first mismatch is the divergence; its step starts
+/// from a canonical state the log reached after some prefix, and the rules decide
+/// that step from that state and the step's event alone. So the repro is the
+/// shortest route through the ruleset's state graph from the log's starting state to
+/// that state — one representative event per transition, the model's event classes —
+/// followed by the log's own event of that step, which carries its `observed`. A
+/// divergence of `observedFinal` is reproduced at the last step, with the log's
+/// `observedFinal`.
+///
+/// The request keeps every member of the log but its events and `observedFinal`
+/// (`initial`, `category`, `pattern`, …), and the last event loses its `session`, so
+/// it runs on the machine the route drove. The answer's `path` is the answer the
+/// endpoint gives that request: a repro can never disagree with a check.
+enum Repro {
+    static func answer<Coding: CanonicalStepCoding>(_: Coding.Type, _ body: [UInt8],
+                                                    endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
+        let checked: RulesetAnswer
+        switch endpoint.answer(body) {
+        case .success(let answer): checked = answer
+        case .failure(let rejection): return .failure(rejection)
+        }
+        guard let divergence = checked.text.envelope.mismatches.first else {
+            return .failure(.nothingToReproduce(checked.verdict))
+        }
+        // The log as the check read it, and the answer listing only the steps read
+        // here: the first (where the log starts) and the divergence's.
+        let log = checked.text.document
+        // Haptics may send no events (or `null`) and still diverge in `observedFinal`.
+        let logEvents = log.member(log.root, "events").map { Array(log.elements($0)) } ?? []
+        // The step the divergence is decided at: its own, or the last for `observedFinal`.
+        let stepIndex = divergence.index ?? logEvents.count - 1
+        let listed = checked.listing(steps: stepIndex > 0 ? [0, stepIndex] : stepIndex == 0 ? [0] : [])
+        guard let shown = try? JSONReader.parse(listed.json, maxDepth: .max) else {
+            preconditionFailure("an answer is JSON")
+        }
+        let steps = shown.member(shown.root, "steps").map { Array(shown.elements($0)) } ?? []
+        let start = steps.first.flatMap { shown.member($0, "before") } ?? shown.member(shown.root, "final")
+        let divergingStep = stepIndex >= 0 ? steps.last : nil
+        let target = divergingStep.flatMap { shown.member($0, "before") } ?? start
+        let graph = Coding.everyStateGraph
+        guard let startNode = start.flatMap({ Coding.everyStateNodesByFields[shown.modelFields(of: $0)] }),
+              let targetNode = target.flatMap({ Coding.everyStateNodesByFields[shown.modelFields(of: $0)] }),
+              let route = graph.shortestRoute(from: startNode, to: targetNode) else {
+            preconditionFailure("every state is a node of the whole graph, and the log reached the target")
+        }
+
+        var machine = graph.machine(at: startNode)
+        let routeEvents = route.map { graph.model.apply(eventClass: graph.transitions[$0].eventClass, to: &machine).event }
+        var request = JSONWriter(capacity: 256 + 64 * route.count)
+        request.beginObject()
+        for member in log.members(log.root) {
+            guard let name = log.string(member.key), name != "events", name != "observedFinal" else { continue }
+            request.key(escaping: name)
+            request.value(member.value, of: log)
+        }
+        request.key("events")
+        request.beginArray()
+        for event in routeEvents { Coding.writeEvent(event, to: &request) }
+        if stepIndex >= 0 { request.event(logEvents[stepIndex], of: log, leaving: "session") }
+        request.endArray()
+        if divergence.index == nil, let observedFinal = log.member(log.root, "observedFinal") {
+            request.key("observedFinal")
+            request.value(observedFinal, of: log)
+        }
+        request.endObject()
+        let requestBytes = request.finish()
+        guard case .success(let repro) = endpoint.answer(requestBytes),
+              let reproShown = try? JSONReader.parse(repro.json, maxDepth: .max) else {
+            preconditionFailure("\(endpoint.name) refused a repro made of its own log")
+        }
+
+        var writer = JSONWriter(capacity: 1024 + requestBytes.count * 4)
+        writer.beginObject()
+        writer.key("ruleset")
+        writer.string(escaping: endpoint.name)
+        writer.key("divergence")
+        divergence.write(to: &writer, document: checked.text.document)
+        writer.key("originalLength")
+        writer.integer(stepIndex + 1)
+        writer.key("reproLength")
+        writer.integer(route.count + (stepIndex >= 0 ? 1 : 0))
+        writer.key("eventClasses")
+        writer.beginArray()
+        let classNames = graph.model.eventClasses
+        for transition in route { writer.string(escaping: classNames[graph.transitions[transition].eventClass]) }
+        if let event = divergingStep.flatMap({ shown.member($0, "event") }).flatMap({ Coding.event($0, in: shown) }) {
+            writer.string(escaping: classNames[graph.model.eventClass(of: event)])
+        } else if stepIndex >= 0 {
+            writer.null()
+        }
+        writer.endArray()
+        writer.key("path")
+        if let reproSteps = reproShown.member(reproShown.root, "steps") {
+            writer.value(reproSteps, of: reproShown)
+        } else {
+            writer.raw("[]")
+        }
+        writer.key("verdict")
+        writer.string(escaping: repro.verdict.rawValue)
+        writer.key("request")
+        writer.raw(requestBytes)
+        writer.endObject()
+        return .success(writer.finish())
+    }
+}
+
+extension RequestRejection {
+    /// A log with no mismatch: nothing diverged, so nothing can be reproduced.
+    static func nothingToReproduce(_ verdict: Verdict) -> RequestRejection {
+        let why = switch verdict {
+        case .pass: "The log passes: every observed field equals the canonical one, so there is no divergence to reproduce."
+        case .unchecked: "The log is unchecked: it carries no observed and no observedFinal, so there is no divergence to reproduce."
+        case .fail: "The log fails only its static check, which no event sequence changes: there is no divergence to reproduce."
+        }
+        return RequestRejection(kind: .nothingToReproduce, detail: why)
+    }
+}
+
+extension JSONWriter {
+    /// An event object of a log, every member but `leaving`.
+    fileprivate mutating func event(_ event: JSONValue, of document: JSONDocument, leaving skipped: StaticString) {
+        beginObject()
+        for member in document.members(event) where !document.string(member.key, equals: skipped) {
+            guard let name = document.string(member.key) else { continue }
+            key(escaping: name)
+            value(member.value, of: document)
+        }
+        endObject()
+    }
+}
