@@ -109,5 +109,7 @@ func checkRejection(_ rejection: RequestRejection, for body: [UInt8]) {
         for problem in rejection.problems {
             precondition(problem.pointer.isEmpty || problem.pointer.hasPrefix("/"), "not a JSON Pointer: \(problem.pointer)")
         }
+    case .nothingToReproduce:
+        preconditionFailure("a check refused a body as nothing to reproduce: only repro says that")
     }
 }
