@@ -149,12 +149,15 @@ public struct RulesetEndpoint: Sendable {
     let headMembers: Set<String>
     /// The member that holds the sequence: `events` or `runs`.
     let sequence: String
+    /// What a step's `observed` may name.
+    let observables: [String]
     /// Makes the ruleset's side of one NDJSON request.
     let stream: @Sendable () -> LineStream
 
     /// `run` decodes and runs a request object, reporting its problems to the decoder;
     /// `topMembers` are the members `run` reads, `sequence` among them.
     init(name: StaticString, path: String, summary: String, model: RulesetModel, topMembers: [String], sequence: String,
+         observables: [String],
          stream: @escaping @Sendable () -> LineStream,
          run: @escaping @Sendable (inout RequestDecoder, JSONValue) -> RulesetAnswer?) {
         self.name = "\(name)"
@@ -164,6 +167,7 @@ public struct RulesetEndpoint: Sendable {
         self.model = model
         headMembers = Set(topMembers + ["ruleset"]).subtracting([sequence])
         self.sequence = sequence
+        self.observables = observables
         self.stream = stream
         self.run = run
     }

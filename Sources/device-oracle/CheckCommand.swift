@@ -108,36 +108,43 @@ enum CheckCommand {
     }
 
     /// Takes a flag without a value out of the arguments after the ruleset.
-    private static func takeFlag(_ flag: String, from arguments: inout [[UInt8]]) -> Bool {
+    static func takeFlag(_ flag: String, from arguments: inout [[UInt8]]) -> Bool {
         guard let position = arguments.dropFirst().firstIndex(where: { text($0) == flag }) else { return false }
         arguments.remove(at: position)
         return true
     }
 
-    /// Takes `--steps VALUE` (or `--steps=VALUE`) out of the arguments after the
-    /// ruleset: `all` when absent, the endpoint's `?steps=` otherwise.
-    private static func stepDetail(_ arguments: inout [[UInt8]]) -> Result<StepDetail, UnknownName> {
+    /// Takes `FLAG VALUE` (or `FLAG=VALUE`) out of the arguments after the ruleset;
+    /// `nil` when absent. `values` names what it takes, for the message when it has none.
+    static func takeValue(_ flag: String, values: String, from arguments: inout [[UInt8]]) -> Result<String?, UnknownName> {
         var names: [String] = []
         var position = 1
         while position < arguments.count {
             let argument = text(arguments[position])
-            if argument == "--steps" {
+            if argument == flag {
                 guard position + 1 < arguments.count else {
-                    return .failure(UnknownName(detail: "--steps needs a value: all, failing or none"))
+                    return .failure(UnknownName(detail: "\(flag) needs a value: \(values)"))
                 }
                 names.append(text(arguments[position + 1]))
                 arguments.removeSubrange(position...position + 1)
-            } else if argument.hasPrefix("--steps=") {
-                names.append(String(argument.dropFirst("--steps=".count)))
+            } else if argument.hasPrefix(flag + "=") {
+                names.append(String(argument.dropFirst(flag.count + 1)))
                 arguments.remove(at: position)
             } else {
                 position += 1
             }
         }
         guard names.count <= 1 else {
-            return .failure(UnknownName(detail: "--steps is given \(names.count) times; give it once"))
+            return .failure(UnknownName(detail: "\(flag) is given \(names.count) times; give it once"))
         }
-        return StepDetail.named(names.first ?? StepDetail.all.rawValue)
+        return .success(names.first)
+    }
+
+    /// `--steps`: `all` when absent, the endpoint's `?steps=` otherwise.
+    private static func stepDetail(_ arguments: inout [[UInt8]]) -> Result<StepDetail, UnknownName> {
+        takeValue("--steps", values: "all, failing or none", from: &arguments).flatMap { name in
+            StepDetail.named(name ?? StepDetail.all.rawValue)
+        }
     }
 
     private static func runBatch(_ arguments: [[UInt8]]) -> Int32 {

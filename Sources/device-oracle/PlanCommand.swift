@@ -2,9 +2,9 @@ import DeviceOracleWire
 import Glibc
 
 /// `device-oracle plan <ruleset> [--coverage transitions|random] [--max-length N]
-/// [--seed S] [--count K]`: prints the same JSON `POST /rulesets/{name}/plan`
-/// answers. Exit status: 0, or 2 for a bad argument (one line per problem, named
-/// by its flag).
+/// [--seed S] [--count K] [--format json|xctest|swift-testing]`: prints what
+/// `POST /rulesets/{name}/plan` answers, JSON or a Swift file of tests. Exit status:
+/// 0, or 2 for a bad argument (one line per problem, named by its flag).
 enum PlanCommand {
     /// Each flag and the request member it sets.
     private static let members = [("--coverage", "coverage"), ("--max-length", "maxLength"), ("--seed", "seed"),
@@ -12,14 +12,16 @@ enum PlanCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         guard let name = arguments.first, !name.hasPrefix("-") else {
-            printError("usage: device-oracle plan <ruleset> [--coverage transitions|random] [--max-length N] [--seed S] [--count K]")
+            printError("usage: device-oracle plan <ruleset> [--coverage transitions|random] [--max-length N] [--seed S] [--count K] [--format json|xctest|swift-testing]")
             return 2
         }
         guard let endpoint = rulesetEndpoint(named: name) else { return 2 }
         let flags: [String: String]
         var numbers: [String: Int] = [:]
+        let format: AnswerFormat
         do throws(UsageError) {
-            flags = try ServeOptions.flags(Array(arguments.dropFirst()), known: members.map(\.0))
+            flags = try ServeOptions.flags(Array(arguments.dropFirst()), known: members.map(\.0) + ["--format"])
+            format = try answerFormat(flags["--format"])
             for flag in ["--max-length", "--seed", "--count"] {
                 guard let text = flags[flag] else { continue }
                 guard text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let number = Int(text) else {
@@ -32,7 +34,7 @@ enum PlanCommand {
             return 2
         }
         switch endpoint.plan(coverage: flags["--coverage"], maxLength: numbers["--max-length"], seed: numbers["--seed"],
-                             count: numbers["--count"]) {
+                             count: numbers["--count"], format: format) {
         case .success(let json):
             CheckCommand.writeAll(json, to: STDOUT_FILENO)
             return 0
@@ -44,5 +46,13 @@ enum PlanCommand {
             }
             return 2
         }
+    }
+}
+
+/// `--format json|xctest|swift-testing` (JSON when absent).
+func answerFormat(_ name: String?) throws(UsageError) -> AnswerFormat {
+    switch AnswerFormat.named(name ?? AnswerFormat.json.rawValue) {
+    case .success(let format): return format
+    case .failure(let unknown): throw UsageError(message: "--format: \(unknown.detail)")
     }
 }

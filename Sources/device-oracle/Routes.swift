@@ -74,19 +74,17 @@ enum ServiceRoutes {
             let repro = !endpoint.reproduces ? [] : [
                 Route(path: base + "/repro", methods: [.POST], body: .jsonOr(NDJSONRequest.mediaTypes)) { request in
                     let ndjson = request.headers["Content-Type"].map(NDJSONRequest.isMediaType) ?? false
-                    switch endpoint.repro(request.body, ndjson: ndjson) {
-                    case .success(let json)?: return .json(200, json)
-                    case .failure(let rejection)?: return problem(for: rejection).response
-                    case nil: preconditionFailure("only a ruleset that reproduces has the route")
+                    return formatted(query: request.query) { format in
+                        guard let repro = endpoint.repro(request.body, ndjson: ndjson, format: format) else {
+                            preconditionFailure("only a ruleset that reproduces has the route")
+                        }
+                        return repro
                     }
                 },
             ]
             return repro + [
                 Route(path: base + "/plan", methods: [.POST], body: .json) { request in
-                    switch endpoint.plan(request.body) {
-                    case .success(let json): .json(200, json)
-                    case .failure(let rejection): problem(for: rejection).response
-                    }
+                    formatted(query: request.query) { endpoint.plan(request.body, format: $0) }
                 },
                 Route(path: base + "/diagram", methods: [.GET]) { request in
                     diagramResponse(endpoint, query: request.query)
@@ -104,13 +102,24 @@ enum ServiceRoutes {
         }
     }
 
+    /// A plan's or a repro's answer in the format `?format=json|xctest|swift-testing`
+    /// names (JSON when absent; other parameters are ignored). A bad format is `400
+    /// /problems/invalid-query`, before the body is looked at.
+    static func formatted(query: String, _ answer: (AnswerFormat) -> Result<[UInt8], RequestRejection>) -> HTTPResponse {
+        switch namedValue("format", in: query, absent: AnswerFormat.json.rawValue, AnswerFormat.named).map({ ($0, answer($0)) }) {
+        case .success((let format, .success(let body))):
+            return HTTPResponse(status: 200, contentType: format.contentType, body: body)
+        case .success((_, .failure(let rejection))):
+            return problem(for: rejection).response
+        case .failure(let invalid):
+            return invalid.response
+        }
+    }
+
     /// `?format=mermaid|dot|json` (mermaid when absent; other parameters are ignored).
     /// A bad format is `400 /problems/invalid-query`: there is no body to point into.
     static func diagramResponse(_ endpoint: RulesetEndpoint, query: String) -> HTTPResponse {
-        let format = queryValue("format", in: query).flatMap { name in
-            DiagramFormat.named(name ?? DiagramFormat.mermaid.rawValue).mapError { InvalidQuery(detail: $0.detail) }
-        }
-        switch format {
+        switch namedValue("format", in: query, absent: DiagramFormat.mermaid.rawValue, DiagramFormat.named) {
         case .success(let format):
             return HTTPResponse(status: 200, contentType: format.contentType, body: endpoint.diagram(format))
         case .failure(let invalid):
@@ -121,8 +130,14 @@ enum ServiceRoutes {
     /// `?steps=all|failing|none` on a ruleset endpoint (all when absent), read as
     /// `format` is.
     static func stepDetail(query: String) -> Result<StepDetail, InvalidQuery> {
-        queryValue("steps", in: query).flatMap { name in
-            StepDetail.named(name ?? StepDetail.all.rawValue).mapError { InvalidQuery(detail: $0.detail) }
+        namedValue("steps", in: query, absent: StepDetail.all.rawValue, StepDetail.named)
+    }
+
+    /// A parameter whose value is one of a closed set of names, `absent` when not given.
+    static func namedValue<Value>(_ parameter: String, in query: String, absent: String,
+                                  _ named: (String) -> Result<Value, UnknownName>) -> Result<Value, InvalidQuery> {
+        queryValue(parameter, in: query).flatMap { name in
+            named(name ?? absent).mapError { InvalidQuery(detail: $0.detail) }
         }
     }
 
@@ -254,7 +269,7 @@ final class NDJSONRequest: StreamedRequestHandler {
 
     /// Whether a Content-Type value names one of `mediaTypes` (any parameters, any case).
     static func isMediaType(_ contentType: String) -> Bool {
-        let type = contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
+        let type = contentType.prefix { $0 != ";" }.trimmingWhitespace().lowercased()
         return mediaTypes.contains(type)
     }
     static let defaultMaxLineBytes = NDJSONCheck.defaultMaxLineBytes

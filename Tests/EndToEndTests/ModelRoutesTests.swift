@@ -92,6 +92,49 @@ final class ModelRoutesTests: OracleProcessTestCase {
         XCTAssertEqual(try json(served.body)["steps"] as? Int, 10)
     }
 
+    func testFormatXCTestOrSwiftTestingMakesAPlanOrAReproASwiftFileAndTheCommandsPrintTheSameBytes() throws {
+        let (_, port) = try startServer()
+
+        let plan = try XCTUnwrap(post("/rulesets/haptics/plan?format=xctest", #"{"coverage":"transitions"}"#, port: port))
+        let repro = try XCTUnwrap(post("/rulesets/audio-session/1/repro?format=swift-testing", failingAudioSessionLog, port: port))
+        let json = try XCTUnwrap(post("/rulesets/audio-session/repro?format=json", failingAudioSessionLog, port: port))
+        let plain = try XCTUnwrap(post("/rulesets/audio-session/repro", failingAudioSessionLog, port: port))
+        let planned = try command(["plan", "haptics", "--format", "xctest"])
+        let reproduced = try command(["repro", "audio-session", try temporaryFile(failingAudioSessionLog), "--format=swift-testing"])
+
+        XCTAssertEqual([plan.status, repro.status, json.status], [200, 200, 200])
+        XCTAssertEqual(plan.header("Content-Type"), "text/x-swift; charset=utf-8")
+        XCTAssertEqual(repro.header("Content-Type"), "text/x-swift; charset=utf-8")
+        XCTAssertEqual(json.header("Content-Type"), "application/json")
+        XCTAssertEqual(json.body, plain.body)
+        XCTAssertTrue(String(decoding: plan.body, as: UTF8.self).contains("final class HapticsTransitionsPlanTests: XCTestCase {"))
+        XCTAssertTrue(String(decoding: repro.body, as: UTF8.self).contains("@Suite struct AudioSessionReproStep2Tests {"))
+        XCTAssertEqual(planned.waitForExit(), 0)
+        XCTAssertEqual(planned.stdoutBytes, plan.body)
+        XCTAssertEqual(reproduced.waitForExit(), 0)
+        XCTAssertEqual(reproduced.stdoutBytes, repro.body)
+    }
+
+    func testAnUnknownFormatIs400BeforeTheBodyIsReadAndExit2FromTheCommands() throws {
+        let (_, port) = try startServer()
+
+        let plan = try XCTUnwrap(post("/rulesets/playback/plan?format=junit", "{}", port: port))
+        let repro = try XCTUnwrap(post("/rulesets/playback/repro?format=junit", "not json", port: port))
+        let twice = try XCTUnwrap(post("/rulesets/playback/plan?format=json&format=xctest", "{}", port: port))
+        let planned = try command(["plan", "playback", "--format", "junit"])
+        let reproduced = try command(["repro", "playback", "-", "--format", "junit"], stdin: failingLog)
+
+        for response in [plan, repro, twice] {
+            XCTAssertEqual(response.status, 400)
+            XCTAssertEqual(try self.json(response.body)["type"] as? String, "/problems/invalid-query")
+        }
+        XCTAssertTrue(String(decoding: plan.body, as: UTF8.self).contains("swift-testing"))
+        XCTAssertEqual(planned.waitForExit(), 2)
+        XCTAssertTrue(planned.stderrText.contains("--format: "), planned.stderrText)
+        XCTAssertEqual(reproduced.waitForExit(), 2)
+        XCTAssertTrue(reproduced.stderrText.contains("--format: "), reproduced.stderrText)
+    }
+
     func testInvalidPlanRequestsAre422AndBadPlanArgumentsExit2NamingTheFlag() throws {
         let (_, port) = try startServer()
 

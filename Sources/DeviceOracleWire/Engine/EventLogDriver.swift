@@ -30,6 +30,7 @@ struct EventLogDriver<D: RulesetDescription> {
         let tables = RulesetTables<D>(ruleset: name)
         return RulesetEndpoint(name: name, path: path, summary: summary, model: model,
                                topMembers: tables.topMembers.spellings, sequence: "events",
+                               observables: D.StepField.allCases.map(\.name),
                                stream: EventLogStream.lines { EventLogStream(tables: tables) }) { decoder, root in
             var driver = EventLogDriver(tables: tables)
             return driver.answer(root, decoder: &decoder)

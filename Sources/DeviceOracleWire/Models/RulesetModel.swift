@@ -4,23 +4,23 @@ import DeviceOracleRules
 /// A ruleset's state model as its endpoint serves it, whatever the model's types:
 /// plans, diagrams and coverage of device logs, through its `ModelCoding`.
 struct RulesetModel: Sendable {
-    fileprivate let plan: @Sendable (PlanRequest, RulesetEndpoint) -> [UInt8]
+    fileprivate let plan: @Sendable (PlanRequest, AnswerFormat, RulesetEndpoint) -> [UInt8]
     fileprivate let diagram: @Sendable (DiagramFormat, String) -> [UInt8]
     fileprivate let coverage: @Sendable ([UInt8], RulesetEndpoint) -> Result<CoverageAnswer, RequestRejection>
     /// `nil` for a ruleset whose steps do not show their transition (refresh).
-    fileprivate let repro: (@Sendable ([UInt8], RulesetEndpoint) -> Result<[UInt8], RequestRejection>)?
+    fileprivate let repro: (@Sendable ([UInt8], AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>)?
 
     init<Coding: ModelCoding>(_ coding: Coding.Type) {
         self.init(coding, repro: nil)
     }
 
     init<Coding: CanonicalStepCoding>(_ coding: Coding.Type) {
-        self.init(coding) { body, endpoint in Repro.answer(coding, body, endpoint: endpoint) }
+        self.init(coding) { body, format, endpoint in Repro.answer(coding, body, format: format, endpoint: endpoint) }
     }
 
     private init<Coding: ModelCoding>(_ coding: Coding.Type,
-                                      repro: (@Sendable ([UInt8], RulesetEndpoint) -> Result<[UInt8], RequestRejection>)?) {
-        plan = { request, endpoint in Plan.answer(coding, request, endpoint: endpoint) }
+                                      repro: (@Sendable ([UInt8], AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>)?) {
+        plan = { request, format, endpoint in Plan.answer(coding, request, format: format, endpoint: endpoint) }
         diagram = { format, title in Diagram.text(coding.graph, format: format, title: title) }
         coverage = { body, endpoint in Coverage.answer(coding, body, endpoint: endpoint) }
         self.repro = repro
@@ -30,12 +30,14 @@ struct RulesetModel: Sendable {
 extension RulesetEndpoint {
     /// `POST /rulesets/{name}/plan`: the body's `coverage`, `maxLength`, `seed`
     /// and `count` (an empty body takes the defaults).
-    public func plan(_ body: [UInt8]) -> Result<[UInt8], RequestRejection> {
-        PlanRequest.decode(body).map { model.plan($0, self) }
+    /// `?format=xctest|swift-testing` makes it a Swift file of tests, one per sequence.
+    public func plan(_ body: [UInt8], format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection> {
+        PlanRequest.decode(body).map { model.plan($0, format, self) }
     }
 
     /// `device-oracle plan`: the same answer from command-line values.
-    public func plan(coverage: String?, maxLength: Int?, seed: Int?, count: Int?) -> Result<[UInt8], RequestRejection> {
+    public func plan(coverage: String?, maxLength: Int?, seed: Int?, count: Int?,
+                     format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection> {
         var writer = JSONWriter()
         writer.beginObject()
         if let coverage {
@@ -48,7 +50,7 @@ extension RulesetEndpoint {
             writer.integer(value)
         }
         writer.endObject()
-        return plan(writer.finish())
+        return plan(writer.finish(), format: format)
     }
 
     /// `GET /rulesets/{name}/diagram`: the reachable state graph.
@@ -61,12 +63,12 @@ extension RulesetEndpoint {
     public var reproduces: Bool { model.repro != nil }
 
     /// `POST /rulesets/{name}/repro`: the shortest request that fails as the log's
-    /// first mismatch does (`Repro`), from its JSON or NDJSON form; `nil` for a
-    /// ruleset that does not reproduce.
-    public func repro(_ body: [UInt8], ndjson: Bool = false) -> Result<[UInt8], RequestRejection>? {
+    /// first mismatch does (`Repro`), from its JSON or NDJSON form, as JSON or a Swift
+    /// file with its test; `nil` for a ruleset that does not reproduce.
+    public func repro(_ body: [UInt8], ndjson: Bool = false, format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection>? {
         guard let repro = model.repro else { return nil }
-        guard ndjson else { return repro(body, self) }
-        return jsonRequest(ndjson: body).flatMap { repro($0, self) }
+        guard ndjson else { return repro(body, format, self) }
+        return jsonRequest(ndjson: body).flatMap { repro($0, format, self) }
     }
 
     /// `POST /rulesets/{name}/coverage`: `{"logs": [<request body>, ...]}`.

@@ -15,6 +15,7 @@ enum RefreshEndpoint {
         summary: "Background app refresh: the built Info.plist's task registration, and the sync job's outcome under success, error, expiry, crash and repetition.",
         model: RulesetModel(RefreshModelCoding.self),
         topMembers: TopMember.allCases.map(\.rawValue), sequence: TopMember.runs.rawValue,
+        observables: RunField.allCases.map(\.rawValue),
         stream: RefreshStream.lines { RefreshStream() }) { decoder, root in
             var run = RefreshEvaluation()
             return run.answer(root, decoder: &decoder)
