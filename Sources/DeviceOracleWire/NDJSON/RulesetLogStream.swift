@@ -5,7 +5,7 @@ import DeviceOracleJSON
 /// implementation, drives it; each engine conforms once (the event-log driver for
 /// every ruleset on it, refresh's evaluation), with the same readers, rules and
 /// writers as its JSON form, so the two forms' answers are the same bytes.
-protocol RulesetLogStream {
+protocol RulesetLogStream: SendableMetatype {
     /// Reads the head (`{}` when the body has none), reporting its problems. The body's
     /// lines are the sequence, given even when there are none (`"events": []`).
     mutating func begin(_ head: JSONValue, decoder: inout RequestDecoder)
