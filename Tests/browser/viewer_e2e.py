@@ -3,7 +3,7 @@
 
 Starts the built binary on a free port, loads the page, and checks from the DOM what
 a person would see: a failing playback trace (verdict, the highlighted mismatch, the
-lane values, the first divergence in view, the path on the diagram), a 422 as a list
+lane values, the first divergence in view, the path on the diagram, the repro beside it), a 422 as a list
 of pointers into the body, a 1,000-step log rendered lazily, keyboard moves between
 steps, a share link that reopens the same trace, a link that inflates past 8 MiB
 refused with a message, an injected inline handler that never runs, and that nothing but this service is
@@ -34,7 +34,7 @@ import zlib
 from playwright.sync_api import expect, sync_playwright
 
 # Example positions in the page's Example list.
-FAILING_PLAYBACK, TYPOS, LONG_LOG = 0, 3, 4
+FAILING_PLAYBACK, PASSING_PLAYBACK, TYPOS, LONG_LOG, FAILING_REFRESH = 0, 1, 3, 4, 6
 TIMEOUT_MS = 20_000  # per wait; a shared 2-core machine can be slow, never this slow
 SOAK_EVENTS = 1_000_000
 SOAK_BOUND_S = 60  # from choosing the file to the verdict on screen, on a 2-core machine
@@ -119,6 +119,32 @@ def check_failing_playback_trace(page, base, screenshot):
         # The page from the top down to the diagram, as a 1280-wide window shows it.
         page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=screenshot, full_page=True, clip={"x": 0, "y": 0, "width": 1280, "height": 1040})
+
+
+def check_repro_beside_the_divergence(page, base, screenshot):
+    # Nothing to reproduce for a passing log, and no repro route for refresh.
+    for example, verdict in [(PASSING_PLAYBACK, "pass"), (FAILING_REFRESH, "fail")]:
+        run_example(page, example)
+        wait_for_answer(page, verdict)
+        expect(page.locator("#repro")).to_have_attribute("data-state", "none")  # asked and answered, or never asked
+        expect(page.locator("#repro")).to_be_hidden()
+    # The failing example diverges at event 3 of 5; its repro is shorter and, posted
+    # to the ruleset endpoint, fails at its own last step on the same field. (It is
+    # the trace the next check starts from.)
+    run_example(page, FAILING_PLAYBACK)
+    wait_for_answer(page, "fail")
+    expect(page.locator("#repro")).to_have_attribute("data-state", "shown")
+    expect(page.locator("#repro")).to_be_visible()
+    summary = page.locator("#repro-summary").inner_text()
+    assert re.match(r"Reproduce in \d+ steps? \(the log took 4 to the divergence at event 3\)", summary), summary
+    request = json.loads(page.locator("#repro-request").inner_text())
+    answer = page.request.post(base + "/playback/apply", data=json.dumps(request),
+                               headers={"Content-Type": "application/json"}).json()
+    assert answer["verdict"] == "fail", answer
+    assert answer["mismatches"][0]["index"] == len(request["events"]) - 1, answer
+    assert answer["mismatches"][0]["field"] == "isPlaying", answer
+    page.locator("#repro-copy").click()
+    expect(page.locator("#repro-status")).to_have_text(re.compile(r"Copied to the clipboard\.|Selected: copy it with Ctrl\+C\."))
 
 
 def check_keyboard_moves_between_steps(page, base, screenshot):
@@ -509,6 +535,7 @@ def check_narrow_window_scrolls_only_the_timeline(page, base, screenshot):
 
 CHECKS = [
     check_failing_playback_trace,
+    check_repro_beside_the_divergence,
     check_keyboard_moves_between_steps,
     check_share_link_reopens_the_trace,
     check_share_link_bomb_is_refused_with_a_message,
