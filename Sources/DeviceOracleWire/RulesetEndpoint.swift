@@ -30,13 +30,6 @@ public struct RulesetAnswer: Sendable {
         return RulesetAnswer(verdict: verdict, text: text)
     }
 
-    /// The same answer listing only the steps at these indexes (ascending).
-    func listing(steps indexes: [Int]) -> RulesetAnswer {
-        var text = text
-        text.listing = .only(indexes)
-        return RulesetAnswer(verdict: verdict, text: text)
-    }
-
     /// The answer in pieces, for sending a long one without holding it whole.
     public func pieces() -> AnswerPieces { AnswerPieces(text) }
 }

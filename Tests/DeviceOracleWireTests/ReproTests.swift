@@ -177,6 +177,8 @@ final class ReproTests: XCTestCase {
 
                 let original = try answer(endpoint, body)
                 let repro = try repro(endpoint, body)
+                // The NDJSON form, checked as it streams, gives the same bytes.
+                XCTAssertEqual(try self.repro(endpoint, ndjson(log), ndjson: true).text, repro.text, "\(endpoint.name) seed \(seed)")
                 let reposted = try answer(endpoint, try XCTUnwrap(repro["/request"]))
 
                 let context = "\(endpoint.name) seed \(seed): \(body)"
@@ -189,6 +191,40 @@ final class ReproTests: XCTestCase {
                 XCTAssertLessThanOrEqual(reproLength, index + 1, context)
                 XCTAssertEqual(repro["/path"], reposted["/steps"], context)
             }
+        }
+    }
+
+    /// A log's NDJSON form (streaming.md): a head line of its members, a line per event,
+    /// a tail line of its `observedFinal`.
+    private func ndjson(_ log: [String: Any]) throws -> String {
+        func line(_ object: Any) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self) + "\n"
+        }
+        var head = log
+        head["events"] = nil
+        head["observedFinal"] = nil
+        var text = try line(head)
+        for event in log["events"] as? [Any] ?? [] { text += try line(event) }
+        if let observedFinal = log["observedFinal"] { text += try line(["observedFinal": observedFinal]) }
+        return text
+    }
+
+    func testAnNDJSONLogDivergingOnlyInItsFinalStateOrNotAtAllGivesWhatItsJSONFormGives() throws {
+        let final = try JSONSerialization.jsonObject(with: Data(#"""
+        {"pattern":[{"eventType":"hapticTransient","relativeTime":0,"parameters":{"hapticIntensity":0.65,"hapticSharpness":0.35}}],
+         "events":[{"type":"saveTapped"},{"type":"saveTapped"},{"type":"saveSucceeded"}],"observedFinal":{"engine":"stopped"}}
+        """#.utf8)) as! [String: Any]
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: final, options: [.sortedKeys]), as: UTF8.self)
+
+        XCTAssertEqual(try repro(HapticsRuleset.endpoint, ndjson(final), ndjson: true).text,
+                       try repro(HapticsRuleset.endpoint, json).text)
+        for body in ["{\"type\":\"userPlayed\",\"observed\":{\"isPlaying\":true}}\n", "{\"type\":\"userPlayed\"}\n"] {
+            guard case .failure(let fromLines)? = PlaybackRuleset.endpoint.repro(Array(body.utf8), ndjson: true),
+                  case .failure(let fromJSON)? = PlaybackRuleset.endpoint.repro(Array("{\"events\":[\(body.dropLast())]}".utf8)) else {
+                return XCTFail("nothing to reproduce in \(body)")
+            }
+            XCTAssertEqual(fromLines.kind, .nothingToReproduce)
+            XCTAssertEqual(fromLines.detail, fromJSON.detail)
         }
     }
 

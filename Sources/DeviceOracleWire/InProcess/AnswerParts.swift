@@ -65,15 +65,35 @@ extension RulesetEndpoint {
     /// came before the answer began or as its problem line, is the failure.
     package func answerNDJSON(_ body: [UInt8], detail: StepDetail) -> Result<NDJSONAnswer, RequestRejection> {
         let check = NDJSONCheck(endpoint: self, detail: detail, maxLineBytes: NDJSONCheck.defaultMaxLineBytes) { _ in [] }
+        return Self.run(check, on: body).map { text in
+            NDJSONAnswer(text, summary: text.split(separator: UInt8(ascii: "\n")).last.map(Array.init) ?? [])
+        }
+    }
+
+    /// Feeds a whole body to `check` as a socket would, 64 KiB at a time (given at
+    /// once, its lines would all be split out before the first is read): the answer's
+    /// text, or the problem that ended it.
+    static func run(_ check: NDJSONCheck, on body: [UInt8]) -> Result<[UInt8], RequestRejection> {
         var text: [UInt8] = []
-        var progress = body.withUnsafeBytes { check.receive($0, output: &text) }
+        var offset = 0, finished = false
+        var progress = NDJSONCheck.Progress.more(completedLine: false)
         while true {
             switch progress {
-            case .rejected(let rejection): return .failure(rejection)
+            case .rejected(let rejection):
+                return .failure(rejection)
             case .end:
                 if let problem = check.problem { return .failure(problem) }
-                return .success(NDJSONAnswer(text, summary: text.split(separator: UInt8(ascii: "\n")).last.map(Array.init) ?? []))
-            case .more, .begin:
+                return .success(text)
+            case .begin where finished:
+                progress = check.finish(output: &text)
+            case .begin:
+                progress = check.receive(UnsafeRawBufferPointer(start: nil, count: 0), output: &text)
+            case .more where offset < body.count:
+                let end = min(body.count, offset + (1 << 16))
+                progress = body[offset..<end].withUnsafeBytes { check.receive($0, output: &text) }
+                offset = end
+            case .more:
+                finished = true
                 progress = check.finish(output: &text)
             }
         }

@@ -16,7 +16,8 @@ import DeviceOracleRules
 /// it runs on the machine the route drove. The answer's `path` is the answer the
 /// endpoint gives that request: a repro can never disagree with a check.
 enum Repro {
-    static func answer<Coding: CanonicalStepCoding>(_: Coding.Type, _ body: [UInt8], format: AnswerFormat,
+    /// A JSON log: checked whole, then the two steps the repro reads are listed.
+    static func answer<Coding: CanonicalStepCoding>(_ coding: Coding.Type, _ body: [UInt8], format: AnswerFormat,
                                                     endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
         let checked: RulesetAnswer
         switch endpoint.answer(body) {
@@ -26,23 +27,114 @@ enum Repro {
         guard let divergence = checked.text.envelope.mismatches.first else {
             return .failure(.nothingToReproduce(checked.verdict))
         }
-        // The log as the check read it, and the answer listing only the steps read
-        // here: the first (where the log starts) and the divergence's.
+        // The log as the check read it, and only the steps read here: the first (where
+        // the log starts) and the divergence's; with no steps, the answer's `final`.
+        // (Not the answer listing them: its lists of findings may be long.)
         let log = checked.text.document
         // Haptics may send no events (or `null`) and still diverge in `observedFinal`.
         let logEvents = log.member(log.root, "events").map { Array(log.elements($0)) } ?? []
         // The step the divergence is decided at: its own, or the last for `observedFinal`.
         let stepIndex = divergence.index ?? logEvents.count - 1
-        let listed = checked.listing(steps: stepIndex > 0 ? [0, stepIndex] : stepIndex == 0 ? [0] : [])
-        guard let shown = try? JSONReader.parse(listed.json, maxDepth: .max) else {
-            preconditionFailure("an answer is JSON")
+        let read = stepIndex < 0 ? checked.json : {
+            var writer = JSONWriter(capacity: 1024)
+            writer.beginObject()
+            writer.key("steps")
+            writer.beginArray()
+            for index in stepIndex > 0 ? [0, stepIndex] : [0] { checked.text.stepped.writeStep(index, to: &writer) }
+            writer.endArray()
+            writer.endObject()
+            return writer.finish()
+        }()
+        guard let shown = try? JSONReader.parse(read, maxDepth: .max) else {
+            preconditionFailure("an answer's steps are JSON")
         }
         let steps = shown.member(shown.root, "steps").map { Array(shown.elements($0)) } ?? []
-        let start = steps.first.flatMap { shown.member($0, "before") } ?? shown.member(shown.root, "final")
-        let divergingStep = stepIndex >= 0 ? steps.last : nil
-        let target = divergingStep.flatMap { shown.member($0, "before") } ?? start
+        let readLog = ReadLog(divergence: divergence, stepIndex: stepIndex, values: log, head: log.root,
+                           event: stepIndex >= 0 ? logEvents[stepIndex] : nil,
+                           observedFinal: divergence.index == nil ? log.member(log.root, "observedFinal") : nil,
+                           shown: shown, start: steps.first.flatMap { shown.member($0, "before") } ?? shown.member(shown.root, "final"),
+                           step: stepIndex >= 0 ? steps.last : nil)
+        return .success(reproduce(coding, readLog, format: format, endpoint: endpoint))
+    }
+
+    /// An NDJSON log: checked as it streams, in the memory of a line, keeping only the
+    /// first step and the first mismatching one. A log whose only mismatch is its
+    /// `observedFinal` (reproduced at the last step, which the stream does not keep) is
+    /// read whole instead, as its JSON form.
+    static func answer<Coding: CanonicalStepCoding>(_ coding: Coding.Type, ndjson body: [UInt8], format: AnswerFormat,
+                                                    endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
+        let check = NDJSONCheck(endpoint: endpoint, detail: .none, maxLineBytes: NDJSONCheck.defaultMaxLineBytes,
+                                keepsFirstMismatch: true) { _ in [] }
+        let text: [UInt8]
+        switch RulesetEndpoint.run(check, on: body) {
+        case .success(let answer): text = answer
+        case .failure(let rejection): return .failure(rejection)
+        }
+        guard let first = check.firstMismatch, let stepIndex = first.mismatch.index, let firstStep = check.firstStep else {
+            let summary = NDJSONAnswer(text, summary: text.split(separator: UInt8(ascii: "\n")).last.map(Array.init) ?? [])
+            guard !summary.mismatches.isEmpty else { return .failure(.nothingToReproduce(summary.verdict)) }
+            return endpoint.jsonRequest(ndjson: body).flatMap { answer(coding, $0, format: format, endpoint: endpoint) }
+        }
+        var steps = JSONWriter(capacity: firstStep.count + first.step.count + 32)
+        steps.beginObject()
+        steps.key("first")
+        steps.raw(firstStep)
+        steps.key("diverging")
+        steps.raw(first.step)
+        steps.endObject()
+        guard let shown = try? JSONReader.parse(steps.finish(), maxDepth: .max),
+              let start = shown.member(shown.root, "first"), let step = shown.member(shown.root, "diverging") else {
+            preconditionFailure("a step is JSON")
+        }
+        let head = check.headDocument
+        let read = ReadLog(divergence: first.mismatch, stepIndex: stepIndex, values: first.line.document,
+                           head: head.root, headDocument: head, event: first.line.document.root, observedFinal: nil,
+                           shown: shown, start: shown.member(start, "before"), step: step)
+        return .success(reproduce(coding, read, format: format, endpoint: endpoint))
+    }
+
+    /// What a repro reads of a log, however it was read.
+    private struct ReadLog {
+        let divergence: Mismatch
+        /// The step the divergence is decided at: its own, or the last for `observedFinal`
+        /// (`-1` for a log without steps).
+        let stepIndex: Int
+        /// The document of the divergence's values, the log's event and `observedFinal`.
+        let values: JSONDocument
+        /// The log's members (its head line's, for NDJSON), in `headDocument`.
+        let head: JSONValue
+        let headDocument: JSONDocument
+        /// The log's own event of the divergence's step, and its `observedFinal` when
+        /// that diverged.
+        let event: JSONValue?
+        let observedFinal: JSONValue?
+        /// The canonical steps read, in `shown`: the state the log starts from, and the
+        /// divergence's step.
+        let shown: JSONDocument
+        let start: JSONValue?
+        let step: JSONValue?
+
+        init(divergence: Mismatch, stepIndex: Int, values: JSONDocument, head: JSONValue, headDocument: JSONDocument? = nil,
+             event: JSONValue?, observedFinal: JSONValue?, shown: JSONDocument, start: JSONValue?, step: JSONValue?) {
+            self.divergence = divergence
+            self.stepIndex = stepIndex
+            self.values = values
+            self.head = head
+            self.headDocument = headDocument ?? values
+            self.event = event
+            self.observedFinal = observedFinal
+            self.shown = shown
+            self.start = start
+            self.step = step
+        }
+    }
+
+    private static func reproduce<Coding: CanonicalStepCoding>(_: Coding.Type, _ log: ReadLog, format: AnswerFormat,
+                                                               endpoint: RulesetEndpoint) -> [UInt8] {
+        let shown = log.shown, divergence = log.divergence, stepIndex = log.stepIndex
+        let target = log.step.flatMap { shown.member($0, "before") } ?? log.start
         let graph = Coding.everyStateGraph
-        guard let startNode = start.flatMap({ Coding.everyStateNodesByFields[shown.modelFields(of: $0)] }),
+        guard let startNode = log.start.flatMap({ Coding.everyStateNodesByFields[shown.modelFields(of: $0)] }),
               let targetNode = target.flatMap({ Coding.everyStateNodesByFields[shown.modelFields(of: $0)] }),
               let route = graph.shortestRoute(from: startNode, to: targetNode) else {
             preconditionFailure("every state is a node of the whole graph, and the log reached the target")
@@ -52,19 +144,20 @@ enum Repro {
         let routeEvents = route.map { graph.model.apply(eventClass: graph.transitions[$0].eventClass, to: &machine).event }
         var request = JSONWriter(capacity: 256 + 64 * route.count)
         request.beginObject()
-        for member in log.members(log.root) {
-            guard let name = log.string(member.key), name != "events", name != "observedFinal" else { continue }
+        let head = log.headDocument
+        for member in head.members(log.head) {
+            guard let name = head.string(member.key), name != "events", name != "observedFinal" else { continue }
             request.key(escaping: name)
-            request.value(member.value, of: log)
+            request.value(member.value, of: head)
         }
         request.key("events")
         request.beginArray()
         for event in routeEvents { Coding.writeEvent(event, to: &request) }
-        if stepIndex >= 0 { request.event(logEvents[stepIndex], of: log, leaving: "session") }
+        if let event = log.event { request.event(event, of: log.values, leaving: "session") }
         request.endArray()
-        if divergence.index == nil, let observedFinal = log.member(log.root, "observedFinal") {
+        if let observedFinal = log.observedFinal {
             request.key("observedFinal")
-            request.value(observedFinal, of: log)
+            request.value(observedFinal, of: log.values)
         }
         request.endObject()
         let requestBytes = request.finish()
@@ -76,13 +169,13 @@ enum Repro {
         let classNames = graph.model.eventClasses
         var eventClasses: [String?] = route.map { classNames[graph.transitions[$0].eventClass] }
         if stepIndex >= 0 {
-            let event = divergingStep.flatMap { shown.member($0, "event") }.flatMap { Coding.event($0, in: shown) }
+            let event = log.step.flatMap { shown.member($0, "event") }.flatMap { Coding.event($0, in: shown) }
             eventClasses.append(event.map { classNames[graph.model.eventClass(of: $0)] })
         }
         if format != .json {
-            return .success(tests(format, endpoint: endpoint, divergence: divergence, in: checked.text.document,
-                                  lengths: (stepIndex + 1, eventClasses.count), eventClasses: eventClasses,
-                                  request: requestBytes, answer: repro))
+            return tests(format, endpoint: endpoint, divergence: divergence, in: log.values,
+                         lengths: (stepIndex + 1, eventClasses.count), eventClasses: eventClasses,
+                         request: requestBytes, answer: repro)
         }
 
         var writer = JSONWriter(capacity: 1024 + requestBytes.count * 4)
@@ -90,7 +183,7 @@ enum Repro {
         writer.key("ruleset")
         writer.string(escaping: endpoint.name)
         writer.key("divergence")
-        divergence.write(to: &writer, document: checked.text.document)
+        divergence.write(to: &writer, document: log.values)
         writer.key("originalLength")
         writer.integer(stepIndex + 1)
         writer.key("reproLength")
@@ -112,7 +205,7 @@ enum Repro {
         writer.key("request")
         writer.raw(requestBytes)
         writer.endObject()
-        return .success(writer.finish())
+        return writer.finish()
     }
 }
 

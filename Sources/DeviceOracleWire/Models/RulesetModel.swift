@@ -8,18 +8,21 @@ struct RulesetModel: Sendable {
     fileprivate let diagram: @Sendable (DiagramFormat, String) -> [UInt8]
     fileprivate let coverage: @Sendable ([UInt8], RulesetEndpoint) -> Result<CoverageAnswer, RequestRejection>
     /// `nil` for a ruleset whose steps do not show their transition (refresh).
-    fileprivate let repro: (@Sendable ([UInt8], AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>)?
+    fileprivate let repro: (@Sendable ([UInt8], Bool, AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>)?
 
     init<Coding: ModelCoding>(_ coding: Coding.Type) {
         self.init(coding, repro: nil)
     }
 
     init<Coding: CanonicalStepCoding>(_ coding: Coding.Type) {
-        self.init(coding) { body, format, endpoint in Repro.answer(coding, body, format: format, endpoint: endpoint) }
+        self.init(coding) { body, ndjson, format, endpoint in
+            ndjson ? Repro.answer(coding, ndjson: body, format: format, endpoint: endpoint)
+                : Repro.answer(coding, body, format: format, endpoint: endpoint)
+        }
     }
 
     private init<Coding: ModelCoding>(_ coding: Coding.Type,
-                                      repro: (@Sendable ([UInt8], AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>)?) {
+                                      repro: (@Sendable ([UInt8], Bool, AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>)?) {
         plan = { request, format, endpoint in Plan.answer(coding, request, format: format, endpoint: endpoint) }
         diagram = { format, title in Diagram.text(coding.graph, format: format, title: title) }
         coverage = { body, endpoint in Coverage.answer(coding, body, endpoint: endpoint) }
@@ -66,9 +69,7 @@ extension RulesetEndpoint {
     /// first mismatch does (`Repro`), from its JSON or NDJSON form, as JSON or a Swift
     /// file with its test; `nil` for a ruleset that does not reproduce.
     public func repro(_ body: [UInt8], ndjson: Bool = false, format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection>? {
-        guard let repro = model.repro else { return nil }
-        guard ndjson else { return repro(body, format, self) }
-        return jsonRequest(ndjson: body).flatMap { repro($0, format, self) }
+        model.repro.map { repro in repro(body, ndjson, format, self) }
     }
 
     /// `POST /rulesets/{name}/coverage`: `{"logs": [<request body>, ...]}`.

@@ -47,6 +47,13 @@ public final class NDJSONCheck {
     private var beganNow = false
     private var sawLine = false
     @exclusivity(unchecked) private var stepCount = 0
+    /// Whether to keep `firstStep` and `firstMismatch` (a repro's check).
+    private let keepsFirstMismatch: Bool
+    /// The first element's step, as the JSON form lists it (kept when asked).
+    private(set) var firstStep: [UInt8]?
+    /// The first mismatch of an element, that element's line and step (kept when asked):
+    /// what a repro reads of a log it never holds whole.
+    private(set) var firstMismatch: (mismatch: Mismatch, line: NDJSONLayout.Line, step: [UInt8])?
 
     private enum Phase {
         case awaitingHead
@@ -56,10 +63,17 @@ public final class NDJSONCheck {
         case done
     }
 
-    public init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int,
-                problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+    public convenience init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int,
+                            problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+        self.init(endpoint: endpoint, detail: detail, maxLineBytes: maxLineBytes, keepsFirstMismatch: false,
+                  problemJSON: problemJSON)
+    }
+
+    init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int, keepsFirstMismatch: Bool,
+         problemJSON: @escaping (RequestRejection) -> [UInt8]) {
         self.endpoint = endpoint
         self.detail = detail
+        self.keepsFirstMismatch = keepsFirstMismatch
         self.problemJSON = problemJSON
         lines = NDJSONLines(maxLineBytes: maxLineBytes)
         layout = NDJSONLayout(headMembers: endpoint.headMembers)
@@ -193,6 +207,9 @@ public final class NDJSONCheck {
 
     private static let emptyHead = try! JSONReader.parse(Array("{}".utf8))
 
+    /// The head line's document (`{}` for a body without one), once the answer began.
+    var headDocument: JSONDocument { head?.document ?? Self.emptyHead }
+
     private func run(_ line: NDJSONLayout.Line, index: Int) {
         var decoder = RequestDecoder(document: line.document)
         guard stream.element(line.document.root, index, &decoder) else {
@@ -200,7 +217,9 @@ public final class NDJSONCheck {
             return
         }
         stepCount += 1
-        let failing = absorbFindings(document: line.document)
+        let taken = stream.takeFindings()
+        if keepsFirstMismatch { keepFirst(taken.mismatches.entries.first, line: line, index: index) }
+        let failing = findings.absorb(taken.mismatches, taken.diagnostics, document: line.document)
         switch detail {
         case .all: break
         case .failing: guard failing else { return }
@@ -208,6 +227,16 @@ public final class NDJSONCheck {
         }
         stream.writeStep(index, &writer, line.document)
         writer.endLine()
+    }
+
+    private func keepFirst(_ mismatch: Mismatch?, line: NDJSONLayout.Line, index: Int) {
+        func step() -> [UInt8] {
+            var step = JSONWriter(capacity: 512)
+            stream.writeStep(index, &step, line.document)
+            return step.finish()
+        }
+        if index == 0 { firstStep = step() }
+        if firstMismatch == nil, let mismatch { firstMismatch = (mismatch, line, step()) }
     }
 
     /// Takes the stream's new findings into the summary's; whether there were any.

@@ -79,8 +79,9 @@ struct NDJSONLayout {
 
 extension RulesetEndpoint {
     /// The JSON request an NDJSON body is written as (streaming.md: the same request,
-    /// one line per element), for what needs the whole log at once (`repro`). The body
-    /// is checked first, so its problems are the NDJSON form's, with their lines.
+    /// one line per element), for what needs the whole log at once (a repro of a
+    /// final-state divergence). The body is checked first, so its problems are the
+    /// NDJSON form's, with their lines.
     func jsonRequest(ndjson body: [UInt8]) -> Result<[UInt8], RequestRejection> {
         if case .failure(let rejection) = answerNDJSON(body, detail: .none) { return .failure(rejection) }
         var lines = NDJSONLines(maxLineBytes: NDJSONCheck.defaultMaxLineBytes)
