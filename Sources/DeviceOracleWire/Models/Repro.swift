@@ -49,7 +49,7 @@ enum Repro {
             preconditionFailure("an answer's steps are JSON")
         }
         let steps = shown.member(shown.root, "steps").map { Array(shown.elements($0)) } ?? []
-        let readLog = ReadLog(divergence: divergence, stepIndex: stepIndex, values: log, head: log.root,
+        let readLog = ReadLog(divergence: divergence, stepIndex: stepIndex, values: log, head: log.root, headDocument: log,
                            event: stepIndex >= 0 ? logEvents[stepIndex] : nil,
                            observedFinal: divergence.index == nil ? log.member(log.root, "observedFinal") : nil,
                            shown: shown, start: steps.first.flatMap { shown.member($0, "before") } ?? shown.member(shown.root, "final"),
@@ -113,20 +113,6 @@ enum Repro {
         let shown: JSONDocument
         let start: JSONValue?
         let step: JSONValue?
-
-        init(divergence: Mismatch, stepIndex: Int, values: JSONDocument, head: JSONValue, headDocument: JSONDocument? = nil,
-             event: JSONValue?, observedFinal: JSONValue?, shown: JSONDocument, start: JSONValue?, step: JSONValue?) {
-            self.divergence = divergence
-            self.stepIndex = stepIndex
-            self.values = values
-            self.head = head
-            self.headDocument = headDocument ?? values
-            self.event = event
-            self.observedFinal = observedFinal
-            self.shown = shown
-            self.start = start
-            self.step = step
-        }
     }
 
     private static func reproduce<Coding: CanonicalStepCoding>(_: Coding.Type, _ log: ReadLog, format: AnswerFormat,
