@@ -65,9 +65,7 @@ extension RulesetEndpoint {
     /// came before the answer began or as its problem line, is the failure.
     package func answerNDJSON(_ body: [UInt8], detail: StepDetail) -> Result<NDJSONAnswer, RequestRejection> {
         let check = NDJSONCheck(endpoint: self, detail: detail, maxLineBytes: NDJSONCheck.defaultMaxLineBytes) { _ in [] }
-        return Self.run(check, on: body).map { text in
-            NDJSONAnswer(text, summary: text.split(separator: UInt8(ascii: "\n")).last.map(Array.init) ?? [])
-        }
+        return Self.run(check, on: body).map(NDJSONAnswer.init)
     }
 
     /// Feeds a whole body to `check` as a socket would, 64 KiB at a time (given at
@@ -101,6 +99,11 @@ extension RulesetEndpoint {
 }
 
 extension NDJSONAnswer {
+    /// Reads an answer this build just wrote: its last line is the summary.
+    init(_ text: [UInt8]) {
+        self.init(text, summary: text.split(separator: UInt8(ascii: "\n")).last.map(Array.init) ?? [])
+    }
+
     /// Reads the summary line this build just wrote (so it parses).
     init(_ text: [UInt8], summary line: [UInt8]) {
         let summary = try! JSONReader.parse(line)

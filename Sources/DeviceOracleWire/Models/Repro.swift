@@ -71,7 +71,7 @@ enum Repro {
         case .failure(let rejection): return .failure(rejection)
         }
         guard let first = check.firstMismatch, let stepIndex = first.mismatch.index, let firstStep = check.firstStep else {
-            let summary = NDJSONAnswer(text, summary: text.split(separator: UInt8(ascii: "\n")).last.map(Array.init) ?? [])
+            let summary = NDJSONAnswer(text)
             guard !summary.mismatches.isEmpty else { return .failure(.nothingToReproduce(summary.verdict)) }
             return endpoint.jsonRequest(ndjson: body).flatMap { answer(coding, $0, format: format, endpoint: endpoint) }
         }
