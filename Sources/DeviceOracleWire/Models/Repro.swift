@@ -28,32 +28,23 @@ enum Repro {
             return .failure(.nothingToReproduce(checked.verdict))
         }
         // The log as the check read it, and only the steps read here: the first (where
-        // the log starts) and the divergence's; with no steps, the answer's `final`.
-        // (Not the answer listing them: its lists of findings may be long.)
+        // the log starts) and the divergence's, each written alone (the answer listing
+        // them would write its lists of findings too); with no steps, the answer's `final`.
         let log = checked.text.document
         // Haptics may send no events (or `null`) and still diverge in `observedFinal`.
         let logEvents = log.member(log.root, "events").map { Array(log.elements($0)) } ?? []
         // The step the divergence is decided at: its own, or the last for `observedFinal`.
         let stepIndex = divergence.index ?? logEvents.count - 1
-        let read = stepIndex < 0 ? checked.json : {
-            var writer = JSONWriter(capacity: 1024)
-            writer.beginObject()
-            writer.key("steps")
-            writer.beginArray()
-            for index in stepIndex > 0 ? [0, stepIndex] : [0] { checked.text.stepped.writeStep(index, to: &writer) }
-            writer.endArray()
-            writer.endObject()
+        let (shown, steps) = stepIndex < 0 ? (parsed(checked.json), []) : parsed((stepIndex > 0 ? [0, stepIndex] : [0]).map { index in
+            var writer = JSONWriter(capacity: 512)
+            checked.text.stepped.writeStep(index, to: &writer)
             return writer.finish()
-        }()
-        guard let shown = try? JSONReader.parse(read, maxDepth: .max) else {
-            preconditionFailure("an answer's steps are JSON")
-        }
-        let steps = shown.member(shown.root, "steps").map { Array(shown.elements($0)) } ?? []
+        })
         let readLog = ReadLog(divergence: divergence, stepIndex: stepIndex, values: log, head: log.root, headDocument: log,
-                           event: stepIndex >= 0 ? logEvents[stepIndex] : nil,
-                           observedFinal: divergence.index == nil ? log.member(log.root, "observedFinal") : nil,
-                           shown: shown, start: steps.first.flatMap { shown.member($0, "before") } ?? shown.member(shown.root, "final"),
-                           step: stepIndex >= 0 ? steps.last : nil)
+                              event: stepIndex >= 0 ? logEvents[stepIndex] : nil,
+                              observedFinal: divergence.index == nil ? log.member(log.root, "observedFinal") : nil,
+                              shown: shown, start: steps.first.flatMap { shown.member($0, "before") } ?? shown.member(shown.root, "final"),
+                              step: steps.last)
         return .success(reproduce(coding, readLog, format: format, endpoint: endpoint))
     }
 
@@ -75,22 +66,31 @@ enum Repro {
             guard !summary.mismatches.isEmpty else { return .failure(.nothingToReproduce(summary.verdict)) }
             return endpoint.jsonRequest(ndjson: body).flatMap { answer(coding, $0, format: format, endpoint: endpoint) }
         }
-        var steps = JSONWriter(capacity: firstStep.count + first.step.count + 32)
-        steps.beginObject()
-        steps.key("first")
-        steps.raw(firstStep)
-        steps.key("diverging")
-        steps.raw(first.step)
-        steps.endObject()
-        guard let shown = try? JSONReader.parse(steps.finish(), maxDepth: .max),
-              let start = shown.member(shown.root, "first"), let step = shown.member(shown.root, "diverging") else {
-            preconditionFailure("a step is JSON")
-        }
+        let (shown, steps) = parsed([firstStep, first.step])
         let head = check.headDocument
         let read = ReadLog(divergence: first.mismatch, stepIndex: stepIndex, values: first.line.document,
                            head: head.root, headDocument: head, event: first.line.document.root, observedFinal: nil,
-                           shown: shown, start: shown.member(start, "before"), step: step)
+                           shown: shown, start: shown.member(steps[0], "before"), step: steps[1])
         return .success(reproduce(coding, read, format: format, endpoint: endpoint))
+    }
+
+    /// Steps as the JSON form lists them, parsed into one document: the first, where
+    /// the log starts, and the divergence's.
+    private static func parsed(_ steps: [[UInt8]]) -> (document: JSONDocument, steps: [JSONValue]) {
+        var writer = JSONWriter(capacity: steps.reduce(16) { $0 + $1.count + 1 })
+        writer.beginArray()
+        for step in steps { writer.raw(step) }
+        writer.endArray()
+        let document = parsed(writer.finish())
+        return (document, Array(document.elements(document.root)))
+    }
+
+    /// JSON this build just wrote.
+    private static func parsed(_ json: [UInt8]) -> JSONDocument {
+        guard let document = try? JSONReader.parse(json, maxDepth: .max) else {
+            preconditionFailure("an answer this build wrote is JSON")
+        }
+        return document
     }
 
     /// What a repro reads of a log, however it was read.
