@@ -65,24 +65,17 @@ enum ServiceRoutes {
         return routes
     }
 
-    /// `/rulesets/{name}/plan`, `/diagram` and `/coverage`, under the versioned
+    /// `/rulesets/{name}/repro`, `/plan`, `/diagram` and `/coverage`, under the versioned
     /// name (`/rulesets/playback/1/plan`) and the short one (`/rulesets/playback/plan`),
     /// as `check` takes either. The router matches exact paths, so each is a route.
     static func modelRoutes(_ endpoint: RulesetEndpoint) -> [Route] {
         [endpoint.name, String(endpoint.shortName)].flatMap { name in
             let base = "/rulesets/" + name
-            let repro = !endpoint.reproduces ? [] : [
+            return [
                 Route(path: base + "/repro", methods: [.POST], body: .jsonOr(NDJSONRequest.mediaTypes)) { request in
                     let ndjson = request.headers["Content-Type"].map(NDJSONRequest.isMediaType) ?? false
-                    return formatted(query: request.query) { format in
-                        guard let repro = endpoint.repro(request.body, ndjson: ndjson, format: format) else {
-                            preconditionFailure("only a ruleset that reproduces has the route")
-                        }
-                        return repro
-                    }
+                    return formatted(query: request.query) { endpoint.repro(request.body, ndjson: ndjson, format: $0) }
                 },
-            ]
-            return repro + [
                 Route(path: base + "/plan", methods: [.POST], body: .json) { request in
                     formatted(query: request.query) { endpoint.plan(request.body, format: $0) }
                 },

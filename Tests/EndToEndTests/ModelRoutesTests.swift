@@ -31,7 +31,7 @@ final class ModelRoutesTests: OracleProcessTestCase {
 
     // MARK: POST /rulesets/{name}/repro
 
-    func testReproIsServedForTheEventRulesetsUnderBothNamesFromJSONOrNDJSON() throws {
+    func testReproIsServedForEveryRulesetUnderBothNamesFromJSONOrNDJSON() throws {
         let (_, port) = try startServer()
         let ndjson = "{\"initial\":{\"isPlaying\":true}}\n" + #"{"type":"routeChanged","reason":2,"observed":{"isPlaying":true}}"# + "\n"
 
@@ -39,7 +39,9 @@ final class ModelRoutesTests: OracleProcessTestCase {
         let shortened = try XCTUnwrap(post("/rulesets/playback/repro", failingLog, port: port))
         let lines = try XCTUnwrap(post("/rulesets/playback/repro", ndjson, port: port, contentType: "application/x-ndjson"))
         let jsonl = try XCTUnwrap(post("/rulesets/playback/repro", ndjson, port: port, contentType: "application/jsonl; charset=utf-8"))
-        let refresh = try XCTUnwrap(post("/rulesets/refresh/repro", "{}", port: port))
+        let refresh = try XCTUnwrap(post("/rulesets/refresh/repro", failingRefreshLog, port: port))
+        let refreshLines = try XCTUnwrap(post("/rulesets/refresh/1/repro", failingRefreshNDJSON, port: port,
+                                              contentType: "application/x-ndjson"))
         let xml = try XCTUnwrap(post("/rulesets/haptics/repro", "<log/>", port: port, contentType: "application/xml"))
 
         XCTAssertEqual([versioned.status, shortened.status, lines.status, jsonl.status], [200, 200, 200, 200])
@@ -47,7 +49,9 @@ final class ModelRoutesTests: OracleProcessTestCase {
         XCTAssertEqual(lines.body, versioned.body)
         XCTAssertEqual(jsonl.body, versioned.body)
         XCTAssertEqual(try json(versioned.body)["reproLength"] as? Int, 1)
-        XCTAssertEqual(refresh.status, 404)
+        XCTAssertEqual([refresh.status, refreshLines.status], [200, 200])
+        XCTAssertEqual(refreshLines.body, refresh.body)
+        XCTAssertEqual(try json(refresh.body)["reproLength"] as? Int, 2)
         XCTAssertEqual(xml.status, 415)
         XCTAssertTrue(String(decoding: xml.body, as: UTF8.self).contains("application/x-ndjson"))
     }
@@ -61,7 +65,7 @@ final class ModelRoutesTests: OracleProcessTestCase {
         let reproduced = try command(["repro", "audio-session", try temporaryFile(failingAudioSessionLog)])
         let nothing = try command(["repro", "playback", "-"], stdin: passing)
         let invalid = try command(["repro", "playback", "-"], stdin: "{\"events\":[{\"type\":\"nope\"}]}")
-        let refresh = try command(["repro", "refresh", "-"], stdin: "{}")
+        let refresh = try command(["repro", "refresh", "-"], stdin: #"{"runs":[]}"#)
 
         XCTAssertEqual(response.status, 422)
         XCTAssertEqual(try json(response.body)["type"] as? String, "/problems/nothing-to-reproduce")
@@ -71,9 +75,23 @@ final class ModelRoutesTests: OracleProcessTestCase {
         XCTAssertTrue(nothing.stderrText.contains("/problems/nothing-to-reproduce"), nothing.stderrText)
         XCTAssertEqual(invalid.waitForExit(), 2)
         XCTAssertTrue(invalid.stderrText.contains("/events/0/type"), invalid.stderrText)
-        XCTAssertEqual(refresh.waitForExit(), 2)
-        XCTAssertTrue(refresh.stderrText.contains("refresh/1 has no repro"), refresh.stderrText)
+        XCTAssertEqual(refresh.waitForExit(), 1)
+        XCTAssertTrue(refresh.stderrText.contains("The log is unchecked"), refresh.stderrText)
     }
+
+    /// A failure, then a run that commits: the device shows the old cursor.
+    private let failingRefreshLog = #"""
+        {"runs":[{"at":0,"pages":[{"items":[{"id":"1"}],"nextCursor":"c1"}]},
+        {"at":900,"pages":[{"items":[]}],"fault":{"kind":"error","stage":"download","page":0}},
+        {"at":960,"pages":[{"items":[{"id":"2"}],"nextCursor":"c2"}],"observed":{"cursor":"c1"}}]}
+        """#
+    private let failingRefreshNDJSON = """
+        {}
+        {"at":0,"pages":[{"items":[{"id":"1"}],"nextCursor":"c1"}]}
+        {"at":900,"pages":[{"items":[]}],"fault":{"kind":"error","stage":"download","page":0}}
+        {"at":960,"pages":[{"items":[{"id":"2"}],"nextCursor":"c2"}],"observed":{"cursor":"c1"}}
+
+        """
 
     private let failingAudioSessionLog = #"""
         {"events":[{"type":"launched"},{"type":"enteredBackground"},{"type":"enteredForeground","observed":{"active":false}}]}

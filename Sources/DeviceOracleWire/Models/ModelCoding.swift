@@ -16,7 +16,7 @@ protocol ModelCoding: SendableMetatype {
 
 /// A ruleset whose steps show the state `before` them and the `event` in
 /// canonical form: a step's transition is read from its answer alone.
-protocol CanonicalStepCoding: ModelCoding {
+protocol CanonicalStepCoding: ReproCoding {
     /// The graph's nodes by their fields, as `before` writes them.
     static var nodesByFields: [[ModelField]: Int] { get }
     /// The event a step's canonical `event` stands for; `nil` for `null` (nothing

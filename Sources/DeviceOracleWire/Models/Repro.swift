@@ -5,20 +5,20 @@ import DeviceOracleRules
 /// that fails the same way. The first mismatch is the divergence; its step starts
 /// from a canonical state the log reached after some prefix, and the rules decide
 /// that step from that state and the step's event alone. So the repro is the
-/// shortest route through the ruleset's state graph from the log's starting state to
-/// that state — one representative event per transition, the model's event classes —
-/// followed by the log's own event of that step, which carries its `observed`. A
-/// divergence of `observedFinal` is reproduced at the last step, with the log's
-/// `observedFinal`.
+/// shortest sequence of the model's event classes that reaches that state, followed
+/// by the log's own event of that step, which carries its `observed` — how a ruleset
+/// finds it is its `ReproCoding` (the route through the state graph; for refresh,
+/// the store the run saw and the runs that rebuild the rest). A divergence of
+/// `observedFinal` is reproduced at the last step.
 ///
-/// The request keeps every member of the log but its events and `observedFinal`
-/// (`initial`, `category`, `pattern`, …), and the last event loses its `session`, so
-/// it runs on the machine the route drove. The answer's `path` is the answer the
-/// endpoint gives that request: a repro can never disagree with a check.
+/// The request keeps every member of the log the route does not set, and the last
+/// event loses its `session`, so it runs on the machine the route drove. The
+/// answer's `path` is the answer the endpoint gives that request: a repro can never
+/// disagree with a check.
 enum Repro {
     /// A JSON log: checked whole, then the two steps the repro reads are listed.
-    static func answer<Coding: CanonicalStepCoding>(_ coding: Coding.Type, _ body: [UInt8], format: AnswerFormat,
-                                                    endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
+    static func answer<Coding: ReproCoding>(_ coding: Coding.Type, _ body: [UInt8], format: AnswerFormat,
+                                            endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
         let checked: RulesetAnswer
         switch endpoint.answer(body) {
         case .success(let answer): checked = answer
@@ -32,7 +32,8 @@ enum Repro {
         // them would write its lists of findings too); with no steps, the answer's `final`.
         let log = checked.text.document
         // Haptics may send no events (or `null`) and still diverge in `observedFinal`.
-        let logEvents = log.member(log.root, "events").map { Array(log.elements($0)) } ?? []
+        let sequence = log.members(log.root).first { log.string($0.key) == endpoint.sequence }
+        let logEvents = sequence.map { Array(log.elements($0.value)) } ?? []
         // The step the divergence is decided at: its own, or the last for `observedFinal`.
         let stepIndex = divergence.index ?? logEvents.count - 1
         let (shown, steps) = stepIndex < 0 ? (parsed(checked.json), []) : parsed((stepIndex > 0 ? [0, stepIndex] : [0]).map { index in
@@ -42,6 +43,7 @@ enum Repro {
         })
         let readLog = ReadLog(divergence: divergence, stepIndex: stepIndex, values: log, head: log.root, headDocument: log,
                               event: stepIndex >= 0 ? logEvents[stepIndex] : nil,
+                              earlierEvents: logEvents[..<max(stepIndex, 0)],
                               observedFinal: divergence.index == nil ? log.member(log.root, "observedFinal") : nil,
                               shown: shown, start: steps.first.flatMap { shown.member($0, "before") } ?? shown.member(shown.root, "final"),
                               step: steps.last)
@@ -50,10 +52,14 @@ enum Repro {
 
     /// An NDJSON log: checked as it streams, in the memory of a line, keeping only the
     /// first step and the first mismatching one. A log whose only mismatch is its
-    /// `observedFinal` (reproduced at the last step, which the stream does not keep) is
-    /// read whole instead, as its JSON form.
-    static func answer<Coding: CanonicalStepCoding>(_ coding: Coding.Type, ndjson body: [UInt8], format: AnswerFormat,
-                                                    endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
+    /// `observedFinal` (reproduced at the last step, which the stream does not keep),
+    /// or of a ruleset whose repro reads the events before the divergence, is read
+    /// whole instead, as its JSON form.
+    static func answer<Coding: ReproCoding>(_ coding: Coding.Type, ndjson body: [UInt8], format: AnswerFormat,
+                                            endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
+        guard !Coding.readsEarlierEvents else {
+            return endpoint.jsonRequest(ndjson: body).flatMap { answer(coding, $0, format: format, endpoint: endpoint) }
+        }
         let check = NDJSONCheck(endpoint: endpoint, detail: .none, maxLineBytes: NDJSONCheck.defaultMaxLineBytes,
                                 keepsFirstMismatch: true) { _ in [] }
         let text: [UInt8]
@@ -69,8 +75,8 @@ enum Repro {
         let (shown, steps) = parsed([firstStep, first.step])
         let head = check.headDocument
         let read = ReadLog(divergence: first.mismatch, stepIndex: stepIndex, values: first.line.document,
-                           head: head.root, headDocument: head, event: first.line.document.root, observedFinal: nil,
-                           shown: shown, start: shown.member(steps[0], "before"), step: steps[1])
+                           head: head.root, headDocument: head, event: first.line.document.root, earlierEvents: [],
+                           observedFinal: nil, shown: shown, start: shown.member(steps[0], "before"), step: steps[1])
         return .success(reproduce(coding, read, format: format, endpoint: endpoint))
     }
 
@@ -94,12 +100,12 @@ enum Repro {
     }
 
     /// What a repro reads of a log, however it was read.
-    private struct ReadLog {
+    struct ReadLog {
         let divergence: Mismatch
         /// The step the divergence is decided at: its own, or the last for `observedFinal`
         /// (`-1` for a log without steps).
         let stepIndex: Int
-        /// The document of the divergence's values, the log's event and `observedFinal`.
+        /// The document of the divergence's values, the log's events and `observedFinal`.
         let values: JSONDocument
         /// The log's members (its head line's, for NDJSON), in `headDocument`.
         let head: JSONValue
@@ -107,57 +113,49 @@ enum Repro {
         /// The log's own event of the divergence's step, and its `observedFinal` when
         /// that diverged.
         let event: JSONValue?
+        /// The log's events before that step, when the repro reads them
+        /// (`ReproCoding.readsEarlierEvents`).
+        let earlierEvents: ArraySlice<JSONValue>
         let observedFinal: JSONValue?
         /// The canonical steps read, in `shown`: the state the log starts from, and the
         /// divergence's step.
         let shown: JSONDocument
         let start: JSONValue?
         let step: JSONValue?
+
+        /// The request's members the log carries, but for `skipped` ones.
+        func writeHead(to request: inout JSONWriter, skipping skipped: [String]) {
+            let head = headDocument
+            for member in head.members(self.head) {
+                guard let name = head.string(member.key), !skipped.contains(name) else { continue }
+                request.key(escaping: name)
+                request.value(member.value, of: head)
+            }
+        }
+
+        /// The log's own event of the divergence's step, every member but `session`, so
+        /// it runs on the machine the repro's route drove.
+        func writeEvent(to request: inout JSONWriter) {
+            guard let event else { return }
+            request.beginObject()
+            for member in values.members(event) where !values.string(member.key, equals: "session") {
+                guard let name = values.string(member.key) else { continue }
+                request.key(escaping: name)
+                request.value(member.value, of: values)
+            }
+            request.endObject()
+        }
     }
 
-    private static func reproduce<Coding: CanonicalStepCoding>(_: Coding.Type, _ log: ReadLog, format: AnswerFormat,
-                                                               endpoint: RulesetEndpoint) -> [UInt8] {
-        let shown = log.shown, divergence = log.divergence, stepIndex = log.stepIndex
-        let target = log.step.flatMap { shown.member($0, "before") } ?? log.start
-        let graph = Coding.everyStateGraph
-        guard let startNode = log.start.flatMap({ Coding.everyStateNodesByFields[shown.modelFields(of: $0)] }),
-              let targetNode = target.flatMap({ Coding.everyStateNodesByFields[shown.modelFields(of: $0)] }),
-              let route = graph.shortestRoute(from: startNode, to: targetNode) else {
-            preconditionFailure("every state is a node of the whole graph, and the log reached the target")
-        }
-
-        var machine = graph.machine(at: startNode)
-        let routeEvents = route.map { graph.model.apply(eventClass: graph.transitions[$0].eventClass, to: &machine).event }
-        var request = JSONWriter(capacity: 256 + 64 * route.count)
-        request.beginObject()
-        let head = log.headDocument
-        for member in head.members(log.head) {
-            guard let name = head.string(member.key), name != "events", name != "observedFinal" else { continue }
-            request.key(escaping: name)
-            request.value(member.value, of: head)
-        }
-        request.key("events")
-        request.beginArray()
-        for event in routeEvents { Coding.writeEvent(event, to: &request) }
-        if let event = log.event { request.event(event, of: log.values, leaving: "session") }
-        request.endArray()
-        if let observedFinal = log.observedFinal {
-            request.key("observedFinal")
-            request.value(observedFinal, of: log.values)
-        }
-        request.endObject()
-        let requestBytes = request.finish()
+    private static func reproduce<Coding: ReproCoding>(_: Coding.Type, _ log: ReadLog, format: AnswerFormat,
+                                                       endpoint: RulesetEndpoint) -> [UInt8] {
+        let divergence = log.divergence, stepIndex = log.stepIndex
+        let (requestBytes, eventClasses) = Coding.reproRequest(log)
         guard case .success(let repro) = endpoint.answer(requestBytes),
               let reproShown = try? JSONReader.parse(repro.json, maxDepth: .max) else {
             preconditionFailure("\(endpoint.name) refused a repro made of its own log")
         }
 
-        let classNames = graph.model.eventClasses
-        var eventClasses: [String?] = route.map { classNames[graph.transitions[$0].eventClass] }
-        if stepIndex >= 0 {
-            let event = log.step.flatMap { shown.member($0, "event") }.flatMap { Coding.event($0, in: shown) }
-            eventClasses.append(event.map { classNames[graph.model.eventClass(of: $0)] })
-        }
         if format != .json {
             return tests(format, endpoint: endpoint, divergence: divergence, in: log.values,
                          lengths: (stepIndex + 1, eventClasses.count), eventClasses: eventClasses,
@@ -195,6 +193,59 @@ enum Repro {
     }
 }
 
+/// How a ruleset's repro reaches the state its log diverged in.
+protocol ReproCoding: ModelCoding {
+    /// The repro's request, and the model's event class of each of its events (`nil`
+    /// for an event of none).
+    static func reproRequest(_ log: Repro.ReadLog) -> (request: [UInt8], eventClasses: [String?])
+    /// Whether the repro reads the log's events before the divergence, which the
+    /// NDJSON form's check does not keep.
+    static var readsEarlierEvents: Bool { get }
+}
+
+extension CanonicalStepCoding {
+    static var readsEarlierEvents: Bool { false }
+
+    /// The rules decide a step from its `before` state and its event alone, and steps
+    /// show both: the shortest route through the graph of every state, from where the
+    /// log starts to the divergence's `before`, then the log's own event. The
+    /// request keeps every member of the log but its events and `observedFinal`.
+    static func reproRequest(_ log: Repro.ReadLog) -> (request: [UInt8], eventClasses: [String?]) {
+        let shown = log.shown
+        let target = log.step.flatMap { shown.member($0, "before") } ?? log.start
+        let graph = everyStateGraph
+        guard let startNode = log.start.flatMap({ everyStateNodesByFields[shown.modelFields(of: $0)] }),
+              let targetNode = target.flatMap({ everyStateNodesByFields[shown.modelFields(of: $0)] }),
+              let route = graph.shortestRoute(from: startNode, to: targetNode) else {
+            preconditionFailure("every state is a node of the whole graph, and the log reached the target")
+        }
+
+        var machine = graph.machine(at: startNode)
+        let routeEvents = route.map { graph.model.apply(eventClass: graph.transitions[$0].eventClass, to: &machine).event }
+        var request = JSONWriter(capacity: 256 + 64 * route.count)
+        request.beginObject()
+        log.writeHead(to: &request, skipping: ["events", "observedFinal"])
+        request.key("events")
+        request.beginArray()
+        for event in routeEvents { writeEvent(event, to: &request) }
+        log.writeEvent(to: &request)
+        request.endArray()
+        if let observedFinal = log.observedFinal {
+            request.key("observedFinal")
+            request.value(observedFinal, of: log.values)
+        }
+        request.endObject()
+
+        let classNames = graph.model.eventClasses
+        var eventClasses: [String?] = route.map { classNames[graph.transitions[$0].eventClass] }
+        if log.stepIndex >= 0 {
+            let canonical = log.step.flatMap { shown.member($0, "event") }.flatMap { event($0, in: shown) }
+            eventClasses.append(canonical.map { classNames[graph.model.eventClass(of: $0)] })
+        }
+        return (request.finish(), eventClasses)
+    }
+}
+
 extension Repro {
     /// The repro as a Swift file with one test: the canonical values at every step,
     /// after a comment naming what the device did at the divergence.
@@ -229,18 +280,5 @@ extension RequestRejection {
         case .fail: "The log fails only its static check, which no event sequence changes: there is no divergence to reproduce."
         }
         return RequestRejection(kind: .nothingToReproduce, detail: why)
-    }
-}
-
-extension JSONWriter {
-    /// An event object of a log, every member but `leaving`.
-    fileprivate mutating func event(_ event: JSONValue, of document: JSONDocument, leaving skipped: StaticString) {
-        beginObject()
-        for member in document.members(event) where !document.string(member.key, equals: skipped) {
-            guard let name = document.string(member.key) else { continue }
-            key(escaping: name)
-            value(member.value, of: document)
-        }
-        endObject()
     }
 }

@@ -7,26 +7,16 @@ struct RulesetModel: Sendable {
     fileprivate let plan: @Sendable (PlanRequest, AnswerFormat, RulesetEndpoint) -> [UInt8]
     fileprivate let diagram: @Sendable (DiagramFormat, String) -> [UInt8]
     fileprivate let coverage: @Sendable ([UInt8], RulesetEndpoint) -> Result<CoverageAnswer, RequestRejection>
-    /// `nil` for a ruleset whose steps do not show their transition (refresh).
-    fileprivate let repro: (@Sendable ([UInt8], Bool, AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>)?
+    fileprivate let repro: @Sendable ([UInt8], Bool, AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>
 
-    init<Coding: ModelCoding>(_ coding: Coding.Type) {
-        self.init(coding, repro: nil)
-    }
-
-    init<Coding: CanonicalStepCoding>(_ coding: Coding.Type) {
-        self.init(coding) { body, ndjson, format, endpoint in
-            ndjson ? Repro.answer(coding, ndjson: body, format: format, endpoint: endpoint)
-                : Repro.answer(coding, body, format: format, endpoint: endpoint)
-        }
-    }
-
-    private init<Coding: ModelCoding>(_ coding: Coding.Type,
-                                      repro: (@Sendable ([UInt8], Bool, AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>)?) {
+    init<Coding: ReproCoding>(_ coding: Coding.Type) {
         plan = { request, format, endpoint in Plan.answer(coding, request, format: format, endpoint: endpoint) }
         diagram = { format, title in Diagram.text(coding.graph, format: format, title: title) }
         coverage = { body, endpoint in Coverage.answer(coding, body, endpoint: endpoint) }
-        self.repro = repro
+        repro = { body, ndjson, format, endpoint in
+            ndjson ? Repro.answer(coding, ndjson: body, format: format, endpoint: endpoint)
+                : Repro.answer(coding, body, format: format, endpoint: endpoint)
+        }
     }
 }
 
@@ -61,15 +51,11 @@ extension RulesetEndpoint {
         model.diagram(format, name)
     }
 
-    /// Whether `repro` answers for this ruleset (not refresh: its steps do not show
-    /// the state graph's transitions).
-    public var reproduces: Bool { model.repro != nil }
-
     /// `POST /rulesets/{name}/repro`: the shortest request that fails as the log's
     /// first mismatch does (`Repro`), from its JSON or NDJSON form, as JSON or a Swift
-    /// file with its test; `nil` for a ruleset that does not reproduce.
-    public func repro(_ body: [UInt8], ndjson: Bool = false, format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection>? {
-        model.repro.map { repro in repro(body, ndjson, format, self) }
+    /// file with its test.
+    public func repro(_ body: [UInt8], ndjson: Bool = false, format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection> {
+        model.repro(body, ndjson, format, self)
     }
 
     /// `POST /rulesets/{name}/coverage`: `{"logs": [<request body>, ...]}`.

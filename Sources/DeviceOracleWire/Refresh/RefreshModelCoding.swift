@@ -12,28 +12,31 @@ enum RefreshModelCoding: ModelCoding {
         writer.beginObject()
         writer.key("runs")
         writer.beginArray()
-        for run in runs {
+        for run in runs { write(run, to: &writer) }
+        writer.endArray()
+        writer.endObject()
+    }
+
+    /// One run of a request, as the model delivers it.
+    static func write(_ run: RefreshRun<Int>, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("at")
+        writer.number(run.at)
+        writer.key("pages")
+        writer.beginArray()
+        for page in run.pages { write(page, to: &writer) }
+        writer.endArray()
+        if let fault = run.fault {
+            writer.key("fault")
             writer.beginObject()
-            writer.key("at")
-            writer.number(run.at)
-            writer.key("pages")
-            writer.beginArray()
-            for page in run.pages { write(page, to: &writer) }
-            writer.endArray()
-            if let fault = run.fault {
-                writer.key("fault")
-                writer.beginObject()
-                writer.key("kind")
-                writer.string(escaping: fault.kind.rawValue)
-                writer.key("stage")
-                writer.string(escaping: fault.stage.rawValue)
-                writer.key("page")
-                writer.integer(fault.page)
-                writer.endObject()
-            }
+            writer.key("kind")
+            writer.string(escaping: fault.kind.rawValue)
+            writer.key("stage")
+            writer.string(escaping: fault.stage.rawValue)
+            writer.key("page")
+            writer.integer(fault.page)
             writer.endObject()
         }
-        writer.endArray()
         writer.endObject()
     }
 
@@ -63,18 +66,24 @@ enum RefreshModelCoding: ModelCoding {
         guard let runs = document.member(log, "runs") else { return [] }
         var node = graph.startNodes[0]
         return document.elements(runs).map { run in
-            let pageCount = document.member(run, "pages").map(document.count) ?? 0
-            // The endpoint refused a fault outside its run, so every shape builds.
-            guard let shape = try? RefreshRun<Int>(at: 0, pages: Array(repeating: RefreshPage(), count: pageCount),
-                                                   fault: document.member(run, "fault").flatMap { fault(in: $0, of: document) })
-            else { return nil }
-            let transition = graph.transitionIndex(from: node, eventClass: graph.model.eventClass(of: shape))
+            guard let eventClass = eventClass(ofRun: run, in: document) else { return nil }
+            let transition = graph.transitionIndex(from: node, eventClass: eventClass)
             node = graph.transitions[transition].to
             return transition
         }
     }
 
-    private static func fault(in object: JSONValue, of document: JSONDocument) -> RefreshFault? {
+    /// A run's event class, from its page count and fault.
+    static func eventClass(ofRun run: JSONValue, in document: JSONDocument) -> Int? {
+        let pageCount = document.member(run, "pages").map(document.count) ?? 0
+        // The endpoint refused a fault outside its run, so every shape builds.
+        guard let shape = try? RefreshRun<Int>(at: 0, pages: Array(repeating: RefreshPage(), count: pageCount),
+                                               fault: document.member(run, "fault").flatMap { fault(in: $0, of: document) })
+        else { return nil }
+        return graph.model.eventClass(of: shape)
+    }
+
+    static func fault(in object: JSONValue, of document: JSONDocument) -> RefreshFault? {
         guard let kind = document.member(object, "kind").flatMap(document.string).flatMap(RefreshFaultKind.init),
               let stage = document.member(object, "stage").flatMap(document.string).flatMap(RefreshStage.init),
               let page = document.member(object, "page").flatMap(document.integer) else { return nil }

@@ -1,0 +1,165 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// `refresh/1`'s repro. A run is decided by its own pages and fault and by what the
+/// runs before left it: the store, a stale temporary file, and the streak of
+/// failures that sets its backoff. The model's node (stale file, page to repeat)
+/// is too coarse to rebuild that, but the request sets its starting `store`, so
+/// the repro starts from the store the diverging run saw (its step's `before`)
+/// and rebuilds the rest with the fewest runs, of empty pages, that change no store:
+///
+/// - one failure per failure of the streak (`error(stage=download,page=first)`),
+///   only as many as still change the backoff: past `backoffMaxSeconds` another
+///   failure changes nothing;
+/// - `crash(stage=write,page=first)` when the run found a stale temporary file (its
+///   step's actions begin with `removeStaleTemp`);
+/// - then the log's own run, with its `observed`.
+///
+/// A divergence of `observedFinal` is reproduced at the last run with that one
+/// field observed. A total of `commits` counts every run's transactions, so the
+/// prefix's runs also commit the log's earlier ones, on empty pages: the streak's
+/// failures at `cursor`, the crash at `write` of a later page, and the rest in one
+/// successful run at the store's `lastSuccessAt` (or, with none, crashes at
+/// `cursor`). So a repro is never longer than the log. Prefix runs take the times of
+/// the log's runs just before the divergence.
+extension RefreshModelCoding: ReproCoding {
+    static var readsEarlierEvents: Bool { true }
+
+    static func reproRequest(_ log: Repro.ReadLog) -> (request: [UInt8], eventClasses: [String?]) {
+        let shown = log.shown, values = log.values
+        let before = log.step.flatMap { shown.member($0, "before") } ?? log.start
+        var failures = 0, staleTempFile = false
+        if let step = log.step {
+            failures = failureStreak(before: log.earlierEvents, in: values, schedule: schedule(of: log))
+            let actions = shown.member(step, "actions").map { Array(shown.elements($0)) } ?? []
+            staleTempFile = actions.first.map { shown.string($0, equals: RefreshAction.removeStaleTemp.rawValue) } ?? false
+        }
+        var finalField: String?, commitsToPad = 0
+        if log.observedFinal != nil {
+            finalField = String(log.divergence.field.dropFirst("final.".count))
+            if finalField == "commits", case .number(let total) = log.divergence.expected {
+                commitsToPad = Int(total) - (log.step.flatMap { shown.member($0, "commits") }.flatMap(shown.integer) ?? 0)
+            }
+        }
+
+        // The prefix, oldest first, as shapes of empty pages: the streak's failures and
+        // the crash carry the commits to pad first (a failure at `cursor` wrote its
+        // page; a crash at `write` did not), and what they cannot carry goes before
+        // them, in one successful run when the store has a last success to keep, else
+        // in crashes at `cursor`, which change nothing else.
+        var shapes: [RunShape] = []
+        for _ in 0..<failures {
+            let commits = min(commitsToPad, faultPageLimit)
+            commitsToPad -= commits
+            shapes.append(commits > 0 ? RunShape(.error, .cursor, page: commits - 1) : RunShape(.error, .download, page: 0))
+        }
+        if staleTempFile {
+            let commits = min(commitsToPad, faultPageLimit - 1)
+            commitsToPad -= commits
+            shapes.append(RunShape(.crash, .write, page: commits))
+        }
+        var padding: [RunShape] = []
+        let lastSuccessAt = before.flatMap { shown.member($0, "lastSuccessAt") }.flatMap(shown.number)
+        if let lastSuccessAt, commitsToPad > 0 {
+            padding.append(RunShape(succeededAt: lastSuccessAt, pageCount: commitsToPad))
+            commitsToPad = 0
+        }
+        while commitsToPad > 0 {
+            let commits = min(commitsToPad, faultPageLimit)
+            commitsToPad -= commits
+            padding.append(RunShape(.crash, .cursor, page: commits - 1))
+        }
+        shapes = padding + shapes
+
+        // Each run at the time of one of the log's runs before the divergence, the
+        // latest last; any more at the earliest of those.
+        let times = log.earlierEvents.suffix(shapes.count).compactMap { values.member($0, "at").flatMap(values.number) }
+        let earliest = times.first ?? log.event.flatMap { values.member($0, "at") }.flatMap(values.number) ?? 0
+        let unmatched = shapes.count - times.count
+        let runs = shapes.enumerated().map { index, shape in
+            shape.run(at: index < unmatched ? earliest : times[index - unmatched])
+        }
+
+        var request = JSONWriter(capacity: 512 + 96 * runs.count)
+        request.beginObject()
+        log.writeHead(to: &request, skipping: ["runs", "observedFinal", "store"])
+        if let store = before {
+            request.key("store")
+            request.value(store, of: shown)
+        }
+        request.key("runs")
+        request.beginArray()
+        for run in runs { write(run, to: &request) }
+        log.writeEvent(to: &request)
+        request.endArray()
+        if let finalField, let observedFinal = log.observedFinal,
+           let value = values.members(observedFinal).first(where: { values.string($0.key) == finalField })?.value {
+            request.key("observedFinal")
+            request.beginObject()
+            request.key(escaping: finalField)
+            request.value(value, of: values)
+            request.endObject()
+        }
+        request.endObject()
+
+        let classNames = graph.model.eventClasses
+        var eventClasses: [String?] = runs.map { classNames[graph.model.eventClass(of: $0)] }
+        if let event = log.event {
+            eventClasses.append(eventClass(ofRun: event, in: values).map { classNames[$0] })
+        }
+        return (request.finish(), eventClasses)
+    }
+
+    /// A run of the prefix: empty pages, the last of them faulted, or all committed.
+    private struct RunShape {
+        var fault: RefreshFault?
+        var pageCount: Int
+        var succeededAt: Double?
+
+        init(_ kind: RefreshFaultKind, _ stage: RefreshStage, page: Int) {
+            fault = RefreshFault(kind: kind, stage: stage, page: page)
+            pageCount = page + 1
+        }
+
+        init(succeededAt: Double, pageCount: Int) {
+            self.succeededAt = succeededAt
+            self.pageCount = pageCount
+        }
+
+        func run(at time: Double) -> RefreshRun<Int> {
+            // The fault names the run's last page.
+            try! RefreshRun(at: succeededAt ?? time, pages: Array(repeating: RefreshPage(), count: pageCount), fault: fault)
+        }
+    }
+
+    /// The schedule the endpoint read (it validated every value).
+    private static func schedule(of log: Repro.ReadLog) -> RefreshSchedule {
+        var schedule = RefreshSchedule()
+        let head = log.headDocument
+        if let object = head.member(log.head, "schedule") {
+            func seconds(_ name: StaticString) -> Double? { head.member(object, name).flatMap(head.number) }
+            schedule.intervalSeconds = seconds("intervalSeconds") ?? schedule.intervalSeconds
+            schedule.backoffBaseSeconds = seconds("backoffBaseSeconds") ?? schedule.backoffBaseSeconds
+            schedule.backoffMaxSeconds = seconds("backoffMaxSeconds") ?? schedule.backoffMaxSeconds
+        }
+        return schedule
+    }
+
+    /// The failed or expired runs directly before the divergence (a crash neither
+    /// counts nor ends the streak; a success ends it), counted only while one more
+    /// still changes the backoff of a failure after them.
+    private static func failureStreak(before runs: ArraySlice<JSONValue>, in document: JSONDocument,
+                                      schedule: RefreshSchedule) -> Int {
+        var failures = 0
+        for run in runs.reversed() {
+            if schedule.backoffSeconds(consecutiveFailures: failures + 1)
+                == schedule.backoffSeconds(consecutiveFailures: failures + 2) { break }
+            switch document.member(run, "fault").flatMap({ fault(in: $0, of: document) })?.kind {
+            case .error?, .expire?: failures += 1
+            case .crash?: continue
+            case nil: return failures
+            }
+        }
+        return failures
+    }
+}
