@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The cost of a repro against the check of the same log (issue 21, part 5): for each
-# ruleset that reproduces, a log of EVENTS events (default 1,000,000) whose last step
+# ruleset, a log of EVENTS events or runs (default 1,000,000) whose last step
 # diverges, as JSON and as NDJSON; `device-oracle check --steps failing` and
 # `device-oracle repro` on it, alternately, ROUNDS times (default 5): the median wall
 # time and peak RSS of each and the median of the pairwise time differences. The
@@ -26,18 +26,20 @@ import json, os, subprocess, sys
 binary, work, events = sys.argv[1], sys.argv[2], int(sys.argv[3])
 
 def log(ruleset, count, name):
-    """The ruleset's random plan walks, their events repeated to `count`, with a wrong
-    `observed` on the last: the head members of the first walk, every walk's events."""
+    """The ruleset's random plan walks, their events (refresh: runs) repeated to `count`,
+    with a wrong `observed` on the last: the head members of the first walk, every
+    walk's events."""
+    sequence = "runs" if ruleset == "refresh" else "events"
     plan = json.loads(subprocess.run([binary, "plan", ruleset, "--coverage", "random", "--count", "10",
                                       "--max-length", "1000", "--seed", "21"], capture_output=True, check=True).stdout)
-    head = {k: v for k, v in plan["sequences"][0]["request"].items() if k != "events"}
-    pool = [e for s in plan["sequences"] for e in s["request"]["events"]]
+    head = {k: v for k, v in plan["sequences"][0]["request"].items() if k != sequence}
+    pool = [e for s in plan["sequences"] for e in s["request"][sequence]]
     chosen = [pool[i % len(pool)] for i in range(count)]
     last = chosen[-1]
     # The last event's canonical step: replay the whole log once, then observe the opposite.
     path = os.path.join(work, f"{name}.json")
     with open(path, "w") as f:
-        json.dump(dict(head, events=chosen), f, separators=(",", ":"))
+        json.dump(dict(head, **{sequence: chosen}), f, separators=(",", ":"))
     steps = json.loads(subprocess.run([binary, "check", ruleset, path, "--steps", "all"],
                                       capture_output=True).stdout)["steps"]
     # A state field of the last step, observed with a value it has at another step.
@@ -46,7 +48,7 @@ def log(ruleset, count, name):
                         if not isinstance(after[k], (dict, list)) and step["after"].get(k) != after[k])
     chosen[-1] = dict(last, observed={field: wrong})
     with open(path, "w") as f:
-        json.dump(dict(head, events=chosen), f, separators=(",", ":"))
+        json.dump(dict(head, **{sequence: chosen}), f, separators=(",", ":"))
     ndjson = os.path.join(work, f"{name}.ndjson")
     with open(ndjson, "w") as f:
         f.write(json.dumps(head, separators=(",", ":")) + "\n")
@@ -54,7 +56,7 @@ def log(ruleset, count, name):
             f.write(json.dumps(event, separators=(",", ":")) + "\n")
     return path, ndjson
 
-for ruleset in ["playback", "haptics", "audio-session"]:
+for ruleset in ["playback", "haptics", "audio-session", "refresh"]:
     log(ruleset, events, ruleset)
     log(ruleset, 50, f"{ruleset}-tiny")
 PY
@@ -85,7 +87,7 @@ def pairs(check, repro, n):
 broken = False
 print("| ruleset | form | MB | check s | repro s | repro − check (median of pairs) | check RSS MiB | repro RSS MiB | model: 50-event repro − check |")
 print("|---|---|---|---|---|---|---|---|---|")
-for ruleset in ["playback", "haptics", "audio-session"]:
+for ruleset in ["playback", "haptics", "audio-session", "refresh"]:
     path, ndjson, tiny = (os.path.join(work, f"{ruleset}{suffix}") for suffix in (".json", ".ndjson", "-tiny.json"))
     # A 50-event log: process start and parsing are the same, the difference is the model.
     _, _, model, _, _ = pairs(["check", ruleset, tiny, "--steps", "failing"], ["repro", ruleset, tiny], 31)

@@ -122,12 +122,17 @@ def check_failing_playback_trace(page, base, screenshot):
 
 
 def check_repro_beside_the_divergence(page, base, screenshot):
-    # Nothing to reproduce for a passing log, and no repro route for refresh.
-    for example, verdict in [(PASSING_PLAYBACK, "pass"), (FAILING_REFRESH, "fail")]:
-        run_example(page, example)
-        wait_for_answer(page, verdict)
-        expect(page.locator("#repro")).to_have_attribute("data-state", "none")  # asked and answered, or never asked
-        expect(page.locator("#repro")).to_be_hidden()
+    # Nothing to reproduce for a passing log.
+    run_example(page, PASSING_PLAYBACK)
+    wait_for_answer(page, "pass")
+    expect(page.locator("#repro")).to_have_attribute("data-state", "none")  # asked and answered, or never asked
+    expect(page.locator("#repro")).to_be_hidden()
+    # Refresh's repro, from the store its diverging run saw, fails the same way.
+    run_example(page, FAILING_REFRESH)
+    wait_for_answer(page, "fail")
+    expect(page.locator("#repro")).to_have_attribute("data-state", "shown")
+    request = json.loads(page.locator("#repro-request").inner_text())
+    assert_reproduces(page, base + "/refresh/run", request, "runs")
     # The failing example diverges at event 3 of 5; its repro is shorter and, posted
     # to the ruleset endpoint, fails at its own last step on the same field. (It is
     # the trace the next check starts from.)
@@ -138,13 +143,18 @@ def check_repro_beside_the_divergence(page, base, screenshot):
     summary = page.locator("#repro-summary").inner_text()
     assert re.match(r"Reproduce in \d+ steps? \(the log took 4 to the divergence at event 3\)", summary), summary
     request = json.loads(page.locator("#repro-request").inner_text())
-    answer = page.request.post(base + "/playback/apply", data=json.dumps(request),
-                               headers={"Content-Type": "application/json"}).json()
-    assert answer["verdict"] == "fail", answer
-    assert answer["mismatches"][0]["index"] == len(request["events"]) - 1, answer
+    answer = assert_reproduces(page, base + "/playback/apply", request, "events")
     assert answer["mismatches"][0]["field"] == "isPlaying", answer
     page.locator("#repro-copy").click()
     expect(page.locator("#repro-status")).to_have_text(re.compile(r"Copied to the clipboard\.|Selected: copy it with Ctrl\+C\."))
+
+
+def assert_reproduces(page, url, request, sequence):
+    """The repro's request, posted to its ruleset endpoint, fails at its last step."""
+    answer = page.request.post(url, data=json.dumps(request), headers={"Content-Type": "application/json"}).json()
+    assert answer["verdict"] == "fail", answer
+    assert answer["mismatches"][0]["index"] in (len(request[sequence]) - 1, None), answer
+    return answer
 
 
 def check_keyboard_moves_between_steps(page, base, screenshot):
@@ -556,6 +566,8 @@ def main():
     parser.add_argument("--binary", help="the device-oracle binary (default: swift build's release binary)")
     parser.add_argument("--screenshot", default=".build/browser/viewer.png", help="where the failing trace's screenshot goes")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+    parser.add_argument("--only", action="append", default=[], metavar="NAME",
+                        help="run only the checks whose names contain NAME (repeatable; the first check always runs: the others start from its trace)")
     arguments = parser.parse_args()
     binary = arguments.binary or os.path.join(
         subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], capture_output=True, text=True, check=True).stdout.strip(),
@@ -577,7 +589,9 @@ def main():
             page.on("console", lambda message: errors.append(message.text) if message.type == "error" and "422" not in message.text and "400" not in message.text else None)
             page.goto(base + "/")
             expect(page.locator("html")).to_have_attribute("data-ready", "true")
-            for check in CHECKS:
+            chosen = [check for index, check in enumerate(CHECKS)
+                      if index == 0 or not arguments.only or any(name in check.__name__ for name in arguments.only)]
+            for check in chosen:
                 check_started = time.monotonic()
                 try:
                     check(page, base, arguments.screenshot)
