@@ -181,6 +181,17 @@ final class ReproTests: XCTestCase {
         XCTAssertEqual(repro["/originalLength"], "11")
     }
 
+    func testWithoutABackoffNoFailureMattersAndNoneIsRebuilt() throws {
+        let failure = #"{"at":0,"pages":[{"items":[]}],"fault":{"kind":"error","stage":"download","page":0}}"#
+        let log = #"{"schedule":{"backoffBaseSeconds":0},"runs":[\#(failure),\#(failure),"#
+            + #"{"at":60,"pages":[],"observed":{"nextEarliestBeginAt":0}}]}"#
+
+        let repro = try repro(RefreshEndpoint.endpoint, log)
+
+        XCTAssertEqual(repro["/eventClasses"], #"["run(noPages)"]"#)
+        XCTAssertEqual(repro["/request/schedule"], #"{"backoffBaseSeconds":0}"#)
+    }
+
     func testARefreshFinalStateDivergenceIsReproducedAtTheLastRunWithThatFieldAlone() throws {
         let log = #"""
         {"runs":[{"at":0,"pages":[{"items":[{"id":"1"}],"nextCursor":"c1"}]},

@@ -41,9 +41,10 @@ enum Repro {
             checked.text.stepped.writeStep(index, to: &writer)
             return writer.finish()
         })
+        var prelude = Coding.Prelude(head: log.root, in: log)
+        for event in logEvents[..<max(stepIndex, 0)] { prelude.note(event, in: log) }
         let readLog = ReadLog(divergence: divergence, stepIndex: stepIndex, values: log, head: log.root, headDocument: log,
-                              event: stepIndex >= 0 ? logEvents[stepIndex] : nil,
-                              earlierEvents: logEvents[..<max(stepIndex, 0)],
+                              event: stepIndex >= 0 ? logEvents[stepIndex] : nil, prelude: prelude,
                               observedFinal: divergence.index == nil ? log.member(log.root, "observedFinal") : nil,
                               shown: shown, start: steps.first.flatMap { shown.member($0, "before") } ?? shown.member(shown.root, "final"),
                               step: steps.last)
@@ -51,17 +52,18 @@ enum Repro {
     }
 
     /// An NDJSON log: checked as it streams, in the memory of a line, keeping only the
-    /// first step and the first mismatching one. A log whose only mismatch is its
-    /// `observedFinal` (reproduced at the last step, which the stream does not keep),
-    /// or of a ruleset whose repro reads the events before the divergence, is read
-    /// whole instead, as its JSON form.
+    /// first step, the first mismatching one and the prelude of the events before it.
+    /// A log whose only mismatch is its `observedFinal` (reproduced at the last step,
+    /// which the stream does not keep) is read whole instead, as its JSON form.
     static func answer<Coding: ReproCoding>(_ coding: Coding.Type, ndjson body: [UInt8], format: AnswerFormat,
                                             endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
-        guard !Coding.readsEarlierEvents else {
-            return endpoint.jsonRequest(ndjson: body).flatMap { answer(coding, $0, format: format, endpoint: endpoint) }
-        }
+        var prelude: Coding.Prelude?
         let check = NDJSONCheck(endpoint: endpoint, detail: .none, maxLineBytes: NDJSONCheck.defaultMaxLineBytes,
                                 keepsFirstMismatch: true) { _ in [] }
+        check.noteElementBeforeMismatch = { [unowned check] event, document in
+            if prelude == nil { prelude = Coding.Prelude(head: check.headDocument.root, in: check.headDocument) }
+            prelude?.note(event, in: document)
+        }
         let text: [UInt8]
         switch RulesetEndpoint.run(check, on: body) {
         case .success(let answer): text = answer
@@ -75,7 +77,8 @@ enum Repro {
         let (shown, steps) = parsed([firstStep, first.step])
         let head = check.headDocument
         let read = ReadLog(divergence: first.mismatch, stepIndex: stepIndex, values: first.line.document,
-                           head: head.root, headDocument: head, event: first.line.document.root, earlierEvents: [],
+                           head: head.root, headDocument: head, event: first.line.document.root,
+                           prelude: prelude ?? Coding.Prelude(head: head.root, in: head),
                            observedFinal: nil, shown: shown, start: shown.member(steps[0], "before"), step: steps[1])
         return .success(reproduce(coding, read, format: format, endpoint: endpoint))
     }
@@ -100,7 +103,7 @@ enum Repro {
     }
 
     /// What a repro reads of a log, however it was read.
-    struct ReadLog {
+    struct ReadLog<Prelude: ReproPrelude> {
         let divergence: Mismatch
         /// The step the divergence is decided at: its own, or the last for `observedFinal`
         /// (`-1` for a log without steps).
@@ -113,9 +116,8 @@ enum Repro {
         /// The log's own event of the divergence's step, and its `observedFinal` when
         /// that diverged.
         let event: JSONValue?
-        /// The log's events before that step, when the repro reads them
-        /// (`ReproCoding.readsEarlierEvents`).
-        let earlierEvents: ArraySlice<JSONValue>
+        /// What the ruleset's repro keeps of the log's events before that step.
+        let prelude: Prelude
         let observedFinal: JSONValue?
         /// The canonical steps read, in `shown`: the state the log starts from, and the
         /// divergence's step.
@@ -147,7 +149,7 @@ enum Repro {
         }
     }
 
-    private static func reproduce<Coding: ReproCoding>(_: Coding.Type, _ log: ReadLog, format: AnswerFormat,
+    private static func reproduce<Coding: ReproCoding>(_: Coding.Type, _ log: ReadLog<Coding.Prelude>, format: AnswerFormat,
                                                        endpoint: RulesetEndpoint) -> [UInt8] {
         let divergence = log.divergence, stepIndex = log.stepIndex
         let (requestBytes, eventClasses) = Coding.reproRequest(log)
@@ -195,22 +197,33 @@ enum Repro {
 
 /// How a ruleset's repro reaches the state its log diverged in.
 protocol ReproCoding: ModelCoding {
+    associatedtype Prelude: ReproPrelude = NothingKept
     /// The repro's request, and the model's event class of each of its events (`nil`
     /// for an event of none).
-    static func reproRequest(_ log: Repro.ReadLog) -> (request: [UInt8], eventClasses: [String?])
-    /// Whether the repro reads the log's events before the divergence, which the
-    /// NDJSON form's check does not keep.
-    static var readsEarlierEvents: Bool { get }
+    static func reproRequest(_ log: Repro.ReadLog<Prelude>) -> (request: [UInt8], eventClasses: [String?])
+}
+
+/// What a repro keeps of a log's events before its divergence, noted one by one as
+/// the check reads them: the NDJSON form's check never holds them all.
+protocol ReproPrelude {
+    /// Before the first event, from the log's members (its head line's, for NDJSON).
+    init(head: JSONValue, in document: JSONDocument)
+    mutating func note(_ event: JSONValue, in document: JSONDocument)
+}
+
+/// The prelude of a ruleset whose steps show the whole state they start from.
+struct NothingKept: ReproPrelude {
+    init(head _: JSONValue, in _: JSONDocument) {}
+    func note(_: JSONValue, in _: JSONDocument) {}
 }
 
 extension CanonicalStepCoding {
-    static var readsEarlierEvents: Bool { false }
 
     /// The rules decide a step from its `before` state and its event alone, and steps
     /// show both: the shortest route through the graph of every state, from where the
     /// log starts to the divergence's `before`, then the log's own event. The
     /// request keeps every member of the log but its events and `observedFinal`.
-    static func reproRequest(_ log: Repro.ReadLog) -> (request: [UInt8], eventClasses: [String?]) {
+    static func reproRequest(_ log: Repro.ReadLog<NothingKept>) -> (request: [UInt8], eventClasses: [String?]) {
         let shown = log.shown
         let target = log.step.flatMap { shown.member($0, "before") } ?? log.start
         let graph = everyStateGraph

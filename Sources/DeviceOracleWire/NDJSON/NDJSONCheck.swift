@@ -54,6 +54,8 @@ public final class NDJSONCheck {
     /// The first mismatch of an element, that element's line and step (kept when asked):
     /// what a repro reads of a log it never holds whole.
     private(set) var firstMismatch: (mismatch: Mismatch, line: NDJSONLayout.Line, step: [UInt8])?
+    /// Called with each element before the first mismatching one (a repro's prelude).
+    var noteElementBeforeMismatch: ((JSONValue, JSONDocument) -> Void)?
 
     private enum Phase {
         case awaitingHead
@@ -218,7 +220,10 @@ public final class NDJSONCheck {
         }
         stepCount += 1
         let taken = stream.takeFindings()
-        if keepsFirstMismatch { keepFirst(taken.mismatches.entries.first, line: line, index: index) }
+        if keepsFirstMismatch {
+            keepFirst(taken.mismatches.entries.first, line: line, index: index)
+            if firstMismatch == nil { noteElementBeforeMismatch?(line.document.root, line.document) }
+        }
         let failing = findings.absorb(taken.mismatches, taken.diagnostics, document: line.document)
         switch detail {
         case .all: break

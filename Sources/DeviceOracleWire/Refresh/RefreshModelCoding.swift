@@ -83,7 +83,7 @@ enum RefreshModelCoding: ModelCoding {
         return graph.model.eventClass(of: shape)
     }
 
-    static func fault(in object: JSONValue, of document: JSONDocument) -> RefreshFault? {
+    private static func fault(in object: JSONValue, of document: JSONDocument) -> RefreshFault? {
         guard let kind = document.member(object, "kind").flatMap(document.string).flatMap(RefreshFaultKind.init),
               let stage = document.member(object, "stage").flatMap(document.string).flatMap(RefreshStage.init),
               let page = document.member(object, "page").flatMap(document.integer) else { return nil }

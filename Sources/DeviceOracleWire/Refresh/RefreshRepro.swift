@@ -23,14 +23,12 @@ import DeviceOracleRules
 /// `cursor`). So a repro is never longer than the log. Prefix runs take the times of
 /// the log's runs just before the divergence.
 extension RefreshModelCoding: ReproCoding {
-    static var readsEarlierEvents: Bool { true }
-
-    static func reproRequest(_ log: Repro.ReadLog) -> (request: [UInt8], eventClasses: [String?]) {
+    static func reproRequest(_ log: Repro.ReadLog<RefreshRunUp>) -> (request: [UInt8], eventClasses: [String?]) {
         let shown = log.shown, values = log.values
         let before = log.step.flatMap { shown.member($0, "before") } ?? log.start
         var failures = 0, staleTempFile = false
         if let step = log.step {
-            failures = failureStreak(before: log.earlierEvents, in: values, schedule: schedule(of: log))
+            failures = log.prelude.failures
             let actions = shown.member(step, "actions").map { Array(shown.elements($0)) } ?? []
             staleTempFile = actions.first.map { shown.string($0, equals: RefreshAction.removeStaleTemp.rawValue) } ?? false
         }
@@ -73,11 +71,11 @@ extension RefreshModelCoding: ReproCoding {
 
         // Each run at the time of one of the log's runs before the divergence, the
         // latest last; any more at the earliest of those.
-        let times = log.earlierEvents.suffix(shapes.count).compactMap { values.member($0, "at").flatMap(values.number) }
+        let times = log.prelude.times.suffix(shapes.count)
         let earliest = times.first ?? log.event.flatMap { values.member($0, "at") }.flatMap(values.number) ?? 0
         let unmatched = shapes.count - times.count
         let runs = shapes.enumerated().map { index, shape in
-            shape.run(at: index < unmatched ? earliest : times[index - unmatched])
+            shape.run(at: index < unmatched ? earliest : times[times.startIndex + index - unmatched])
         }
 
         var request = JSONWriter(capacity: 512 + 96 * runs.count)
@@ -131,35 +129,47 @@ extension RefreshModelCoding: ReproCoding {
             try! RefreshRun(at: succeededAt ?? time, pages: Array(repeating: RefreshPage(), count: pageCount), fault: fault)
         }
     }
+}
 
-    /// The schedule the endpoint read (it validated every value).
-    private static func schedule(of log: Repro.ReadLog) -> RefreshSchedule {
+/// What a refresh repro keeps of the runs before the divergence: the streak of
+/// failures they end with, and their latest times.
+struct RefreshRunUp: ReproPrelude {
+    /// The failures that still change the backoff: past `backoffMaxSeconds` another
+    /// changes nothing.
+    private let failuresThatMatter: Int
+    /// The failed or expired runs the runs end with (a crash neither counts nor ends
+    /// the streak; a success ends it), at most `failuresThatMatter`.
+    private(set) var failures = 0
+    /// The latest runs' times, oldest first: at least as many as a prefix of failures
+    /// and a crash takes.
+    private(set) var times: [Double] = []
+
+    init(head: JSONValue, in document: JSONDocument) {
+        // The endpoint validated every value.
         var schedule = RefreshSchedule()
-        let head = log.headDocument
-        if let object = head.member(log.head, "schedule") {
-            func seconds(_ name: StaticString) -> Double? { head.member(object, name).flatMap(head.number) }
+        if let object = document.member(head, "schedule") {
+            func seconds(_ name: StaticString) -> Double? { document.member(object, name).flatMap(document.number) }
             schedule.intervalSeconds = seconds("intervalSeconds") ?? schedule.intervalSeconds
             schedule.backoffBaseSeconds = seconds("backoffBaseSeconds") ?? schedule.backoffBaseSeconds
             schedule.backoffMaxSeconds = seconds("backoffMaxSeconds") ?? schedule.backoffMaxSeconds
         }
-        return schedule
+        // Doubling reaches the cap, or infinity, within the exponent's range.
+        var count = 0
+        while schedule.backoffSeconds(consecutiveFailures: count + 1) != schedule.backoffSeconds(consecutiveFailures: count + 2) {
+            count += 1
+        }
+        failuresThatMatter = count
     }
 
-    /// The failed or expired runs directly before the divergence (a crash neither
-    /// counts nor ends the streak; a success ends it), counted only while one more
-    /// still changes the backoff of a failure after them.
-    private static func failureStreak(before runs: ArraySlice<JSONValue>, in document: JSONDocument,
-                                      schedule: RefreshSchedule) -> Int {
-        var failures = 0
-        for run in runs.reversed() {
-            if schedule.backoffSeconds(consecutiveFailures: failures + 1)
-                == schedule.backoffSeconds(consecutiveFailures: failures + 2) { break }
-            switch document.member(run, "fault").flatMap({ fault(in: $0, of: document) })?.kind {
-            case .error?, .expire?: failures += 1
-            case .crash?: continue
-            case nil: return failures
-            }
+    mutating func note(_ run: JSONValue, in document: JSONDocument) {
+        // The endpoint validated the fault (`null` is none); its kind is all that counts.
+        if let fault = document.member(run, "fault"), let kind = document.member(fault, "kind") {
+            if !document.string(kind, equals: "crash") { failures = min(failures + 1, failuresThatMatter) }
+        } else {
+            failures = 0
         }
-        return failures
+        // Kept in a window of twice what a prefix takes, dropped by halves.
+        if times.count == 2 * (failuresThatMatter + 1) { times.removeFirst(failuresThatMatter + 1) }
+        times.append(document.member(run, "at").flatMap(document.number) ?? 0)
     }
 }
