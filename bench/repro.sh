@@ -9,7 +9,8 @@
 # The bound, for both forms: the median of (repro − check) over the pairs at most 1 ms
 # for the model, with 5 % of the check allowed for the noise of a shared machine; exit
 # status 1 when broken.
-# Usage: bench/repro.sh [BINARY]    default: swift build -c release, then its binary
+# Usage: [RULESETS="playback refresh"] [EVENTS=N] [ROUNDS=N] bench/repro.sh [BINARY]
+#        default BINARY: swift build -c release, then its binary
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -21,9 +22,10 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-python3 - "$binary" "$work" "${EVENTS:-1000000}" <<'PY'
+rulesets=${RULESETS:-playback haptics audio-session refresh}
+python3 - "$binary" "$work" "${EVENTS:-1000000}" $rulesets <<'PY'
 import json, os, subprocess, sys
-binary, work, events = sys.argv[1], sys.argv[2], int(sys.argv[3])
+binary, work, events, rulesets = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
 
 def log(ruleset, count, name):
     """The ruleset's random plan walks, their events (refresh: runs) repeated to `count`,
@@ -42,10 +44,11 @@ def log(ruleset, count, name):
         json.dump(dict(head, **{sequence: chosen}), f, separators=(",", ":"))
     steps = json.loads(subprocess.run([binary, "check", ruleset, path, "--steps", "all"],
                                       capture_output=True).stdout)["steps"]
-    # A state field of the last step, observed with a value it has at another step.
+    # A state field of the last step, observed with a value it has at another step
+    # (not null: a field given as null is one left out).
     after = steps[-1]["after"]
     field, wrong = next((k, step["after"][k]) for k in sorted(after) for step in steps[-1000:]
-                        if not isinstance(after[k], (dict, list)) and step["after"].get(k) != after[k])
+                        if not isinstance(after[k], (dict, list)) and step["after"].get(k) not in (None, after[k]))
     chosen[-1] = dict(last, observed={field: wrong})
     with open(path, "w") as f:
         json.dump(dict(head, **{sequence: chosen}), f, separators=(",", ":"))
@@ -56,16 +59,16 @@ def log(ruleset, count, name):
             f.write(json.dumps(event, separators=(",", ":")) + "\n")
     return path, ndjson
 
-for ruleset in ["playback", "haptics", "audio-session", "refresh"]:
+for ruleset in rulesets:
     log(ruleset, events, ruleset)
     log(ruleset, 50, f"{ruleset}-tiny")
 PY
 
 # Timed from a fresh, small process: a child forked from the one that held the logs
 # would count its pages in the peak RSS.
-python3 - "$binary" "$work" "${ROUNDS:-5}" <<'PY'
+python3 - "$binary" "$work" "${ROUNDS:-5}" $rulesets <<'PY'
 import os, statistics, subprocess, sys, time
-binary, work, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+binary, work, rounds, rulesets = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
 
 def run(args):
     """Wall seconds and peak RSS (MiB) of one command, its output thrown away."""
@@ -87,7 +90,7 @@ def pairs(check, repro, n):
 broken = False
 print("| ruleset | form | MB | check s | repro s | repro − check (median of pairs) | check RSS MiB | repro RSS MiB | model: 50-event repro − check |")
 print("|---|---|---|---|---|---|---|---|---|")
-for ruleset in ["playback", "haptics", "audio-session", "refresh"]:
+for ruleset in rulesets:
     path, ndjson, tiny = (os.path.join(work, f"{ruleset}{suffix}") for suffix in (".json", ".ndjson", "-tiny.json"))
     # A 50-event log: process start and parsing are the same, the difference is the model.
     _, _, model, _, _ = pairs(["check", ruleset, tiny, "--steps", "failing"], ["repro", ruleset, tiny], 31)

@@ -161,13 +161,18 @@ extension JSONDocument {
         guard node.tag == .string || node.tag == .escapedString,
               Int(node.count) == text.utf8CodeUnitCount else { return false }
         return withUTF8(value) { bytes in
-            let expected = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-            return bytes.elementsEqual(expected)
+            // A plain loop: `elementsEqual` stays an out-of-line call per comparison,
+            // and member names are compared for every member looked up.
+            let expected = text.utf8Start
+            for index in bytes.indices where bytes[index] != expected[index] { return false }
+            return true
         }
     }
 
-    /// Whether a string node holds exactly `text`.
-    public func string(_ value: JSONValue, equals text: String) -> Bool {
+    /// Whether a string node holds exactly `text`, a value known only at run time. (Its
+    /// own label: a literal must reach the `StaticString` overload, which allocates
+    /// nothing, and an unlabelled choice would give it this one.)
+    public func string(_ value: JSONValue, matches text: String) -> Bool {
         guard kind(value) == .string else { return false }
         var text = text
         return text.withUTF8 { expected in

@@ -70,9 +70,9 @@ func checkAnswer(_ answer: RulesetAnswer, of endpoint: RulesetEndpoint, for body
     }
     let root = document.root
     precondition(document.kind(root) == .object, "an answer is not an object")
-    precondition(document.member(root, "ruleset").map { document.string($0, equals: endpoint.name) } == true,
+    precondition(document.member(root, "ruleset").map { document.string($0, matches: endpoint.name) } == true,
                  "an answer names another ruleset")
-    precondition(document.member(root, "verdict").map { document.string($0, equals: answer.verdict.rawValue) } == true,
+    precondition(document.member(root, "verdict").map { document.string($0, matches: answer.verdict.rawValue) } == true,
                  "the answer's verdict differs from its header")
     guard let steps = document.member(root, "steps"), document.kind(steps) == .array else {
         preconditionFailure("an answer without steps")

@@ -36,7 +36,7 @@ enum FieldValue: Sendable {
         case .null: return document.isNull(observed)
         case .bool(let value): return document.bool(observed) == value
         case .number(let value): return document.number(observed) == value
-        case .string(let value): return document.string(observed, equals: value)
+        case .string(let value): return document.string(observed, matches: value)
         case .array(let values):
             guard document.kind(observed) == .array, document.count(observed) == values.count else { return false }
             return zip(values, document.elements(observed)).allSatisfy { $0.matches($1, in: document) }

@@ -41,8 +41,7 @@ enum Repro {
             checked.text.stepped.writeStep(index, to: &writer)
             return writer.finish()
         })
-        var prelude = Coding.Prelude(head: log.root, in: log)
-        for event in logEvents[..<max(stepIndex, 0)] { prelude.note(event, in: log) }
+        let prelude = Coding.Prelude(head: log.root, events: logEvents[..<max(stepIndex, 0)], in: log)
         let readLog = ReadLog(divergence: divergence, stepIndex: stepIndex, values: log, head: log.root, headDocument: log,
                               event: stepIndex >= 0 ? logEvents[stepIndex] : nil, prelude: prelude,
                               observedFinal: divergence.index == nil ? log.member(log.root, "observedFinal") : nil,
@@ -211,9 +210,18 @@ protocol ReproPrelude {
     mutating func note(_ event: JSONValue, in document: JSONDocument)
 }
 
+extension ReproPrelude {
+    /// From every event before the divergence at once (the JSON form's log).
+    init(head: JSONValue, events: ArraySlice<JSONValue>, in document: JSONDocument) {
+        self.init(head: head, in: document)
+        for event in events { note(event, in: document) }
+    }
+}
+
 /// The prelude of a ruleset whose steps show the whole state they start from.
 struct NothingKept: ReproPrelude {
     init(head _: JSONValue, in _: JSONDocument) {}
+    init(head _: JSONValue, events _: ArraySlice<JSONValue>, in _: JSONDocument) {}
     func note(_: JSONValue, in _: JSONDocument) {}
 }
 

@@ -14,7 +14,7 @@ struct GivenRouteChangeReason: Sendable {
         if let number = document.integer(given) {
             reason = RouteChangeReason(rawValue: number)
         } else if document.kind(given) == .string {
-            reason = RouteChangeReason.allCases.first { document.string(given, equals: $0.name) }
+            reason = RouteChangeReason.allCases.first { document.string(given, matches: $0.name) }
         } else {
             reason = nil
         }

@@ -10,7 +10,7 @@ struct InfoPlistRegistration: Equatable {
     /// An `infoPlist` given as a JSON object.
     init(object: JSONValue, in document: JSONDocument) {
         func list(_ key: String) -> InfoPlistList {
-            guard let member = document.members(object).first(where: { document.string($0.key, equals: key) }),
+            guard let member = document.members(object).first(where: { document.string($0.key, matches: key) }),
                   !document.isNull(member.value) else { return .missing }
             guard document.kind(member.value) == .array else { return .notAnArray }
             return .strings(document.elements(member.value).compactMap { document.string($0) })

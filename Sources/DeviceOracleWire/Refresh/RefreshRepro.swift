@@ -30,7 +30,7 @@ extension RefreshModelCoding: ReproCoding {
         if let step = log.step {
             failures = log.prelude.failures
             let actions = shown.member(step, "actions").map { Array(shown.elements($0)) } ?? []
-            staleTempFile = actions.first.map { shown.string($0, equals: RefreshAction.removeStaleTemp.rawValue) } ?? false
+            staleTempFile = actions.first.map { shown.string($0, matches: RefreshAction.removeStaleTemp.rawValue) } ?? false
         }
         var finalField: String?, commitsToPad = 0
         if log.observedFinal != nil {
@@ -161,15 +161,55 @@ struct RefreshRunUp: ReproPrelude {
         failuresThatMatter = count
     }
 
+    /// As the runs stream past.
     mutating func note(_ run: JSONValue, in document: JSONDocument) {
-        // The endpoint validated the fault (`null` is none); its kind is all that counts.
-        if let fault = document.member(run, "fault"), let kind = document.member(fault, "kind") {
-            if !document.string(kind, equals: "crash") { failures = min(failures + 1, failuresThatMatter) }
-        } else {
-            failures = 0
+        // One pass over the run's members: this runs for every line of a streamed log.
+        var kind = RunKind.success, time = 0.0
+        for member in document.members(run) {
+            if document.string(member.key, equals: "at") {
+                time = document.number(member.value) ?? 0
+            } else if document.string(member.key, equals: "fault") {
+                kind = Self.kind(ofFault: member.value, in: document)
+            }
+        }
+        switch kind {
+        case .failure: failures = min(failures + 1, failuresThatMatter)
+        case .crash: break
+        case .success: failures = 0
         }
         // Kept in a window of twice what a prefix takes, dropped by halves.
         if times.count == 2 * (failuresThatMatter + 1) { times.removeFirst(failuresThatMatter + 1) }
-        times.append(document.member(run, "at").flatMap(document.number) ?? 0)
+        times.append(time)
+    }
+
+    /// From the runs held whole: read backwards, only as far as the streak goes, and
+    /// only the latest times.
+    init(head: JSONValue, events runs: ArraySlice<JSONValue>, in document: JSONDocument) {
+        self.init(head: head, in: document)
+        backwards: for run in runs.reversed() {
+            guard failures < failuresThatMatter else { break }
+            switch Self.kind(of: run, in: document) {
+            case .failure: failures += 1
+            case .crash: continue
+            case .success: break backwards
+            }
+        }
+        times = runs.suffix(failuresThatMatter + 1).map { Self.time(of: $0, in: document) }
+    }
+
+    private enum RunKind { case success, failure, crash }
+
+    private static func kind(of run: JSONValue, in document: JSONDocument) -> RunKind {
+        document.member(run, "fault").map { kind(ofFault: $0, in: document) } ?? .success
+    }
+
+    /// The endpoint validated the fault (`null` is none); its kind is all that counts.
+    private static func kind(ofFault fault: JSONValue, in document: JSONDocument) -> RunKind {
+        guard let kind = document.member(fault, "kind") else { return .success }
+        return document.string(kind, equals: "crash") ? .crash : .failure
+    }
+
+    private static func time(of run: JSONValue, in document: JSONDocument) -> Double {
+        document.member(run, "at").flatMap(document.number) ?? 0
     }
 }
