@@ -190,7 +190,7 @@ enum CheckCommand {
     }
 
     /// open(2) with the path's bytes as they are.
-    private static func open(_ path: [UInt8], _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+    static func open(_ path: [UInt8], _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
         (path + [0]).withUnsafeBufferPointer { bytes in
             bytes.withMemoryRebound(to: CChar.self) { Glibc.open($0.baseAddress!, flags, mode) }
         }

@@ -26,11 +26,17 @@ enum ReproCommand {
         }
         guard let endpoint = rulesetEndpoint(named: String(decoding: arguments[0], as: UTF8.self)) else { return 2 }
         let path = arguments.count == 2 ? arguments[1] : CheckCommand.standardInput
-        guard let body = CheckCommand.readAll(path) else {
+        let repro: Result<[UInt8], RequestRejection>?
+        if ndjson && path != CheckCommand.standardInput {
+            repro = reproLines(path, endpoint: endpoint, format: format)
+        } else {
+            repro = CheckCommand.readAll(path).map { endpoint.repro($0, ndjson: ndjson, format: format) }
+        }
+        guard let repro else {
             CheckCommand.printCannot("read", path)
             return 2
         }
-        switch endpoint.repro(body, ndjson: ndjson, format: format) {
+        switch repro {
         case .success(let answer):
             CheckCommand.writeAll(format == .json ? answer + [UInt8(ascii: "\n")] : answer, to: STDOUT_FILENO)
             return 0
@@ -38,5 +44,25 @@ enum ReproCommand {
             CheckCommand.writeAll(problem(for: rejection).json + [UInt8(ascii: "\n")], to: STDERR_FILENO)
             return rejection.kind == .nothingToReproduce ? 1 : 2
         }
+    }
+
+    /// An NDJSON file read in chunks, as `check --ndjson` reads it, in the memory of a
+    /// line; read again whole only for a log that diverges only in its `observedFinal`.
+    private static func reproLines(_ path: [UInt8], endpoint: RulesetEndpoint,
+                                   format: AnswerFormat) -> Result<[UInt8], RequestRejection>? {
+        let fd = CheckCommand.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        let chunks = NDJSONChunks { receive in
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count >= 0 else { return false }
+                chunk[..<count].withUnsafeBytes(receive)
+                return true
+            }
+        }
+        return endpoint.repro(ndjson: chunks, whole: { CheckCommand.readAll(path) }, format: format)
     }
 }

@@ -79,6 +79,24 @@ final class ModelRoutesTests: OracleProcessTestCase {
         XCTAssertTrue(refresh.stderrText.contains("The log is unchecked"), refresh.stderrText)
     }
 
+    func testTheCommandReadsAnNDJSONFileAsItStreamsAndPrintsTheServersBytes() throws {
+        let (_, port) = try startServer()
+        let finalOnly = "{}\n" + #"{"at":0,"pages":[{"items":[{"id":"1"}],"nextCursor":"c1"}]}"# + "\n"
+            + #"{"observedFinal":{"cursor":"c9"}}"# + "\n"
+
+        for log in [failingRefreshNDJSON, finalOnly] {
+            let served = try XCTUnwrap(post("/rulesets/refresh/repro", log, port: port, contentType: "application/x-ndjson"))
+            let fromFile = try command(["repro", "refresh", try temporaryFile(log), "--ndjson"])
+
+            XCTAssertEqual(served.status, 200)
+            XCTAssertEqual(fromFile.waitForExit(), 0)
+            XCTAssertEqual(fromFile.stdoutBytes, served.body + Data("\n".utf8))
+        }
+        let missing = try command(["repro", "refresh", "/nonexistent/log.ndjson", "--ndjson"])
+        XCTAssertEqual(missing.waitForExit(), 2)
+        XCTAssertTrue(missing.stderrText.contains("cannot read"), missing.stderrText)
+    }
+
     /// A failure, then a run that commits: the device shows the old cursor.
     private let failingRefreshLog = #"""
         {"runs":[{"at":0,"pages":[{"items":[{"id":"1"}],"nextCursor":"c1"}]},

@@ -68,12 +68,17 @@ extension RulesetEndpoint {
         return Self.run(check, on: body).map(NDJSONAnswer.init)
     }
 
-    /// Feeds a whole body to `check` as a socket would, 64 KiB at a time (given at
-    /// once, its lines would all be split out before the first is read): the answer's
-    /// text, or the problem that ended it.
+    /// Feeds a whole body to `check` as a socket would: the answer's text, or the
+    /// problem that ended it.
     static func run(_ check: NDJSONCheck, on body: [UInt8]) -> Result<[UInt8], RequestRejection> {
+        guard let read = run(check, NDJSONChunks(body)) else { preconditionFailure("a body in memory is always read") }
+        return read
+    }
+
+    /// Feeds `check` the chunks of a log as they are read; `nil` when reading failed.
+    static func run(_ check: NDJSONCheck, _ chunks: NDJSONChunks) -> Result<[UInt8], RequestRejection>? {
         var text: [UInt8] = []
-        var offset = 0, finished = false
+        var finished = false
         var progress = NDJSONCheck.Progress.more(completedLine: false)
         while true {
             switch progress {
@@ -86,14 +91,39 @@ extension RulesetEndpoint {
                 progress = check.finish(output: &text)
             case .begin:
                 progress = check.receive(UnsafeRawBufferPointer(start: nil, count: 0), output: &text)
-            case .more where offset < body.count:
-                let end = min(body.count, offset + (1 << 16))
-                progress = body[offset..<end].withUnsafeBytes { check.receive($0, output: &text) }
-                offset = end
             case .more:
-                finished = true
-                progress = check.finish(output: &text)
+                let read = chunks.next { chunk in
+                    if chunk.isEmpty {
+                        finished = true
+                        progress = check.finish(output: &text)
+                    } else {
+                        progress = check.receive(chunk, output: &text)
+                    }
+                }
+                guard read else { return nil }
             }
+        }
+    }
+}
+
+/// An NDJSON log read in chunks, as a file is: `next` gives its argument the next
+/// chunk, an empty one at the end of the log, and returns `false` when it could not read.
+public struct NDJSONChunks {
+    let next: ((UnsafeRawBufferPointer) -> Void) -> Bool
+
+    public init(next: @escaping ((UnsafeRawBufferPointer) -> Void) -> Bool) {
+        self.next = next
+    }
+
+    /// A body in memory, 64 KiB at a time as a socket gives it (given at once, its lines
+    /// would all be split out before the first is read).
+    init(_ body: [UInt8]) {
+        var offset = 0
+        self.init { receive in
+            let end = min(body.count, offset + (1 << 16))
+            body[offset..<end].withUnsafeBytes(receive)
+            offset = end
+            return true
         }
     }
 }

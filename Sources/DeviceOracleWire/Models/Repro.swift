@@ -53,9 +53,10 @@ enum Repro {
     /// An NDJSON log: checked as it streams, in the memory of a line, keeping only the
     /// first step, the first mismatching one and the prelude of the events before it.
     /// A log whose only mismatch is its `observedFinal` (reproduced at the last step,
-    /// which the stream does not keep) is read whole instead, as its JSON form.
-    static func answer<Coding: ReproCoding>(_ coding: Coding.Type, ndjson body: [UInt8], format: AnswerFormat,
-                                            endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
+    /// which the stream does not keep) is read again whole, as its JSON form. `nil`
+    /// when the log could not be read.
+    static func answer<Coding: ReproCoding>(_ coding: Coding.Type, ndjson chunks: NDJSONChunks, whole: () -> [UInt8]?,
+                                            format: AnswerFormat, endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection>? {
         var prelude: Coding.Prelude?
         let check = NDJSONCheck(endpoint: endpoint, detail: .none, maxLineBytes: NDJSONCheck.defaultMaxLineBytes,
                                 keepsFirstMismatch: true) { _ in [] }
@@ -64,13 +65,15 @@ enum Repro {
             prelude?.note(event, in: document)
         }
         let text: [UInt8]
-        switch RulesetEndpoint.run(check, on: body) {
-        case .success(let answer): text = answer
-        case .failure(let rejection): return .failure(rejection)
+        switch RulesetEndpoint.run(check, chunks) {
+        case .success(let answer)?: text = answer
+        case .failure(let rejection)?: return .failure(rejection)
+        case nil: return nil
         }
         guard let first = check.firstMismatch, let stepIndex = first.mismatch.index, let firstStep = check.firstStep else {
             let summary = NDJSONAnswer(text)
             guard !summary.mismatches.isEmpty else { return .failure(.nothingToReproduce(summary.verdict)) }
+            guard let body = whole() else { return nil }
             return endpoint.jsonRequest(ndjson: body).flatMap { answer(coding, $0, format: format, endpoint: endpoint) }
         }
         let (shown, steps) = parsed([firstStep, first.step])

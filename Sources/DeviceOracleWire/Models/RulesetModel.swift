@@ -7,15 +7,17 @@ struct RulesetModel: Sendable {
     fileprivate let plan: @Sendable (PlanRequest, AnswerFormat, RulesetEndpoint) -> [UInt8]
     fileprivate let diagram: @Sendable (DiagramFormat, String) -> [UInt8]
     fileprivate let coverage: @Sendable ([UInt8], RulesetEndpoint) -> Result<CoverageAnswer, RequestRejection>
-    fileprivate let repro: @Sendable ([UInt8], Bool, AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>
+    fileprivate let repro: @Sendable ([UInt8], AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>
+    fileprivate let reproLines: @Sendable (NDJSONChunks, () -> [UInt8]?, AnswerFormat, RulesetEndpoint)
+        -> Result<[UInt8], RequestRejection>?
 
     init<Coding: ReproCoding>(_ coding: Coding.Type) {
         plan = { request, format, endpoint in Plan.answer(coding, request, format: format, endpoint: endpoint) }
         diagram = { format, title in Diagram.text(coding.graph, format: format, title: title) }
         coverage = { body, endpoint in Coverage.answer(coding, body, endpoint: endpoint) }
-        repro = { body, ndjson, format, endpoint in
-            ndjson ? Repro.answer(coding, ndjson: body, format: format, endpoint: endpoint)
-                : Repro.answer(coding, body, format: format, endpoint: endpoint)
+        repro = { body, format, endpoint in Repro.answer(coding, body, format: format, endpoint: endpoint) }
+        reproLines = { chunks, whole, format, endpoint in
+            Repro.answer(coding, ndjson: chunks, whole: whole, format: format, endpoint: endpoint)
         }
     }
 }
@@ -55,7 +57,19 @@ extension RulesetEndpoint {
     /// first mismatch does (`Repro`), from its JSON or NDJSON form, as JSON or a Swift
     /// file with its test.
     public func repro(_ body: [UInt8], ndjson: Bool = false, format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection> {
-        model.repro(body, ndjson, format, self)
+        guard ndjson else { return model.repro(body, format, self) }
+        guard let answer = model.reproLines(NDJSONChunks(body), { body }, format, self) else {
+            preconditionFailure("a body in memory is always read")
+        }
+        return answer
+    }
+
+    /// The repro of an NDJSON log read in chunks (`device-oracle repro --ndjson FILE`,
+    /// in the memory of a line as `check` reads it); `whole` reads it again whole for a
+    /// log that diverges only in its `observedFinal`. `nil` when it could not be read.
+    public func repro(ndjson chunks: NDJSONChunks, whole: () -> [UInt8]?,
+                      format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection>? {
+        model.reproLines(chunks, whole, format, self)
     }
 
     /// `POST /rulesets/{name}/coverage`: `{"logs": [<request body>, ...]}`.
