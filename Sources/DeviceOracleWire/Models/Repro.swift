@@ -60,9 +60,11 @@ enum Repro {
         var prelude: Coding.Prelude?
         let check = NDJSONCheck(endpoint: endpoint, detail: .none, maxLineBytes: NDJSONCheck.defaultMaxLineBytes,
                                 keepsFirstMismatch: true) { _ in [] }
-        check.noteElementBeforeMismatch = { [unowned check] event, document in
-            if prelude == nil { prelude = Coding.Prelude(head: check.headDocument.root, in: check.headDocument) }
-            prelude?.note(event, in: document)
+        if Coding.Prelude.notesEvents {
+            check.noteElementBeforeMismatch = { [unowned check] event, document in
+                if prelude == nil { prelude = Coding.Prelude(head: check.headDocument.root, in: check.headDocument) }
+                prelude?.note(event, in: document)
+            }
         }
         let text: [UInt8]
         switch RulesetEndpoint.run(check, chunks) {
@@ -211,6 +213,8 @@ protocol ReproPrelude {
     /// Before the first event, from the log's members (its head line's, for NDJSON).
     init(head: JSONValue, in document: JSONDocument)
     mutating func note(_ event: JSONValue, in document: JSONDocument)
+    /// Whether `note` is worth calling: a stream of a million lines pays for each call.
+    static var notesEvents: Bool { get }
 }
 
 extension ReproPrelude {
@@ -223,6 +227,7 @@ extension ReproPrelude {
 
 /// The prelude of a ruleset whose steps show the whole state they start from.
 struct NothingKept: ReproPrelude {
+    static var notesEvents: Bool { false }
     init(head _: JSONValue, in _: JSONDocument) {}
     init(head _: JSONValue, events _: ArraySlice<JSONValue>, in _: JSONDocument) {}
     func note(_: JSONValue, in _: JSONDocument) {}

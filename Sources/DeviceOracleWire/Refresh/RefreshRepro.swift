@@ -134,6 +134,7 @@ extension RefreshModelCoding: ReproCoding {
 /// What a refresh repro keeps of the runs before the divergence: the streak of
 /// failures they end with, and their latest times.
 struct RefreshRunUp: ReproPrelude {
+    static var notesEvents: Bool { true }
     /// The failures that still change the backoff: past `backoffMaxSeconds` another
     /// changes nothing.
     private let failuresThatMatter: Int
