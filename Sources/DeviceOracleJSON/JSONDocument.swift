@@ -214,6 +214,11 @@ extension JSONDocument {
         return nil
     }
 
+    /// The value of the first member named `key`, a name known only at run time.
+    public func member(_ object: JSONValue, named key: String) -> JSONValue? {
+        members(object).first { string($0.key, matches: key) }?.value
+    }
+
     public struct Elements: Sequence {
         @usableFromInline let document: JSONDocument
         @usableFromInline let first: Int

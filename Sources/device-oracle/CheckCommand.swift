@@ -75,9 +75,7 @@ enum CheckCommand {
         var output: [UInt8] = []
         var progress = NDJSONCheck.Progress.more(completedLine: false)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            if count < 0 {
+            guard let count = read(fd, into: &chunk) else {
                 printCannot("read", path)
                 return 2
             }
@@ -204,13 +202,19 @@ enum CheckCommand {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard let count = read(fd, into: &chunk) else { return nil }
             if count == 0 { return bytes }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
             bytes.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    /// read(2) into `chunk`, again when a signal interrupted it: the count (0 at the
+    /// end), or nil on an error (errno says which).
+    static func read(_ fd: Int32, into chunk: inout [UInt8]) -> Int? {
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count >= 0 { return count }
+            if errno != EINTR { return nil }
         }
     }
 

@@ -55,13 +55,9 @@ enum ReproCommand {
         defer { close(fd) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         let chunks = NDJSONChunks { receive in
-            while true {
-                let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                if count < 0, errno == EINTR { continue }
-                guard count >= 0 else { return false }
-                chunk[..<count].withUnsafeBytes(receive)
-                return true
-            }
+            guard let count = CheckCommand.read(fd, into: &chunk) else { return false }
+            chunk[..<count].withUnsafeBytes(receive)
+            return true
         }
         return endpoint.repro(ndjson: chunks, whole: { CheckCommand.readAll(path) }, format: format)
     }

@@ -192,6 +192,26 @@ final class ReproTests: XCTestCase {
         XCTAssertEqual(repro["/request/schedule"], #"{"backoffBaseSeconds":0}"#)
     }
 
+    func testARefreshPreludeReadBackwardsFromHeldRunsEqualsOneNotedRunByRun() throws {
+        // Failures, crashes and successes in a fixed pseudo-random order, at every length.
+        let kinds = [nil, "error", "crash", "expire", "error", "error", nil, "crash", "error", "expire", "error",
+                     "crash", "error", "error", "error", "error", "error", "error", "error"]
+        let runs = kinds.enumerated().map { index, kind in
+            #"{"at":\#(index * 60),"pages":[{"items":[]}]"# + (kind.map { #","fault":{"kind":"\#($0)","stage":"download","page":0}"# } ?? "") + "}"
+        }
+        let document = try JSONReader.parse(Array(#"{"schedule":{"backoffMaxSeconds":900},"runs":[\#(runs.joined(separator: ","))]}"#.utf8))
+        let held = Array(document.elements(try XCTUnwrap(document.member(document.root, "runs"))))
+
+        for count in 0...held.count {
+            var streamed = RefreshRunUp(head: document.root, in: document)
+            for run in held[..<count] { streamed.note(run, in: document) }
+            let read = RefreshRunUp(head: document.root, events: held[..<count], in: document)
+
+            XCTAssertEqual(read.failures, streamed.failures, "after \(count) runs")
+            XCTAssertEqual(Array(read.latestTimes), Array(streamed.latestTimes), "after \(count) runs")
+        }
+    }
+
     func testARefreshFinalStateDivergenceIsReproducedAtTheLastRunWithThatFieldAlone() throws {
         let log = #"""
         {"runs":[{"at":0,"pages":[{"items":[{"id":"1"}],"nextCursor":"c1"}]},

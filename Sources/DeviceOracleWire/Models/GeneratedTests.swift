@@ -117,8 +117,7 @@ struct GeneratedTests {
         writer.key("observed")
         writer.beginObject()
         for name in endpoint.observables {
-            guard let value = answer.members(step).first(where: { answer.string($0.key) == name })?.value
-                    ?? after.flatMap({ after in answer.members(after).first(where: { answer.string($0.key) == name })?.value }),
+            guard let value = answer.member(step, named: name) ?? after.flatMap({ answer.member($0, named: name) }),
                   Self.isPlain(value, in: answer) else { continue }
             writer.key(escaping: name)
             writer.value(value, of: answer)

@@ -32,8 +32,7 @@ enum Repro {
         // them would write its lists of findings too); with no steps, the answer's `final`.
         let log = checked.text.document
         // Haptics may send no events (or `null`) and still diverge in `observedFinal`.
-        let sequence = log.members(log.root).first { log.string($0.key) == endpoint.sequence }
-        let logEvents = sequence.map { Array(log.elements($0.value)) } ?? []
+        let logEvents = log.member(log.root, named: endpoint.sequence).map { Array(log.elements($0)) } ?? []
         // The step the divergence is decided at: its own, or the last for `observedFinal`.
         let stepIndex = divergence.index ?? logEvents.count - 1
         let (shown, steps) = stepIndex < 0 ? (parsed(checked.json), []) : parsed((stepIndex > 0 ? [0, stepIndex] : [0]).map { index in
@@ -213,14 +212,17 @@ protocol ReproPrelude {
     /// Before the first event, from the log's members (its head line's, for NDJSON).
     init(head: JSONValue, in document: JSONDocument)
     mutating func note(_ event: JSONValue, in document: JSONDocument)
+    /// From every event before the divergence at once (the JSON form's log); by
+    /// default, each noted in turn.
+    init(head: JSONValue, events: ArraySlice<JSONValue>, in document: JSONDocument)
     /// Whether `note` is worth calling: a stream of a million lines pays for each call.
     static var notesEvents: Bool { get }
 }
 
 extension ReproPrelude {
-    /// From every event before the divergence at once (the JSON form's log).
     init(head: JSONValue, events: ArraySlice<JSONValue>, in document: JSONDocument) {
         self.init(head: head, in: document)
+        guard Self.notesEvents else { return }
         for event in events { note(event, in: document) }
     }
 }
@@ -229,7 +231,6 @@ extension ReproPrelude {
 struct NothingKept: ReproPrelude {
     static var notesEvents: Bool { false }
     init(head _: JSONValue, in _: JSONDocument) {}
-    init(head _: JSONValue, events _: ArraySlice<JSONValue>, in _: JSONDocument) {}
     func note(_: JSONValue, in _: JSONDocument) {}
 }
 

@@ -10,10 +10,9 @@ struct InfoPlistRegistration: Equatable {
     /// An `infoPlist` given as a JSON object.
     init(object: JSONValue, in document: JSONDocument) {
         func list(_ key: String) -> InfoPlistList {
-            guard let member = document.members(object).first(where: { document.string($0.key, matches: key) }),
-                  !document.isNull(member.value) else { return .missing }
-            guard document.kind(member.value) == .array else { return .notAnArray }
-            return .strings(document.elements(member.value).compactMap { document.string($0) })
+            guard let value = document.member(object, named: key), !document.isNull(value) else { return .missing }
+            guard document.kind(value) == .array else { return .notAnArray }
+            return .strings(document.elements(value).compactMap { document.string($0) })
         }
         permittedIdentifiers = list(InfoPlistKey.permittedIdentifiers)
         backgroundModes = list(InfoPlistKey.backgroundModes)

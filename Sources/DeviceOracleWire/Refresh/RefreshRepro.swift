@@ -71,7 +71,7 @@ extension RefreshModelCoding: ReproCoding {
 
         // Each run at the time of one of the log's runs before the divergence, the
         // latest last; any more at the earliest of those.
-        let times = log.prelude.times.suffix(shapes.count)
+        let times = log.prelude.latestTimes.suffix(shapes.count)
         let earliest = times.first ?? log.event.flatMap { values.member($0, "at") }.flatMap(values.number) ?? 0
         let unmatched = shapes.count - times.count
         let runs = shapes.enumerated().map { index, shape in
@@ -91,7 +91,7 @@ extension RefreshModelCoding: ReproCoding {
         log.writeEvent(to: &request)
         request.endArray()
         if let finalField, let observedFinal = log.observedFinal,
-           let value = values.members(observedFinal).first(where: { values.string($0.key) == finalField })?.value {
+           let value = values.member(observedFinal, named: finalField) {
             request.key("observedFinal")
             request.beginObject()
             request.key(escaping: finalField)
@@ -141,19 +141,16 @@ struct RefreshRunUp: ReproPrelude {
     /// The failed or expired runs the runs end with (a crash neither counts nor ends
     /// the streak; a success ends it), at most `failuresThatMatter`.
     private(set) var failures = 0
-    /// The latest runs' times, oldest first: at least as many as a prefix of failures
-    /// and a crash takes.
-    private(set) var times: [Double] = []
+    /// The latest runs' times, oldest first, kept in a window of between one and two
+    /// times what a prefix of failures and a crash takes.
+    private var times: [Double] = []
+    /// As many of the latest runs' times as such a prefix takes, however they were read.
+    var latestTimes: ArraySlice<Double> { times.suffix(failuresThatMatter + 1) }
 
     init(head: JSONValue, in document: JSONDocument) {
-        // The endpoint validated every value.
-        var schedule = RefreshSchedule()
-        if let object = document.member(head, "schedule") {
-            func seconds(_ name: StaticString) -> Double? { document.member(object, name).flatMap(document.number) }
-            schedule.intervalSeconds = seconds("intervalSeconds") ?? schedule.intervalSeconds
-            schedule.backoffBaseSeconds = seconds("backoffBaseSeconds") ?? schedule.backoffBaseSeconds
-            schedule.backoffMaxSeconds = seconds("backoffMaxSeconds") ?? schedule.backoffMaxSeconds
-        }
+        // Read as the endpoint read it (and validated it).
+        var decoder = RequestDecoder(document: document)
+        let schedule = document.member(head, "schedule").map { decoder.refreshSchedule($0) } ?? RefreshSchedule()
         // Doubling reaches the cap, or infinity, within the exponent's range.
         var count = 0
         while schedule.backoffSeconds(consecutiveFailures: count + 1) != schedule.backoffSeconds(consecutiveFailures: count + 2) {

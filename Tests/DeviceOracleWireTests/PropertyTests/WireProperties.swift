@@ -88,7 +88,7 @@ struct ParsedAnswer {
 
     subscript(_ value: JSONValue?, _ key: String) -> JSONValue? {
         guard let value, document.kind(value) == .object else { return nil }
-        return document.members(value).first { document.string($0.key, matches: key) }?.value
+        return document.member(value, named: key)
     }
 
     subscript(_ key: String) -> JSONValue? { self[root, key] }
