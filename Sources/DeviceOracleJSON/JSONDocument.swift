@@ -155,6 +155,14 @@ extension JSONDocument {
         }
     }
 
+    /// Calls `body` with a string node's decoded bytes and whether its text held
+    /// escapes. One without holds no quote, backslash or control byte (the reader
+    /// refuses raw control bytes), so a writer copies it without looking.
+    @inline(__always) func withString<R>(_ value: JSONValue, _ body: (UnsafeBufferPointer<UInt8>, Bool) -> R) -> R {
+        let escaped = storage.nodes[value.index].tag == .escapedString
+        return withUTF8(value) { body($0, escaped) }
+    }
+
     /// Whether a string node holds exactly `text`, without allocating.
     @inlinable public func string(_ value: JSONValue, equals text: StaticString) -> Bool {
         let node = nodes[value.index]

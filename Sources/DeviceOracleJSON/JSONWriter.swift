@@ -26,6 +26,21 @@ public struct JSONWriter: ~Copyable {
     /// The text, once writing is done.
     public consuming func finish() -> [UInt8] { bytes }
 
+    /// Calls `body` with the text written so far, without copying it.
+    public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    /// The text written so far, and an empty writer to go on with: one writer
+    /// makes many small texts without an allocation of its own each.
+    public mutating func take() -> [UInt8] {
+        defer {
+            count = 0
+            needsComma = false
+        }
+        return bytes
+    }
+
     /// Appends what was written so far to `buffer` and empties this writer, which
     /// goes on where it stopped (an answer written in pieces).
     public mutating func move(into buffer: inout [UInt8]) {
@@ -147,10 +162,18 @@ public struct JSONWriter: ~Copyable {
     /// Any UTF-8 text, escaped as RFC 8259 requires (`"`, `\` and control
     /// characters; `/` and non-ASCII are written as they are).
     public mutating func string(utf8 text: UnsafeBufferPointer<UInt8>) {
+        // Most text needs no escape: find the first byte that does before copying.
+        var first = 0
+        while first < text.count, !Self.needsEscape(text[first]) { first += 1 }
+        guard first < text.count else {
+            string(unescaped: text)
+            return
+        }
         separate()
         append(UInt8(ascii: "\""))
         var plainFrom = 0
-        for (i, byte) in text.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+        for i in first..<text.count where Self.needsEscape(text[i]) {
+            let byte = text[i]
             append(UnsafeBufferPointer(rebasing: text[plainFrom..<i]))
             plainFrom = i + 1
             append(UInt8(ascii: "\\"))
@@ -171,6 +194,24 @@ public struct JSONWriter: ~Copyable {
         }
         append(UnsafeBufferPointer(rebasing: text[plainFrom...]))
         append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    @inline(__always) static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x22 || byte == 0x5C
+    }
+
+    /// Text known to need no escape: `"text"` with one capacity check.
+    mutating func string(unescaped text: UnsafeBufferPointer<UInt8>) {
+        reserve(text.count + 3)
+        if needsComma {
+            base[count] = UInt8(ascii: ",")
+            count += 1
+        }
+        base[count] = UInt8(ascii: "\"")
+        if let source = text.baseAddress { (base + count + 1).update(from: source, count: text.count) }
+        base[count + 1 + text.count] = UInt8(ascii: "\"")
+        count += text.count + 2
         needsComma = true
     }
 
@@ -304,7 +345,7 @@ public struct JSONWriter: ~Copyable {
         case .null: null()
         case .bool: bool(document.bool(value)!)
         case .number: number(document.number(value)!)
-        case .string: document.withUTF8(value) { string(utf8: $0) }
+        case .string: document.withString(value) { text, escaped in escaped ? string(utf8: text) : string(unescaped: text) }
         case .array:
             beginArray()
             for element in document.elements(value) { self.value(element, of: document) }
@@ -312,7 +353,7 @@ public struct JSONWriter: ~Copyable {
         case .object:
             beginObject()
             for member in document.members(value) {
-                document.withUTF8(member.key) { string(utf8: $0) }
+                document.withString(member.key) { text, escaped in escaped ? string(utf8: text) : string(unescaped: text) }
                 append(UInt8(ascii: ":"))
                 needsComma = false
                 self.value(member.value, of: document)
