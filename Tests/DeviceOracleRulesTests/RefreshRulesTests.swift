@@ -419,7 +419,33 @@ final class RefreshRulesTests: XCTestCase {
                                               .duplicateIdInPage(page: 2, ids: ["x", "y"])])
     }
 
+    func testALongPageReportsEachRepeatedIdOnceInOrderOfFirstRepetition() throws {
+        var machine = Machine()
+        // Longer than a short page, which is searched pairwise: the hashed search answers the same.
+        let ids = (0..<40).map(String.init) + ["7", "30", "7", "0"]
+
+        let decision = machine.apply(try Run(at: 0, pages: [Page(items: ids.map { item($0, "v") })]))
+
+        XCTAssertEqual(decision.diagnostics, [.duplicateIdInPage(page: 0, ids: ["7", "30", "0"])])
+        XCTAssertEqual(machine.state.store.items.count, 40)
+    }
+
     // MARK: Store and summary
+
+    func testALargeStoreReplacesARepeatedIdInPlaceAsASmallOneDoes() throws {
+        // Past the items a store searches one by one, it finds them by hash.
+        var store = Store(items: (0..<40).map { item(String($0), "old") })
+
+        XCTAssertTrue(store.upsert(item("3", "new")))
+        XCTAssertTrue(store.upsert(item("39", "new")))
+        XCTAssertFalse(store.upsert(item("40", "added")))
+
+        XCTAssertEqual(store.items.count, 41)
+        XCTAssertEqual(store.items[3], item("3", "new"))
+        XCTAssertEqual(store.items[39], item("39", "new"))
+        XCTAssertEqual(store.item(withID: "40"), item("40", "added"))
+        XCTAssertEqual(store.item(withID: "16"), item("16", "old"))
+    }
 
     func testIdsCompareLiterallyNotByUnicodeEquivalence() throws {
         var store = Store(items: [item("caf\u{E9}", "precomposed")])

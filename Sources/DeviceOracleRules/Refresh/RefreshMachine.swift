@@ -195,6 +195,20 @@ public struct RefreshMachine<Content> {
     /// Ids a page holds more than once, in order of their first repetition.
     @inlinable
     static func repeatedIDs(in page: RefreshPage<Content>) -> [String] {
+        let items = page.items
+        // A server page is a few dozen items at most: comparing each id with the
+        // ones before it costs less than hashing them all (and answers the same).
+        if items.count <= Self.pairwiseScanLimit {
+            var repeated: [String] = []
+            for later in items.indices {
+                let id = LiteralKey(items[later].id)
+                // Reported once, at its first repetition: when exactly one earlier item has it.
+                var earlier = 0
+                for index in 0..<later where LiteralKey(items[index].id) == id { earlier += 1 }
+                if earlier == 1 { repeated.append(items[later].id) }
+            }
+            return repeated
+        }
         var seen = Set<LiteralKey>(minimumCapacity: page.items.count), reported = Set<LiteralKey>()
         var repeated: [String] = []
         for item in page.items {
@@ -203,6 +217,9 @@ public struct RefreshMachine<Content> {
         }
         return repeated
     }
+
+    /// Up to this many items, `repeatedIDs` compares pairs instead of hashing.
+    @usableFromInline static var pairwiseScanLimit: Int { 16 }
 }
 
 extension RefreshMachine: Equatable where Content: Equatable {}

@@ -22,8 +22,13 @@ public struct RefreshStore<Content> {
     @usableFromInline var stored: [RefreshItem<Content>] = []
     public var cursor: String?
     public var lastSuccessAt: Double?
-    /// Where each id sits in `items`; ids compare literally.
+    /// Where each id sits in `items`, once there are more than `scanLimit`; ids
+    /// compare literally.
     @usableFromInline var positions: [LiteralKey: Int] = [:]
+
+    /// A store this small is searched item by item: comparing a few short ids costs
+    /// less than hashing one, and a request's store is usually this small.
+    @usableFromInline static var scanLimit: Int { 16 }
 
     /// A store holding `items` upserted in order: a repeated id replaces the
     /// earlier item at the earlier one's position.
@@ -35,21 +40,35 @@ public struct RefreshStore<Content> {
 
     /// Replaces the item with the same id in place, or appends a new one.
     /// Returns whether an item was replaced.
-    @discardableResult @inlinable
+    @discardableResult @inlinable @inline(__always)
     public mutating func upsert(_ item: RefreshItem<Content>) -> Bool {
         let key = LiteralKey(item.id)
-        if let position = positions[key] {
+        if let position = position(of: key) {
             stored[position] = item
             return true
+        }
+        if stored.count < Self.scanLimit {
+            stored.append(item)
+            return false
+        }
+        if stored.count == Self.scanLimit {
+            // Past the scan: index every item so far once.
+            for (position, earlier) in stored.enumerated() { positions[LiteralKey(earlier.id)] = position }
         }
         positions[key] = stored.count
         stored.append(item)
         return false
     }
 
+    @inlinable @inline(__always)
+    func position(of key: LiteralKey) -> Int? {
+        guard stored.count <= Self.scanLimit else { return positions[key] }
+        return stored.firstIndex { LiteralKey($0.id) == key }
+    }
+
     /// The item with this id, if the store holds one.
     public func item(withID id: String) -> RefreshItem<Content>? {
-        positions[LiteralKey(id)].map { items[$0] }
+        position(of: LiteralKey(id)).map { stored[$0] }
     }
 }
 

@@ -12,10 +12,24 @@ package struct LiteralKey: Hashable, Sendable {
     }
 
     @inlinable package static func == (a: LiteralKey, b: LiteralKey) -> Bool {
-        a.string.utf8.elementsEqual(b.string.utf8)
+        let a = a.string.utf8, b = b.string.utf8
+        guard a.count == b.count else { return false }
+        // Contiguous bytes (every native or small string has them) compared in a
+        // plain loop: `elementsEqual` on the views walks them through String's
+        // generic index machinery, several times slower on a page's short ids.
+        if let equal = a.withContiguousStorageIfAvailable({ a in
+            b.withContiguousStorageIfAvailable { b in
+                for index in a.indices where a[index] != b[index] { return false }
+                return true
+            }
+        }), let equal { return equal }
+        return a.elementsEqual(b)
     }
 
     @inlinable package func hash(into hasher: inout Hasher) {
+        if let hashed: Void = string.utf8.withContiguousStorageIfAvailable({
+            hasher.combine(bytes: UnsafeRawBufferPointer($0))
+        }) { return hashed }
         var string = string
         string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }

@@ -216,7 +216,7 @@ private struct RefreshEvaluation {
         if decoder.present(configMember) == nil, !runsGiven {
             decoder.reportMissing("runs", in: root, "a request needs 'runs', 'config' or both")
         }
-        storeTexts.append(store.json(capacity: 64))
+        storeTexts.append(store.json())
         _ = budget.spend(storeTexts[0].count)
         return Head(config: config, machine: RefreshMachine(state: RefreshState(store: store), schedule: schedule),
                     observedFinal: observedFinal, runs: runsMember)
@@ -259,7 +259,7 @@ private struct RefreshEvaluation {
         for diagnostic in decision.diagnostics { diagnostics.append(Self.diagnostic(diagnostic, index: index, at: run.at)) }
         // A run that committed nothing left the store as it was.
         if decision.commits > 0 {
-            storeTexts.append(machine.state.store.json(capacity: storeTexts[before].count + 64))
+            storeTexts.append(machine.state.store.json())
         }
         let after = storeTexts.count - 1
         records.append(RunRecord(id: envelope.id, at: run.at, decision: decision, before: before, after: after))

@@ -115,10 +115,11 @@ extension RequestDecoder {
     private mutating func refreshItems(_ array: JSONValue) -> [RefreshItem<StoredItem>] {
         var items: [RefreshItem<StoredItem>] = []
         items.reserveCapacity(document.count(array))
+        var scratch = JSONWriter(capacity: 256)
         for (_, object) in objects(in: array) {
             guard let id = required(document.member(object, "id"), of: .string, member: "id", in: object)
                 .flatMap(document.string) else { continue }
-            items.append(RefreshItem(id: id, content: StoredItem(object, in: document)))
+            items.append(RefreshItem(id: id, content: StoredItem(object, in: document, scratch: &scratch)))
         }
         return items
     }

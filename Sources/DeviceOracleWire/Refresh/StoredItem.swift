@@ -10,12 +10,13 @@ struct StoredItem {
     let document: JSONDocument
     let text: [UInt8]
 
-    init(_ value: JSONValue, in document: JSONDocument) {
-        var writer = JSONWriter(capacity: 64)
-        writer.value(value, of: document)
+    /// `scratch` is a writer the caller reuses for every item of a page: one
+    /// allocation for the text instead of two.
+    init(_ value: JSONValue, in document: JSONDocument, scratch: inout JSONWriter) {
+        scratch.value(value, of: document)
         self.value = value
         self.document = document
-        text = writer.finish()
+        text = scratch.take()
     }
 }
 
@@ -23,18 +24,39 @@ typealias ServiceStore = RefreshStore<StoredItem>
 
 extension RefreshStore where Content == StoredItem {
     /// `{"items": [...], "cursor": ..., "lastSuccessAt": ...}`, the shape of the request's `store`.
-    func json(capacity: Int) -> [UInt8] {
-        var writer = JSONWriter(capacity: capacity)
-        writer.beginObject()
-        writer.key("items")
-        writer.beginArray()
-        for item in items { writer.raw(item.content.text) }
-        writer.endArray()
-        writer.key("cursor")
-        if let cursor { writer.string(escaping: cursor) } else { writer.null() }
-        writer.key("lastSuccessAt")
-        if let lastSuccessAt { writer.number(lastSuccessAt) } else { writer.null() }
-        writer.endObject()
-        return writer.finish()
+    /// A long log renders a store after every run that committed, so the text is
+    /// sized first and filled once: no growing, no copy out of a writer.
+    func json() -> [UInt8] {
+        var tail = JSONWriter(capacity: 64)
+        tail.key("cursor")
+        if let cursor { tail.string(escaping: cursor) } else { tail.null() }
+        tail.key("lastSuccessAt")
+        if let lastSuccessAt { tail.number(lastSuccessAt) } else { tail.null() }
+        let itemsOpen: StaticString = #"{"items":["#, itemsClose: StaticString = "],"
+        return tail.withBytes { tail in
+            let items = self.items
+            var size = itemsOpen.utf8CodeUnitCount + max(items.count - 1, 0) + itemsClose.utf8CodeUnitCount + tail.count + 1
+            for index in items.indices { size += items[index].content.text.count }
+            return [UInt8](unsafeUninitializedCapacity: size) { out, initialized in
+                var position = 0
+                func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+                    guard let source = bytes.baseAddress else { return }
+                    (out.baseAddress! + position).update(from: source, count: bytes.count)
+                    position += bytes.count
+                }
+                copy(UnsafeBufferPointer(start: itemsOpen.utf8Start, count: itemsOpen.utf8CodeUnitCount))
+                for index in items.indices {
+                    if index > 0 {
+                        out[position] = UInt8(ascii: ",")
+                        position += 1
+                    }
+                    items[index].content.text.withUnsafeBufferPointer(copy)
+                }
+                copy(UnsafeBufferPointer(start: itemsClose.utf8Start, count: itemsClose.utf8CodeUnitCount))
+                copy(tail)
+                out[position] = UInt8(ascii: "}")
+                initialized = position + 1
+            }
+        }
     }
 }
