@@ -3,8 +3,10 @@
 # body's MB/s (median of N sequential curl POSTs) and the small body's req/s under wrk at
 # c=64, each with its ratio to playback's; and, given a second binary (main's), playback's
 # ratio to it. Servers pinned to CPU 0 (wrk on CPU 1), both started once; the two
-# binaries are measured alternately, ruleset by ruleset.
-# Usage: bench/rulesets.sh BINARY [BASELINE_BINARY] [N] [SECS]
+# binaries are measured alternately, ruleset by ruleset. ROUNDS=K repeats the whole
+# measurement K times and ends with the median of each ratio over the rounds: on a
+# shared machine one round's ratios swing by a quarter.
+# Usage: [ROUNDS=K] bench/rulesets.sh BINARY [BASELINE_BINARY] [N] [SECS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 binary=${1:?usage: rulesets.sh BINARY [BASELINE_BINARY] [N] [SECS]}
@@ -39,29 +41,54 @@ small() {
     awk '/^Requests\/sec/ { printf "%.0f", $2 }'
 }
 
-declare -A new_large new_small base_large base_small
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 rulesets=(playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run)
-for entry in "${rulesets[@]}"; do
-  name=${entry%%:*} path=${entry#*:}
-  new_large[$name]=$(large "$new_port" "$path" "$work/$name-large.json")
-  [[ -n $baseline ]] && base_large[$name]=$(large "$base_port" "$path" "$work/$name-large.json")
-  new_small[$name]=$(small "$new_port" "$path" "$work/$name-small.json")
-  [[ -n $baseline ]] && base_small[$name]=$(small "$base_port" "$path" "$work/$name-small.json")
+declare -A ratios  # "name kind" -> one ratio per round, a line each
+for round in $(seq 1 "${ROUNDS:-1}"); do
+  declare -A new_large=() new_small=() base_large=() base_small=()
+  for entry in "${rulesets[@]}"; do
+    name=${entry%%:*} path=${entry#*:}
+    new_large[$name]=$(large "$new_port" "$path" "$work/$name-large.json")
+    [[ -n $baseline ]] && base_large[$name]=$(large "$base_port" "$path" "$work/$name-large.json")
+    new_small[$name]=$(small "$new_port" "$path" "$work/$name-small.json")
+    [[ -n $baseline ]] && base_small[$name]=$(small "$base_port" "$path" "$work/$name-small.json")
+  done
+
+  [[ ${ROUNDS:-1} -gt 1 ]] && echo "round $round"
+  header="| ruleset | large MB/s | ÷ playback | small req/s c=64 | ÷ playback |"
+  rule="|---|---|---|---|---|"
+  [[ -n $baseline ]] && header+=" baseline large MB/s | baseline small req/s |" rule+="---|---|"
+  echo "$header"
+  echo "$rule"
+  for entry in "${rulesets[@]}"; do
+    name=${entry%%:*}
+    large_ratio=$(ratio "${new_large[$name]}" "${new_large[playback]}")
+    small_ratio=$(ratio "${new_small[$name]}" "${new_small[playback]}")
+    ratios["$name large"]+="$large_ratio"$'\n' ratios["$name small"]+="$small_ratio"$'\n'
+    line="| $name | ${new_large[$name]} | $large_ratio | ${new_small[$name]} | $small_ratio |"
+    [[ -n $baseline ]] && line+=" ${base_large[$name]} | ${base_small[$name]} |"
+    echo "$line"
+  done
+  if [[ -n $baseline ]]; then
+    playback_large=$(ratio "${new_large[playback]}" "${base_large[playback]}")
+    playback_small=$(ratio "${new_small[playback]}" "${base_small[playback]}")
+    ratios["baseline large"]+="$playback_large"$'\n' ratios["baseline small"]+="$playback_small"$'\n'
+    echo
+    echo "playback against the baseline: large ${playback_large}×, small ${playback_small}×"
+  fi
+  echo
 done
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-header="| ruleset | large MB/s | ÷ playback | small req/s c=64 | ÷ playback |"
-rule="|---|---|---|---|---|"
-[[ -n $baseline ]] && header+=" baseline large MB/s | baseline small req/s |" rule+="---|---|"
-echo "$header"
-echo "$rule"
-for entry in "${rulesets[@]}"; do
-  name=${entry%%:*}
-  line="| $name | ${new_large[$name]} | $(ratio "${new_large[$name]}" "${new_large[playback]}") | ${new_small[$name]} | $(ratio "${new_small[$name]}" "${new_small[playback]}") |"
-  [[ -n $baseline ]] && line+=" ${base_large[$name]} | ${base_small[$name]} |"
-  echo "$line"
-done
-if [[ -n $baseline ]]; then
-  echo
-  echo "playback against the baseline: large $(ratio "${new_large[playback]}" "${base_large[playback]}")×, small $(ratio "${new_small[playback]}" "${base_small[playback]}")×"
+if [[ ${ROUNDS:-1} -gt 1 ]]; then
+  echo "medians over $ROUNDS rounds"
+  echo "| ruleset | large ÷ playback | small c=64 ÷ playback |"
+  echo "|---|---|---|"
+  for entry in "${rulesets[@]:1}"; do
+    name=${entry%%:*}
+    echo "| $name | $(printf %s "${ratios[$name large]}" | median) | $(printf %s "${ratios[$name small]}" | median) |"
+  done
+  if [[ -n $baseline ]]; then
+    echo
+    echo "playback against the baseline: large $(printf %s "${ratios[baseline large]}" | median)×, small $(printf %s "${ratios[baseline small]}" | median)×"
+  fi
 fi
