@@ -41,6 +41,7 @@ public struct RefreshDecision: Equatable, Sendable {
     public var nextEarliestBeginAt: Double?
     public var diagnostics: [RefreshDiagnostic]
 
+    @inlinable
     public init(outcome: RefreshOutcome, taskCompleted: Bool?, pagesCommitted: Int, commits: Int, tempFilesLeft: Int,
                 actions: [RefreshAction], nextEarliestBeginAt: Double?, diagnostics: [RefreshDiagnostic] = []) {
         self.outcome = outcome

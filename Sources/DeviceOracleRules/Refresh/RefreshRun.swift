@@ -4,6 +4,7 @@ public struct RefreshPage<Content> {
     /// `nil` when the server sent none (or `null`): the stored cursor stays.
     public var nextCursor: String?
 
+    @inlinable
     public init(items: [RefreshItem<Content>] = [], nextCursor: String? = nil) {
         self.items = items
         self.nextCursor = nextCursor
@@ -39,6 +40,7 @@ public struct RefreshFault: Equatable, Sendable {
     /// The index of the page in its run.
     public var page: Int
 
+    @inlinable
     public init(kind: RefreshFaultKind, stage: RefreshStage, page: Int) {
         self.kind = kind
         self.stage = stage
@@ -56,6 +58,7 @@ public struct RefreshRun<Content> {
 
     /// A fault names one of the run's pages (the service answers a request whose
     /// fault does not with a `422`).
+    @inlinable
     public init(at: Double, pages: [RefreshPage<Content>] = [], fault: RefreshFault? = nil) throws(RefreshFaultOutsideRun) {
         if let fault, !pages.indices.contains(fault.page) {
             throw RefreshFaultOutsideRun(page: fault.page, pageCount: pages.count)
@@ -73,6 +76,7 @@ public struct RefreshFaultOutsideRun: Error, Equatable, Sendable {
     public let page: Int
     public let pageCount: Int
 
+    @inlinable
     public init(page: Int, pageCount: Int) {
         self.page = page
         self.pageCount = pageCount

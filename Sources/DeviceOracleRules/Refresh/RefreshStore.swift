@@ -5,6 +5,7 @@ public struct RefreshItem<Content> {
     public var id: String
     public var content: Content
 
+    @inlinable
     public init(id: String, content: Content) {
         self.id = id
         self.content = content
