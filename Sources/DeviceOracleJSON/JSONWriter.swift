@@ -345,7 +345,7 @@ public struct JSONWriter: ~Copyable {
         case .null: null()
         case .bool: bool(document.bool(value)!)
         case .number: number(document.number(value)!)
-        case .string: document.withString(value) { text, escaped in escaped ? string(utf8: text) : string(unescaped: text) }
+        case .string: string(value, of: document)
         case .array:
             beginArray()
             for element in document.elements(value) { self.value(element, of: document) }
@@ -353,13 +353,19 @@ public struct JSONWriter: ~Copyable {
         case .object:
             beginObject()
             for member in document.members(value) {
-                document.withString(member.key) { text, escaped in escaped ? string(utf8: text) : string(unescaped: text) }
+                string(member.key, of: document)
                 append(UInt8(ascii: ":"))
                 needsComma = false
                 self.value(member.value, of: document)
             }
             endObject()
         }
+    }
+
+    /// A string node (or key): text the reader found without escapes holds no quote,
+    /// backslash or control byte, so it is copied without a scan.
+    @inline(__always) private mutating func string(_ node: JSONValue, of document: JSONDocument) {
+        document.withString(node) { text, escaped in escaped ? string(utf8: text) : string(unescaped: text) }
     }
 
     @usableFromInline mutating func appendDecimal(_ value: Int) {

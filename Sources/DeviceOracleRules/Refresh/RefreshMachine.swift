@@ -199,7 +199,7 @@ public struct RefreshMachine<Content> {
         let items = page.items
         // A server page is a few dozen items at most: comparing each id with the
         // ones before it costs less than hashing them all (and answers the same).
-        if items.count <= Self.pairwiseScanLimit {
+        if items.count <= LiteralKey.linearSearchLimit {
             var repeated: [String] = []
             for later in items.indices {
                 let id = LiteralKey(items[later].id)
@@ -218,9 +218,6 @@ public struct RefreshMachine<Content> {
         }
         return repeated
     }
-
-    /// Up to this many items, `repeatedIDs` compares pairs instead of hashing.
-    @usableFromInline static var pairwiseScanLimit: Int { 16 }
 }
 
 extension RefreshMachine: Equatable where Content: Equatable {}

@@ -23,13 +23,10 @@ public struct RefreshStore<Content> {
     @usableFromInline var stored: [RefreshItem<Content>] = []
     public var cursor: String?
     public var lastSuccessAt: Double?
-    /// Where each id sits in `items`, once there are more than `scanLimit`; ids
-    /// compare literally.
+    /// Where each id sits in `items`, once there are more than
+    /// `LiteralKey.linearSearchLimit` (a smaller store, as a request's usually is, is
+    /// searched item by item); ids compare literally.
     @usableFromInline var positions: [LiteralKey: Int] = [:]
-
-    /// A store this small is searched item by item: comparing a few short ids costs
-    /// less than hashing one, and a request's store is usually this small.
-    @usableFromInline static var scanLimit: Int { 16 }
 
     /// A store holding `items` upserted in order: a repeated id replaces the
     /// earlier item at the earlier one's position.
@@ -48,11 +45,11 @@ public struct RefreshStore<Content> {
             stored[position] = item
             return true
         }
-        if stored.count < Self.scanLimit {
+        if stored.count < LiteralKey.linearSearchLimit {
             stored.append(item)
             return false
         }
-        if stored.count == Self.scanLimit {
+        if stored.count == LiteralKey.linearSearchLimit {
             // Past the scan: index every item so far once.
             for (position, earlier) in stored.enumerated() { positions[LiteralKey(earlier.id)] = position }
         }
@@ -63,7 +60,7 @@ public struct RefreshStore<Content> {
 
     @inlinable @inline(__always)
     func position(of key: LiteralKey) -> Int? {
-        guard stored.count <= Self.scanLimit else { return positions[key] }
+        guard stored.count <= LiteralKey.linearSearchLimit else { return positions[key] }
         return stored.firstIndex { LiteralKey($0.id) == key }
     }
 

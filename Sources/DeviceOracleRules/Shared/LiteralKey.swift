@@ -11,6 +11,10 @@ package struct LiteralKey: Hashable, Sendable {
         self.string = string
     }
 
+    /// Up to this many keys, comparing each with the others costs less than hashing
+    /// them (ids are short): a refresh page's repeat check and a small store search so.
+    @usableFromInline package static var linearSearchLimit: Int { 16 }
+
     @inlinable package static func == (a: LiteralKey, b: LiteralKey) -> Bool {
         let a = a.string.utf8, b = b.string.utf8
         guard a.count == b.count else { return false }
@@ -27,9 +31,9 @@ package struct LiteralKey: Hashable, Sendable {
     }
 
     @inlinable package func hash(into hasher: inout Hasher) {
-        if let hashed: Void = string.utf8.withContiguousStorageIfAvailable({
-            hasher.combine(bytes: UnsafeRawBufferPointer($0))
-        }) { return hashed }
+        if string.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) != nil {
+            return
+        }
         var string = string
         string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
