@@ -6,7 +6,7 @@ import DeviceOracleRules
 /// hands the answer to `EventLogAnswer`, which writes it (whole or streamed).
 /// Generic over the ruleset's description and specialized for each one, so every
 /// ruleset walks its log as fast as any.
-struct EventLogDriver<D: RulesetDescription> {
+struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
     /// A session's machine and the slot of its state.
     struct Session: Sendable {
         var machine: D.Machine
@@ -30,11 +30,7 @@ struct EventLogDriver<D: RulesetDescription> {
         let tables = RulesetTables<D>(ruleset: name)
         return RulesetEndpoint(name: name, path: path, summary: summary, model: model,
                                topMembers: tables.topMembers.spellings, sequence: "events",
-                               observables: D.StepField.allCases.map(\.name),
-                               stream: EventLogStream.lines { EventLogStream(tables: tables) }) { decoder, root in
-            var driver = EventLogDriver(tables: tables)
-            return driver.answer(root, decoder: &decoder)
-        }
+                               observables: D.StepField.allCases.map(\.name)) { EventLogDriver(tables: tables) }
     }
 
     /// What a request gave besides its events: read before the first one runs.
@@ -46,26 +42,19 @@ struct EventLogDriver<D: RulesetDescription> {
         var events: JSONValue?
     }
 
-    mutating func answer(_ root: JSONValue, decoder: inout RequestDecoder) -> RulesetAnswer? {
-        var head = readHead(root, sequenceInLines: false, decoder: &decoder)
+    var ruleset: StaticString { tables.ruleset }
+
+    mutating func runSequence(of head: inout Head, in root: JSONValue, decoder: inout RequestDecoder) {
         let events: JSONValue?
         if D.eventsRequired {
-            guard let required = decoder.required(head.events, of: .array, member: "events", in: root) else { return nil }
+            guard let required = decoder.required(head.events, of: .array, member: "events", in: root) else { return }
             events = required
         } else {
             events = decoder.value(head.events, of: .array)
         }
         if let events { walk(events, start: head.start, settings: head.settings, decoder: &decoder) }
-        guard !decoder.hasProblems else { return nil }
-        let stepped = end(&head, observedFinalIn: decoder.document, head: decoder)
-        let envelope = AnswerEnvelope(ruleset: tables.ruleset,
-                                      verdict: Verdict(mismatches: mismatches, staticCheckPassed: stepped.staticCheckPassed),
-                                      mismatches: mismatches.entries, diagnostics: diagnostics)
-        return envelope.answer(stepped.answer, document: decoder.document)
     }
 
-    /// Reads the request's members other than its events: `events`, or, with
-    /// `sequenceInLines`, the lines of an NDJSON body (given, even when there are none).
     mutating func readHead(_ root: JSONValue, sequenceInLines: Bool, decoder: inout RequestDecoder) -> Head {
         let document = decoder.document
         var given = GivenMembers<D.Setting>()
@@ -93,9 +82,6 @@ struct EventLogDriver<D: RulesetDescription> {
                     observedFinal: observedFinal, events: eventsMember)
     }
 
-    /// The log has run: compares `observedFinal` (a value of `observedFinalIn`) and
-    /// runs the static check (on the head, read by `head`); the answer's parts
-    /// around its steps.
     mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
         -> (answer: EventLogAnswer, staticCheckPassed: Bool?) {
         let final = (D.hasSessions ? sessions.defaultIndex.map { sessions.machines[$0] } : sessions.machines.first) ?? head.start
@@ -110,9 +96,7 @@ struct EventLogDriver<D: RulesetDescription> {
         return (answer, staticCheckPassed)
     }
 
-    /// Reads and runs element `index` of an NDJSON log, an object of a line of its own.
-    /// False when it has a problem (reported to `decoder`).
-    mutating func runElement(_ object: JSONValue, index: Int, head: Head, arrival: inout ArrivalOrder,
+    mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
                              decoder: inout RequestDecoder) -> Bool {
         // What an NDJSON log keeps is its machines: the last step is written already.
         steps.removeAll(keepingCapacity: true)
@@ -126,7 +110,6 @@ struct EventLogDriver<D: RulesetDescription> {
         return true
     }
 
-    /// Writes the step `runElement` just ran, as the JSON form's `steps` lists it.
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
         guard let step = steps.last else { return }
         EventLogAnswer.write(step, index: index, tails: tables.tails, document: document, to: &writer) { step, writer in
@@ -136,9 +119,12 @@ struct EventLogDriver<D: RulesetDescription> {
         }
     }
 
-    /// Hands over the mismatches and diagnostics found since the last call.
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
         DeviceOracleWire.takeFindings(&mismatches, &diagnostics)
+    }
+
+    func readObservedFinal(_ value: JSONValue, into head: inout Head, decoder: inout RequestDecoder) {
+        head.observedFinal = decoder.observed(value, names: tables.observedFinalFields)
     }
 
     /// Reads and runs every event. A function of its own, small enough that the

@@ -15,11 +15,7 @@ enum RefreshEndpoint {
         summary: "Background app refresh: the built Info.plist's task registration, and the sync job's outcome under success, error, expiry, crash and repetition.",
         model: RulesetModel(RefreshModelCoding.self),
         topMembers: TopMember.allCases.map(\.rawValue), sequence: TopMember.runs.rawValue,
-        observables: RunField.allCases.map(\.rawValue),
-        stream: RefreshStream.lines { RefreshStream() }) { decoder, root in
-            var run = RefreshEvaluation()
-            return run.answer(root, decoder: &decoder)
-        }
+        observables: RunField.allCases.map(\.rawValue)) { RefreshEvaluation() }
 }
 
 private enum TopMember: String, CaseIterable, Sendable {
@@ -113,47 +109,8 @@ private struct RefreshAnswer: SteppedAnswer {
 
 }
 
-/// The NDJSON form of refresh: its evaluation, fed line by line. What it keeps
-/// between lines is the machine and the current store's text.
-private struct RefreshStream: RulesetLogStream {
-    private var evaluation = RefreshEvaluation(budget: AnswerBudget(limit: .max))
-    private var head: RefreshEvaluation.Head!
-    private var headDecoder: RequestDecoder!
-    private var arrival = ArrivalOrder()
-
-    mutating func begin(_ head: JSONValue, decoder: inout RequestDecoder) {
-        self.head = evaluation.readHead(head, sequenceInLines: true, decoder: &decoder)
-        headDecoder = decoder
-    }
-
-    mutating func element(_ object: JSONValue, index: Int, decoder: inout RequestDecoder) -> Bool {
-        evaluation.records.removeAll(keepingCapacity: true)
-        evaluation.storeTexts.removeFirst(evaluation.storeTexts.count - 1)
-        guard decoder.has(object, .object) else { return false }
-        _ = evaluation.runOne(object, index: index, on: &head.machine, arrival: &arrival, decoder: &decoder)
-        return !decoder.hasProblems
-    }
-
-    func writeStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
-        RefreshAnswer(document: document, checks: nil, records: evaluation.records, storeTexts: evaluation.storeTexts,
-                      summary: evaluation.summary).writeStep(evaluation.records.count - 1, index: index, to: &writer)
-    }
-
-    mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
-        DeviceOracleWire.takeFindings(&evaluation.mismatches, &evaluation.diagnostics)
-    }
-
-    mutating func readObservedFinal(_ value: JSONValue, decoder: inout RequestDecoder) {
-        head.observedFinal = decoder.observed(value, names: observedFinalFields)
-    }
-
-    mutating func end(observedFinalIn document: JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?) {
-        let end = evaluation.end(head, observedFinalIn: document, head: headDecoder)
-        return (end.answer, end.staticCheckPassed)
-    }
-}
-
-private struct RefreshEvaluation {
+/// Runs the refresh job over a request's runs, rendering each distinct store once.
+private struct RefreshEvaluation: LogEvaluation {
     var records: [RunRecord] = []
     /// Each distinct store the steps show, rendered once.
     var storeTexts: [[UInt8]] = []
@@ -162,6 +119,7 @@ private struct RefreshEvaluation {
     var diagnostics: [Diagnostic] = []
     /// The JSON form's answer is held whole; the NDJSON form's is not, and has no budget.
     var budget = AnswerBudget(limit: AnswerBudget.refreshBytes)
+    let ruleset: StaticString = "refresh/1"
 
     /// What a request gave besides its runs: read before the first one runs.
     struct Head {
@@ -172,21 +130,8 @@ private struct RefreshEvaluation {
         var runs: JSONValue?
     }
 
-    mutating func answer(_ root: JSONValue, decoder: inout RequestDecoder) -> RulesetAnswer? {
-        var head = readHead(root, sequenceInLines: false, decoder: &decoder)
-        if let runs = decoder.value(head.runs, of: .array) { run(runs, on: &head.machine, decoder: &decoder) }
-        guard !decoder.hasProblems else { return nil }
-        let stepped = end(head, observedFinalIn: decoder.document, head: decoder)
-        guard !decoder.hasProblems else { return nil }
-        let envelope = AnswerEnvelope(ruleset: "refresh/1",
-                                      verdict: Verdict(mismatches: mismatches, staticCheckPassed: stepped.staticCheckPassed),
-                                      mismatches: mismatches.entries, diagnostics: diagnostics)
-        return envelope.answer(stepped.answer, document: decoder.document)
-    }
-
-    /// Reads the request's members other than its runs: `runs`, or, with
-    /// `sequenceInLines`, the lines of an NDJSON body (given, even when there are none).
     mutating func readHead(_ root: JSONValue, sequenceInLines: Bool, decoder: inout RequestDecoder) -> Head {
+        if sequenceInLines { budget = AnswerBudget(limit: .max) }
         let document = decoder.document
         var configMember: JSONValue?, storeMember: JSONValue?, scheduleMember: JSONValue?
         var runsMember: JSONValue?, observedFinalMember: JSONValue?
@@ -222,9 +167,7 @@ private struct RefreshEvaluation {
                     observedFinal: observedFinal, runs: runsMember)
     }
 
-    /// The runs have run: compares `observedFinal` (a value of `observedFinalIn`) and
-    /// checks the config; the answer's parts around its steps.
-    mutating func end(_ head: Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
+    mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
         -> (answer: RefreshAnswer, staticCheckPassed: Bool?) {
         compareFinal(head.observedFinal, with: head.machine.state.store, document: document)
         let checks = head.config?.checks()
@@ -233,12 +176,36 @@ private struct RefreshEvaluation {
         return (answer, checks.map { $0.allSatisfy(\.passed) })
     }
 
-    mutating func run(_ runs: JSONValue, on machine: inout RefreshMachine<StoredItem>, decoder: inout RequestDecoder) {
+    mutating func runSequence(of head: inout Head, in root: JSONValue, decoder: inout RequestDecoder) {
+        guard let runs = decoder.value(head.runs, of: .array) else { return }
         records.reserveCapacity(decoder.document.count(runs))
         var arrival = ArrivalOrder()
         for (index, object) in decoder.objects(in: runs) {
-            guard runOne(object, index: index, on: &machine, arrival: &arrival, decoder: &decoder) else { return }
+            guard runOne(object, index: index, on: &head.machine, arrival: &arrival, decoder: &decoder) else { return }
         }
+    }
+
+    mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
+                             decoder: inout RequestDecoder) -> Bool {
+        // What an NDJSON log keeps is the machine and the current store's text.
+        records.removeAll(keepingCapacity: true)
+        storeTexts.removeFirst(storeTexts.count - 1)
+        guard decoder.has(object, .object) else { return false }
+        _ = runOne(object, index: index, on: &head.machine, arrival: &arrival, decoder: &decoder)
+        return !decoder.hasProblems
+    }
+
+    func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
+        RefreshAnswer(document: document, checks: nil, records: records, storeTexts: storeTexts, summary: summary)
+            .writeStep(records.count - 1, index: index, to: &writer)
+    }
+
+    func readObservedFinal(_ value: JSONValue, into head: inout Head, decoder: inout RequestDecoder) {
+        head.observedFinal = decoder.observed(value, names: observedFinalFields)
+    }
+
+    mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
+        DeviceOracleWire.takeFindings(&mismatches, &diagnostics)
     }
 
     /// Reads and applies run `index`; after a problem it only validates. False when

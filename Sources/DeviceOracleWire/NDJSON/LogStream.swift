@@ -1,0 +1,90 @@
+import DeviceOracleJSON
+
+/// One ruleset's side of an NDJSON request (streaming.md): its head, then each
+/// element as its line arrives, then its end. `NDJSONCheck`, the form's one
+/// implementation, drives it. It feeds the lines to the ruleset's `LogEvaluation`,
+/// the same readers, rules and writers as its JSON form, so the two forms' answers
+/// are the same bytes.
+struct LogStream<Evaluation: LogEvaluation> {
+    private var evaluation: Evaluation
+    private var head: Evaluation.Head!
+    /// The decoder of the head line, whose document the static checks read.
+    private var headDecoder: RequestDecoder!
+    private var arrival = ArrivalOrder()
+
+    init(_ evaluation: Evaluation) {
+        self.evaluation = evaluation
+    }
+
+    /// Reads the head (`{}` when the body has none), reporting its problems. The body's
+    /// lines are the sequence, given even when there are none (`"events": []`).
+    mutating func begin(_ head: JSONValue, decoder: inout RequestDecoder) {
+        self.head = evaluation.readHead(head, sequenceInLines: true, decoder: &decoder)
+        headDecoder = decoder
+    }
+
+    /// Reads and runs element `index`, the object of a line of its own, forgetting the
+    /// step before (written already); false when it has a problem (reported to `decoder`).
+    mutating func element(_ object: JSONValue, index: Int, decoder: inout RequestDecoder) -> Bool {
+        evaluation.runElement(object, index: index, head: &head, arrival: &arrival, decoder: &decoder)
+    }
+
+    /// Writes the step `element` just ran, as the JSON form's `steps` lists it.
+    func writeStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
+        evaluation.writeLastStep(index: index, to: &writer, document: document)
+    }
+
+    /// The mismatches and diagnostics found since the last call.
+    mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) { evaluation.takeFindings() }
+
+    /// The tail line's `observedFinal`, reporting its problems.
+    mutating func readObservedFinal(_ value: JSONValue, decoder: inout RequestDecoder) {
+        evaluation.readObservedFinal(value, into: &head, decoder: &decoder)
+    }
+
+    /// Compares `observedFinal` (a value of `observedFinalIn`: the tail's document, or
+    /// the head's) and runs the static checks: the answer's members but its steps
+    /// (whose findings `takeFindings` then hands over).
+    mutating func end(observedFinalIn document: JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?) {
+        let end = evaluation.end(&head, observedFinalIn: document, head: headDecoder)
+        return (end.answer, end.staticCheckPassed)
+    }
+
+    /// Makes streams of this type as `LineStream`s, whose calls are closures made
+    /// here: called where the ruleset is known, they are specialized for it, where the
+    /// witnesses of a generic stream would run generic code that looks up metadata on
+    /// every line.
+    static func lines(_ make: @escaping @Sendable () -> Evaluation) -> @Sendable () -> LineStream {
+        { LineStream(Box(LogStream(make()))) }
+    }
+}
+
+/// The one stream of a request, behind closures (`LogStream.lines`).
+final class Box<Evaluation: LogEvaluation> {
+    // Used by one request's calls, one at a time: the runtime's access tracking
+    // showed in profiles of a long log.
+    @exclusivity(unchecked) var stream: LogStream<Evaluation>
+
+    init(_ stream: LogStream<Evaluation>) {
+        self.stream = stream
+    }
+}
+
+/// A `LogStream` whose type is erased into closures, each specialized.
+struct LineStream {
+    let begin: (JSONValue, inout RequestDecoder) -> Void
+    let element: (JSONValue, Int, inout RequestDecoder) -> Bool
+    let writeStep: (Int, inout JSONWriter, JSONDocument) -> Void
+    let takeFindings: () -> (mismatches: MismatchList, diagnostics: [Diagnostic])
+    let readObservedFinal: (JSONValue, inout RequestDecoder) -> Void
+    let end: (JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
+
+    init<Evaluation>(_ box: Box<Evaluation>) {
+        begin = { box.stream.begin($0, decoder: &$1) }
+        element = { box.stream.element($0, index: $1, decoder: &$2) }
+        writeStep = { box.stream.writeStep(index: $0, to: &$1, document: $2) }
+        takeFindings = { box.stream.takeFindings() }
+        readObservedFinal = { box.stream.readObservedFinal($0, decoder: &$1) }
+        end = { box.stream.end(observedFinalIn: $0) }
+    }
+}
