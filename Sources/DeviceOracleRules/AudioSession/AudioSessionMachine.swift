@@ -112,6 +112,18 @@ public struct AudioSessionDecision: Equatable, Sendable {
     }
 }
 
+/// A decision as the rules make it, its lists held inline (`ShortList`): what the
+/// oracle's engine runs on every event.
+package struct AudioSessionStep: Equatable, Sendable {
+    package var actions = ShortList<AudioSessionAction>()
+    package var soundPlayed = false
+    package var resumeHint: ResumeHint?
+    package var diagnostics = ShortList<AudioSessionDiagnostic>()
+
+    /// What a step no machine decided answers.
+    package static let nothing = AudioSessionStep()
+}
+
 /// The canonical audio-session discipline. Feed it events in the order the state
 /// owner received them; it returns the calls the app makes.
 ///
@@ -128,7 +140,14 @@ public struct AudioSessionMachine: Equatable, Sendable {
     }
 
     public mutating func apply(_ event: AudioSessionEvent) -> AudioSessionDecision {
-        var decision = AudioSessionDecision()
+        let step = decide(event)
+        return AudioSessionDecision(actions: step.actions.array, soundPlayed: step.soundPlayed,
+                                    resumeHint: step.resumeHint, diagnostics: step.diagnostics.array)
+    }
+
+    /// `apply` without its arrays (`AudioSessionStep`): what the oracle's engine runs.
+    package mutating func decide(_ event: AudioSessionEvent) -> AudioSessionStep {
+        var decision = AudioSessionStep()
         switch event {
         case .launched:
             if state.observing { decision.diagnostics.append(.launchedTwice) }
@@ -136,16 +155,16 @@ public struct AudioSessionMachine: Equatable, Sendable {
             state.foreground = true
             state.categorySet = true
             state.observing = true
-            decision.actions = [.setCategory, .addObservers]
+            decision.actions = ShortList(.setCategory, .addObservers)
             if !state.interrupted { activate(&decision) }
         case .enteredBackground:
             // The session may not stay active in the background.
-            if state.active { decision.actions = [.deactivate] }
+            if state.active { decision.actions = ShortList(.deactivate) }
             state.foreground = false
             state.active = false
         case .deactivationFailed:
             state.deactivationPending = true
-            decision.actions = [.retryDeactivate]
+            decision.actions = ShortList(.retryDeactivate)
         case .deactivationSucceeded:
             state.deactivationPending = false
         case .enteredForeground:
@@ -169,18 +188,18 @@ public struct AudioSessionMachine: Equatable, Sendable {
             state.categorySet = false
         case .mediaServicesReset:
             state.categorySet = true
-            decision.actions = [.setCategory, .recreatePlayers]
+            decision.actions = ShortList(.setCategory, .recreatePlayers)
             if state.foreground, !state.interrupted { activate(&decision) }
         case .playSound:
             if !state.foreground { decision.diagnostics.append(.playWhileBackground) }
             if state.active {
-                decision.actions = [.playNewPlayer]
+                decision.actions = ShortList(.playNewPlayer)
                 decision.soundPlayed = true
             } else {
                 decision.diagnostics.append(.soundSuppressed)
             }
         case .willTerminate:
-            decision.actions = [.removeObservers]
+            decision.actions = ShortList(.removeObservers)
             if state.active { decision.actions.append(.deactivate) }
             state.observing = false
             state.active = false
@@ -190,7 +209,7 @@ public struct AudioSessionMachine: Equatable, Sendable {
 
     /// An `activate` call. A deactivation still being retried is dropped first: the
     /// app is in the foreground again and wants the session.
-    private mutating func activate(_ decision: inout AudioSessionDecision) {
+    private mutating func activate(_ decision: inout AudioSessionStep) {
         state.deactivationPending = false
         state.active = true
         decision.actions.append(.activate)

@@ -86,17 +86,18 @@ public struct HapticsDecision: Equatable, Sendable {
     }
 }
 
-/// A decision as the rules make it, its one diagnostic held inline: the oracle's
-/// engine copies a decision several times per event, and a second list would add
-/// a retain and a release to each copy (bench/RESULTS.md, issue 18).
+/// A decision as the rules make it, its actions and its one diagnostic held inline:
+/// the oracle's engine copies a decision several times per event, and a list's
+/// reference would add an allocation, a retain and a release (bench/RESULTS.md,
+/// issues 17 and 18).
 package struct HapticsStep: Equatable, Sendable {
     package var visible: VisibleResult
     package var haptic: HapticRequest
-    package var actions: [HapticsAction]
+    package var actions: ShortList<HapticsAction>
     package var diagnostic: HapticsDiagnostic?
 
     /// What a step no machine decided answers.
-    package static let nothing = HapticsStep(visible: .none, haptic: .none, actions: [], diagnostic: nil)
+    package static let nothing = HapticsStep(visible: .none, haptic: .none, actions: ShortList(), diagnostic: nil)
 }
 
 /// Totals over a run. By the rules `hapticRequests` equals `saves` when the
@@ -129,28 +130,28 @@ public struct HapticsMachine: Equatable, Sendable {
 
     public mutating func apply(_ event: HapticsEvent) -> HapticsDecision {
         let step = decide(event)
-        return HapticsDecision(visible: step.visible, haptic: step.haptic, actions: step.actions,
+        return HapticsDecision(visible: step.visible, haptic: step.haptic, actions: step.actions.array,
                                diagnostics: step.diagnostic.map { [$0] } ?? [])
     }
 
     /// `apply` without the diagnostics' list (`HapticsStep`): what the oracle's engine runs.
     package mutating func decide(_ event: HapticsEvent) -> HapticsStep {
         var haptic = HapticRequest.none
-        var actions: [HapticsAction] = []
+        var actions = ShortList<HapticsAction>()
         var diagnostic: HapticsDiagnostic?
         switch (event, state.phase) {
         case (.saveTapped, .saving):
             diagnostic = .duplicateTapBlocked
         case (.saveTapped, _):
             state.phase = .saving
-            actions = [.startSave]
+            actions = ShortList(.startSave)
         case (.saveSucceeded, .saving):
             state.phase = .saved
             summary.saves += 1
             switch state.engine {
             case .unsupported: break
-            case .stopped: actions = [.startEngine, .playHaptic]
-            case .running: actions = [.playHaptic]
+            case .stopped: actions = ShortList(.startEngine, .playHaptic)
+            case .running: actions = ShortList(.playHaptic)
             }
             if state.engine != .unsupported {
                 haptic = .play

@@ -52,6 +52,7 @@ enum AudioSessionRuleset: RulesetDescription {
     }
 
     typealias RuleDiagnostic = AudioSessionDiagnostic
+    typealias Decision = AudioSessionStep
 
     private static let categories = ClosedNames<AudioSessionCategory>("category")
 
@@ -149,10 +150,10 @@ enum AudioSessionRuleset: RulesetDescription {
 
     static func value(_ field: StateField, of state: AudioSessionState) -> FieldValue { .bool(state[field]) }
 
-    static func writeDecision(_ decision: AudioSessionDecision, to writer: inout JSONWriter) {
+    static func writeDecision(_ decision: AudioSessionStep, to writer: inout JSONWriter) {
         writer.key("actions")
         writer.beginArray()
-        for action in decision.actions { writer.string(escaping: action.rawValue) }
+        decision.actions.forEach { writer.string(escaping: $0.rawValue) }
         writer.endArray()
         writer.key("soundPlayed")
         writer.bool(decision.soundPlayed)
@@ -166,13 +167,17 @@ enum AudioSessionRuleset: RulesetDescription {
         }
     }
 
-    static var noDecision: AudioSessionDecision { AudioSessionDecision() }
+    static func decide(_ event: AudioSessionEvent, on machine: inout AudioSessionMachine) -> AudioSessionStep {
+        machine.decide(event)
+    }
 
-    static func forEachDiagnostic(of decision: AudioSessionDecision, _ body: (AudioSessionDiagnostic) -> Void) {
+    static var noDecision: AudioSessionStep { .nothing }
+
+    static func forEachDiagnostic(of decision: AudioSessionStep, _ body: (AudioSessionDiagnostic) -> Void) {
         decision.diagnostics.forEach(body)
     }
 
-    static func expected(_ field: StepField, after: AudioSessionState, decision: AudioSessionDecision) -> FieldValue? {
+    static func expected(_ field: StepField, after: AudioSessionState, decision: AudioSessionStep) -> FieldValue? {
         switch field {
         case .state(let field): .bool(after[field])
         case .actions: .array(decision.actions.map { .string($0.rawValue) })

@@ -105,7 +105,7 @@ enum HapticsRuleset: RulesetDescription {
         writer.string(escaping: decision.haptic.rawValue)
         writer.key("actions")
         writer.beginArray()
-        for action in decision.actions { writer.string(escaping: action.rawValue) }
+        decision.actions.forEach { writer.string(escaping: $0.rawValue) }
         writer.endArray()
     }
 
