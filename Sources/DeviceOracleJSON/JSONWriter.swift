@@ -293,6 +293,17 @@ public struct JSONWriter: ~Copyable {
         needsComma = true
     }
 
+    /// Members written before around a value of a document: `head` ends where the
+    /// value goes (`"event":{"type":"playSound","name":`), `rest` goes on after it.
+    public mutating func members(_ head: UnsafeBufferPointer<UInt8>, around value: JSONValue, of document: JSONDocument,
+                                 _ rest: UnsafeBufferPointer<UInt8>) {
+        members(head)
+        needsComma = false
+        self.value(value, of: document)
+        append(rest)
+        needsComma = true
+    }
+
     /// `{"key":integer,members}`: an object whose first member is an integer and whose
     /// others were written before, with one capacity check. A long log's steps are
     /// mostly this shape (`{"index":7,"event":…}`), and the member-by-member calls

@@ -1,5 +1,6 @@
 import XCTest
 @testable import DeviceOracleWire
+import DeviceOracleRules
 
 /// audio-session.md on the wire: steps, raw notifications, observed, verdicts,
 /// diagnostics and every 422.
@@ -162,6 +163,30 @@ final class AudioSessionEndpointTests: XCTestCase {
         XCTAssertEqual(result["/steps/0/event"], #"{"type":"playSound","name":""}"#)
         XCTAssertEqual(result["/steps/1/event"], #"{"type":"playSound","name":"ゲーム\u0001"}"#)
         XCTAssertEqual(result["/steps/1/soundPlayed"], "true")
+    }
+
+    func testAnIdentifiedSoundEchoesItsNameBetweenItsIdAndItsStates() throws {
+        let result = try answer(audioSession, #"{\#(playingInitial),"events":[{"type":"playSound","name":"a\\b\u00e9","id":"s-1"},{"type":"playSound","name":"b"}]}"#)
+
+        XCTAssertEqual(result["/steps/0"], #"{"index":0,"id":"s-1","event":{"type":"playSound","name":"a\\bé"},"before":\#(playing),"after":\#(playing),"actions":["playNewPlayer"],"soundPlayed":true}"#)
+        XCTAssertEqual(result["/steps/1/event"], #"{"type":"playSound","name":"b"}"#)
+    }
+
+    func testASoundDecidesFromEveryStateAsTheRulesDoWhateverItsName() throws {
+        // The engine precomputes a sound's steps with a name of its own and echoes the
+        // given one: from each of the 64 states, the step is what the rules decide.
+        for bits in 0..<64 {
+            let fields = ["foreground", "active", "interrupted", "categorySet", "observing", "deactivationPending"]
+            let initial = fields.enumerated().map { #""\#($0.element)":\#(bits >> $0.offset & 1 == 1)"# }.joined(separator: ",")
+            let result = try answer(audioSession, #"{"initial":{\#(initial)},"events":[{"type":"playSound","name":"n\#(bits)"}]}"#)
+            var machine = AudioSessionMachine(state: AudioSessionRuleset.allStates[bits])
+            let decision = machine.apply(.playSound(name: "n\(bits)"))
+
+            XCTAssertEqual(result["/steps/0/event"], #"{"type":"playSound","name":"n\#(bits)"}"#)
+            XCTAssertEqual(result["/steps/0/actions"], "[" + decision.actions.map { #""\#($0.rawValue)""# }.joined(separator: ",") + "]")
+            XCTAssertEqual(result["/steps/0/soundPlayed"], "\(decision.soundPlayed)")
+            XCTAssertEqual(result["/final"], result["/steps/0/after"])
+        }
     }
 
     func testSoundWhileInactiveIsSuppressedWithInfo() throws {

@@ -247,4 +247,14 @@ final class NDJSONCheckTests: XCTestCase {
                        "pass")
         XCTAssertEqual(answer(#"{"type":"launched"}"#, ruleset: "audio-session").verdict, "unchecked")
     }
+
+    func testEachLineEchoesItsOwnSoundsNameThoughItsDocumentIsGoneAfterIt() {
+        let lines = [#"{"type":"launched"}"#, #"{"type":"playSound","name":"coin"}"#,
+                     #"{"type":"playSound","name":"\"boss\"\u0001","id":"b"}"#]
+        let answered = answer(lines.joined(separator: "\n"), ruleset: "audio-session")
+
+        XCTAssertTrue(answered.lines[1].hasPrefix(#"{"index":1,"event":{"type":"playSound","name":"coin"},"before":"#))
+        XCTAssertTrue(answered.lines[2].hasPrefix(#"{"index":2,"id":"b","event":{"type":"playSound","name":"\"boss\"\u0001"},"#))
+        XCTAssertTrue(answered.lines[2].contains(#""actions":["playNewPlayer"],"soundPlayed":true}"#))
+    }
 }

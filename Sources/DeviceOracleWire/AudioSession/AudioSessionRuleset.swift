@@ -121,6 +121,9 @@ enum AudioSessionRuleset: RulesetDescription {
     static let fixedPayloadEvents = [nil, false, true].map { AudioSessionEvent.interruptionEnded(shouldResume: $0) }
         + RouteChangeReason.allCases.map { AudioSessionEvent.routeChanged(reason: $0) }
 
+    /// A sound's name is echoed; the rules never read it.
+    static let echoedMembers = [EchoedMember<Self>(type: .playSound, member: .name) { .playSound(name: $0) }]
+
     /// `interruptionEnded` shows `shouldResume` only when given; `playSound` echoes its name.
     static func writePayloadEvent(_ event: AudioSessionEvent, given: GivenRouteChangeReason?,
                                   to writer: inout JSONWriter, document: JSONDocument?) {

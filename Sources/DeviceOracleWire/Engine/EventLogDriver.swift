@@ -17,6 +17,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
     private var sessions = SessionMachines<Session>()
     private var steps: [EventLogStep] = []
     private var unfixedSteps: [UnfixedStep<D>] = []
+    private var specialSteps: [SpecialStep] = []
     private var mismatches = MismatchList()
     private var diagnostics: [Diagnostic] = []
 
@@ -92,7 +93,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         let answer = EventLogAnswer(
             D.self, document: decoder.document, tables: tables, settings: head.settings, final: final,
             sessions: sessions.anyNamed ? sessions.sessions.map { ($0.name, $0.machine.slot) } : nil,
-            steps: steps, unfixedSteps: unfixedSteps)
+            steps: steps, specialSteps: specialSteps, unfixedSteps: unfixedSteps)
         return (answer, staticCheckPassed)
     }
 
@@ -101,8 +102,9 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         // What an NDJSON log keeps is its machines: the last step is written already.
         steps.removeAll(keepingCapacity: true)
         unfixedSteps.removeAll(keepingCapacity: true)
+        specialSteps.removeAll(keepingCapacity: true)
         let tables = tables
-        var held: D.Event?
+        var held = HeldAside()
         guard let logged = decoder.loggedEvent(object, index: index, arrival: &arrival, observedNames: tables.observedFields,
                                                read: { decoder, object in Self.readEvent(object, tables: tables, held: &held, &decoder) })
         else { return false }
@@ -112,8 +114,9 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
 
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
         guard let step = steps.last else { return }
-        EventLogAnswer.write(step, index: index, tails: tables.tails, document: document, to: &writer) { step, writer in
-            let unfixed = unfixedSteps[~step.tail]
+        EventLogAnswer.write(step, index: index, tails: tables.tails, specialSteps: specialSteps, document: document,
+                             to: &writer) { unfixedIndex, writer in
+            let unfixed = unfixedSteps[unfixedIndex]
             tables.writeUnfixedTail(event: unfixed.event, given: unfixed.given, before: unfixed.before,
                                     after: unfixed.after, decision: unfixed.decision, to: &writer, document: document)
         }
@@ -133,10 +136,11 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
     private mutating func walk(_ events: JSONValue, start: Session, settings: D.Settings, decoder: inout RequestDecoder) {
         let document = decoder.document, tables = tables
         steps.reserveCapacity(document.count(events))
-        // The one unfixed event between its reading and its run: held here, so what
-        // the walk moves per event holds no references (a sound's name would make
-        // every event's values copied and destroyed through generic witnesses).
-        var held: D.Event?
+        // An unfixed event, or an echoed value, between its reading and its run: held
+        // here, so what the walk moves per event holds no references (a route change's
+        // given reason would make every event's values copied and destroyed through
+        // generic witnesses).
+        var held = HeldAside()
         decoder.forEachEvent(in: events, observedNames: tables.observedFields,
                              read: { decoder, object in Self.readEvent(object, tables: tables, held: &held, &decoder) }) { logged in
             run(logged, held: &held, start: start, settings: settings, document: document)
@@ -147,7 +151,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
     /// with `readEvent`, into the walk: a long log's per-event values then stay in
     /// registers instead of being copied from struct to struct.
     @inline(__always)
-    private mutating func run(_ logged: LoggedEvent<WalkedEvent?, D.StepField>, held: inout D.Event?, start: Session,
+    private mutating func run(_ logged: LoggedEvent<WalkedEvent?, D.StepField>, held: inout HeldAside, start: Session,
                               settings: D.Settings, document: JSONDocument) {
         logged.appendLeadingDiagnostics(to: &diagnostics)
         let session: Int
@@ -162,15 +166,20 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         let decision: D.Decision
         let after: Int
         var tail: Int?
+        var echo: JSONValue?
         if let walked = logged.decoded {
             let event: D.Event
             switch walked {
             case .fixed(let eventSlot):
                 event = tables.event(inSlot: eventSlot)
                 tail = tables.tail(ofEventSlot: eventSlot, from: before)
+                if Self.echoes, let value = held.echo {
+                    echo = value
+                    held.echo = nil
+                }
             case .unfixed:
-                event = held!
-                held = nil
+                event = held.event!
+                held.event = nil
             }
             decision = D.decide(event, on: &sessions.machines[session].machine)
             let tables = tables, index = logged.index
@@ -194,8 +203,17 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
             unfixedSteps.append(UnfixedStep(event: nil, given: nil, before: before, after: after, decision: decision))
         }
         sessions.machines[session].slot = after
-        steps.append(EventLogStep(id: logged.envelope.id, session: logged.envelope.session,
-                                  tail: tail ?? ~(unfixedSteps.count - 1)))
+        let stepTail: Int
+        if let tail, let echo {
+            specialSteps.append(.echoing(tail: tail, value: echo))
+            stepTail = ~(specialSteps.count - 1)
+        } else if let tail {
+            stepTail = tail
+        } else {
+            specialSteps.append(.unfixed(unfixedSteps.count - 1))
+            stepTail = ~(specialSteps.count - 1)
+        }
+        steps.append(EventLogStep(id: logged.envelope.id, session: logged.envelope.session, tail: stepTail))
 
         guard let observed = logged.observed(tables.observedFields, in: document) else { return }
         let state = sessions.machines[session].machine.state
@@ -210,7 +228,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
     /// where the ruleset reads them, as a raw notification (`notification`); exactly
     /// one of the two.
     @inline(__always)
-    private static func readEvent(_ object: JSONValue, tables: RulesetTables<D>, held: inout D.Event?,
+    private static func readEvent(_ object: JSONValue, tables: RulesetTables<D>, held: inout HeldAside,
                                   _ decoder: inout RequestDecoder) -> ReadEvent<WalkedEvent?> {
         var form = EventFormMembers()
         var fields = EventFields<D.EventField>()
@@ -245,8 +263,9 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         if let decoded {
             if let slot = decoded.slot {
                 walked = .fixed(slot)
+                if Self.echoes, let echo = decoded.echo { held.echo = echo }
             } else {
-                held = decoded.event
+                held.event = decoded.event
                 walked = .unfixed(given: decoded.given)
             }
         }
@@ -273,18 +292,34 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
             return decoded
         }
         guard var decoded = D.event(tables.eventType(at: position), fields, in: object, &decoder) else { return nil }
-        decoded.slot = tables.payloadEventSlot(of: decoded.event)
+        if Self.echoes, let echo = tables.echo(ofTypeAt: position) {
+            // Read for its problems; the machine runs on the slot's event, the step
+            // echoes the member's value.
+            decoded.slot = echo.slot
+            decoded.echo = fields[echo.member]
+        } else {
+            decoded.slot = tables.payloadEventSlot(of: decoded.event)
+        }
         return decoded
     }
 }
 
 /// One step as the answer lists it: most steps' tail is precomputed (`tail` ≥ 0);
-/// the others' (`~tail`) is an `UnfixedStep`.
+/// the others' (`~tail`) is a `SpecialStep`. Kept this small: a long log holds one
+/// per event.
 struct EventLogStep: Sendable {
     var id: JSONValue?
     /// The session the event named, if it named one.
     var session: JSONValue?
     var tail: Int
+}
+
+/// A step whose tail is not copied whole.
+enum SpecialStep: Sendable {
+    /// A precomputed tail around the value of the event's echoed member (`EchoedMember`).
+    case echoing(tail: Int, value: JSONValue)
+    /// A tail written from the step's own values: `UnfixedStep` number `Int`.
+    case unfixed(Int)
 }
 
 /// An event as the walk carries it from its reading to its run: a fixed event by its
@@ -293,6 +328,21 @@ struct EventLogStep: Sendable {
 enum WalkedEvent {
     case fixed(Int)
     case unfixed(given: GivenRouteChangeReason?)
+}
+
+extension EventLogDriver {
+    /// Whether any event type echoes a member: for a ruleset whose none does, a
+    /// constant, so its walk does not look.
+    @inline(__always)
+    static var echoes: Bool { !D.echoedMembers.isEmpty }
+
+    /// What the walk holds aside from an event's reading to its run, so that what it
+    /// moves per event holds no references and stays small: an unfixed event, the value
+    /// of a fixed one's echoed member.
+    struct HeldAside {
+        var event: D.Event?
+        var echo: JSONValue?
+    }
 }
 
 /// A step whose event echoes what the log gave (an unknown route change reason, a
@@ -315,7 +365,7 @@ struct EventLogAnswer: SteppedAnswer {
     enum Part {
         /// Everything before `steps`.
         case head
-        /// The tail of the step whose `tail` is negative.
+        /// The tail of `UnfixedStep` number `Int`.
         case unfixedTail(Int)
         /// Everything after `steps`.
         case summary
@@ -324,6 +374,7 @@ struct EventLogAnswer: SteppedAnswer {
     let document: JSONDocument
     let steps: [EventLogStep]
     let tails: StepTails
+    let specialSteps: [SpecialStep]
     /// One closure, so an answer allocates one context for them all.
     let write: @Sendable (Part, inout JSONWriter) -> Void
 
@@ -332,13 +383,14 @@ struct EventLogAnswer: SteppedAnswer {
     func writeHead(to writer: inout JSONWriter) { write(.head, &writer) }
 
     func writeStep(_ index: Int, to writer: inout JSONWriter) {
-        Self.write(steps[index], index: index, tails: tails, document: document, to: &writer) { write(.unfixedTail($0.tail), &$1) }
+        Self.write(steps[index], index: index, tails: tails, specialSteps: specialSteps, document: document,
+                   to: &writer) { write(.unfixedTail($0), &$1) }
     }
 
-    /// Writes one step; `unfixedTail` writes the tail of one whose tail is not precomputed.
+    /// Writes one step; `unfixedTail` writes the tail of `UnfixedStep` number `Int`.
     @inline(__always)
-    static func write(_ step: EventLogStep, index: Int, tails: StepTails, document: JSONDocument, to writer: inout JSONWriter,
-                      unfixedTail: (EventLogStep, inout JSONWriter) -> Void) {
+    static func write(_ step: EventLogStep, index: Int, tails: StepTails, specialSteps: [SpecialStep], document: JSONDocument,
+                      to writer: inout JSONWriter, unfixedTail: (Int, inout JSONWriter) -> Void) {
         // Most steps of a long log: no id, no session, a precomputed tail.
         if step.id == nil, step.session == nil, step.tail >= 0 {
             tails.withTail(step.tail) { writer.object(key: "index", integer: index, members: $0) }
@@ -353,7 +405,10 @@ struct EventLogAnswer: SteppedAnswer {
         if step.tail >= 0 {
             tails.withTail(step.tail) { writer.members($0) }
         } else {
-            unfixedTail(step, &writer)
+            switch specialSteps[~step.tail] {
+            case .echoing(let tail, let value): tails.withParts(tail) { writer.members($0, around: value, of: document, $1) }
+            case .unfixed(let unfixedIndex): unfixedTail(unfixedIndex, &writer)
+            }
         }
         writer.endObject()
     }
@@ -364,8 +419,8 @@ struct EventLogAnswer: SteppedAnswer {
 extension EventLogAnswer {
     init<D: RulesetDescription>(_ ruleset: D.Type, document: JSONDocument, tables: RulesetTables<D>, settings: D.Settings,
                                 final: EventLogDriver<D>.Session, sessions: [(name: [UInt8], slot: Int)]?,
-                                steps: [EventLogStep], unfixedSteps: [UnfixedStep<D>]) {
-        self.init(document: document, steps: steps, tails: tables.tails) { part, writer in
+                                steps: [EventLogStep], specialSteps: [SpecialStep], unfixedSteps: [UnfixedStep<D>]) {
+        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps) { part, writer in
             switch part {
             case .head:
                 D.writeHead(settings, to: &writer, document: document)
@@ -379,8 +434,8 @@ extension EventLogAnswer {
                     writer.raw(tables.stateJSON[session.slot])
                 }
                 writer.endObject()
-            case .unfixedTail(let tail):
-                let unfixed = unfixedSteps[~tail]
+            case .unfixedTail(let unfixedIndex):
+                let unfixed = unfixedSteps[unfixedIndex]
                 tables.writeUnfixedTail(event: unfixed.event, given: unfixed.given, before: unfixed.before,
                                         after: unfixed.after, decision: unfixed.decision, to: &writer, document: document)
             case .summary:

@@ -65,6 +65,9 @@ protocol RulesetDescription: Sendable {
     /// The events with members whose canonical form is fixed all the same
     /// (`interruptionEnded` with either flag): their steps are precomputed too.
     static var fixedPayloadEvents: [Event] { get }
+    /// The event types whose one member the answer echoes as given and the rules
+    /// never read (`playSound`'s `name`): their steps are precomputed around it.
+    static var echoedMembers: [EchoedMember<Self>] { get }
     /// Writes an event that carries more than its type; `given` is the route change
     /// reason as the log gave it, echoed when unknown (`document` is then not `nil`).
     static func writePayloadEvent(_ event: Event, given: GivenRouteChangeReason?, to writer: inout JSONWriter,
@@ -96,6 +99,7 @@ extension RulesetDescription {
     static var hasSessions: Bool { false }
     static var notificationEvents: NotificationEvents<Event>? { nil }
     static var fixedPayloadEvents: [Event] { [] }
+    static var echoedMembers: [EchoedMember<Self>] { [] }
     static func event(_ type: EventType, _ fields: EventFields<EventField>, in object: JSONValue,
                       _ decoder: inout RequestDecoder) -> DecodedEvent<Event>? {
         preconditionFailure("\(type.name) carries no members")
@@ -136,12 +140,25 @@ enum NoNames: NamedCase {
 
 struct NoSettings: Sendable {}
 
+/// An event type whose one member (`member`) is echoed as given and never read by the
+/// rules. The engine runs the machine on `event` with a text of its own, checks once
+/// per process that the text changes nothing (`RulesetTables`), and writes each step
+/// as a precomputed tail around the member's value.
+struct EchoedMember<D: RulesetDescription>: Sendable {
+    let type: D.EventType
+    let member: D.EventField
+    /// The event whose member is `text`.
+    let event: @Sendable (_ text: String) -> D.Event
+}
+
 /// An event as it reaches the machine, with the route change reason as the log gave it.
 struct DecodedEvent<Event> {
     var event: Event
     var given: GivenRouteChangeReason?
     /// Its slot among the fixed events, once the engine has looked (`nil`: not fixed).
     var slot: Int?
+    /// The value of its echoed member (`EchoedMember`), which its step's tail goes around.
+    var echo: JSONValue?
 
     init(_ event: Event, given: GivenRouteChangeReason? = nil) {
         self.event = event

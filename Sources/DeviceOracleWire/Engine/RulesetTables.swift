@@ -45,6 +45,9 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     private let slotEvents: [D.Event]
     /// The fixed events that carry more than their type, and their slots.
     private let payloadEventSlots: [(event: D.Event, slot: Int)]
+    /// For each event type whose member is echoed, that member and the slot of its
+    /// event (run with `echoPlaceholder`), by the type's position in `allCases`.
+    private let echoes: [(member: D.EventField, slot: Int)?]
     /// The events whose type is all they carry, and their type's name.
     private let typeNames: [D.Event: String]
     /// Every tail, by `eventSlot * stateCount + stateSlot`.
@@ -87,12 +90,16 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         for type in D.EventType.allCases { if let event = D.event(type) { typeNames[event] = type.name } }
         self.typeNames = typeNames
         let typeOnly = D.EventType.allCases.compactMap(D.event)
-        let events = typeOnly + D.fixedPayloadEvents
+        let echoEvents = D.echoedMembers.map { $0.event(Self.echoPlaceholder) }
+        let events = typeOnly + D.fixedPayloadEvents + echoEvents
         let eventSlots = Dictionary(uniqueKeysWithValues: events.enumerated().map { ($0.element, $0.offset) })
         self.eventSlots = eventSlots
         slotEvents = events
         typeEvents = eventTypeCases.map { type in D.event(type).map { ($0, eventSlots[$0]!) } }
         payloadEventSlots = D.fixedPayloadEvents.map { ($0, eventSlots[$0]!) }
+        echoes = eventTypeCases.map { type in
+            D.echoedMembers.first { $0.type == type }.map { ($0.member, eventSlots[$0.event(Self.echoPlaceholder)]!) }
+        }
         diagnosticCodes = D.RuleDiagnostic.allCases.map { diagnostic in
             guard let code = DiagnosticCode(rawValue: diagnostic.rawValue) else {
                 preconditionFailure("\(diagnostic.rawValue) is not a diagnostic code")
@@ -100,22 +107,70 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
             return (diagnostic, code)
         }
 
-        var tails: [UInt8] = [], tailEnds: [Int] = [], afterSlots: [Int] = []
+        var tails: [UInt8] = [], tailEnds: [Int] = [], tailSplits: [Int] = [], afterSlots: [Int] = []
         for event in events {
+            let echoed = D.echoedMembers.first { $0.event(Self.echoPlaceholder) == event }
             for (slot, before) in states.enumerated() {
-                var machine = D.machine(startingAt: before)
-                let decision = D.decide(event, on: &machine)
-                let after = stateSlots[machine.state]!
-                var writer = JSONWriter(capacity: 512)
-                Self.writeTail(event: event, typeName: typeNames[event], given: nil, before: stateJSON[slot],
-                               after: stateJSON[after], decision: decision, to: &writer, document: nil)
-                tails += writer.finish()
+                var (tail, after) = Self.tail(of: event, from: before, slot: slot, typeName: typeNames[event],
+                                              stateJSON: stateJSON, stateSlots: stateSlots)
+                if let echoed {
+                    // Kept without the placeholder: the step's own value goes there.
+                    let placeholder = Self.placeholder(in: tail, echoing: echoed, from: before, slot: slot, after: after,
+                                                       stateJSON: stateJSON, stateSlots: stateSlots)
+                    tail.removeSubrange(placeholder)
+                    tailSplits.append(placeholder.lowerBound)
+                } else {
+                    tailSplits.append(0)
+                }
+                tails += tail
                 tailEnds.append(tails.count)
                 afterSlots.append(after)
             }
         }
-        self.tails = StepTails(bytes: tails, ends: tailEnds)
+        self.tails = StepTails(bytes: tails, ends: tailEnds, splits: tailSplits)
         self.afterSlots = afterSlots
+    }
+
+    /// The text an echoed member's event is run and precomputed with: a control
+    /// character, which no other part of a tail holds.
+    private static var echoPlaceholder: String { "\u{1}" }
+
+    /// The tail of `event` from `before` (in `slot`), written by running the real machine,
+    /// and the slot of the state after it.
+    private static func tail(of event: D.Event, from before: D.State, slot: Int, typeName: String?,
+                             stateJSON: [[UInt8]], stateSlots: [D.State: Int]) -> (tail: [UInt8], after: Int) {
+        var machine = D.machine(startingAt: before)
+        let decision = D.decide(event, on: &machine)
+        let after = stateSlots[machine.state]!
+        var writer = JSONWriter(capacity: 512)
+        writeTail(event: event, typeName: typeName, given: nil, before: stateJSON[slot], after: stateJSON[after],
+                  decision: decision, to: &writer, document: nil)
+        return (writer.finish(), after)
+    }
+
+    /// Where `tail`, written with the placeholder, holds it. Checks that another text
+    /// changes nothing but itself: the rules do not read it.
+    private static func placeholder(in tail: [UInt8], echoing echoed: EchoedMember<D>, from before: D.State, slot: Int,
+                                    after: Int, stateJSON: [[UInt8]], stateSlots: [D.State: Int]) -> Range<Int> {
+        let placeholder = quoted(echoPlaceholder)
+        guard let start = tail.indices.first(where: { tail[$0...].starts(with: placeholder) }) else {
+            preconditionFailure("\(echoed.type.name)'s tail does not echo its \(echoed.member.name)")
+        }
+        let range = start..<start + placeholder.count
+        let other = "another \(echoed.member.name)"
+        let otherTail = Self.tail(of: echoed.event(other), from: before, slot: slot, typeName: nil,
+                                  stateJSON: stateJSON, stateSlots: stateSlots)
+        var expected = tail
+        expected.replaceSubrange(range, with: quoted(other))
+        precondition(otherTail.after == after && otherTail.tail == expected,
+                     "the rules read \(echoed.type.name)'s \(echoed.member.name), which the engine echoes unread")
+        return range
+    }
+
+    private static func quoted(_ text: String) -> [UInt8] {
+        var writer = JSONWriter(capacity: 64)
+        writer.string(escaping: text)
+        return writer.finish()
     }
 
     @inline(__always)
@@ -137,6 +192,10 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     @inline(__always)
     func event(inSlot slot: Int) -> D.Event { slotEvents[slot] }
 
+    /// The echoed member of the type at `position` and its event's slot, if it has one.
+    @inline(__always)
+    func echo(ofTypeAt position: Int) -> (member: D.EventField, slot: Int)? { echoes[position] }
+
     /// The slot of any event, if its form is fixed.
     func eventSlot(of event: D.Event) -> Int? { eventSlots[event] }
 
@@ -153,7 +212,7 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         Self.writeTail(event: event, typeName: typeNames[event], given: nil, before: stateJSON[before], after: stateJSON[after],
                        decision: decision, to: &writer, document: nil)
         let written = writer.finish()
-        return afterSlots[tail] == after && tails.withTail(tail) { $0.elementsEqual(written) }
+        return afterSlots[tail] == after && tails.text(tail, echoing: Self.quoted(Self.echoPlaceholder)) == written
     }
 
     func code(of diagnostic: D.RuleDiagnostic) -> DiagnosticCode {
@@ -199,16 +258,35 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
 final class StepTails: Sendable {
     private let bytes: [UInt8]
     private let ends: [Int]
+    /// Where an echoed member's value goes in each tail, from its start; 0 for a tail
+    /// that echoes nothing.
+    private let splits: [Int]
 
-    init(bytes: [UInt8], ends: [Int]) {
+    init(bytes: [UInt8], ends: [Int], splits: [Int]) {
         self.bytes = bytes
         self.ends = ends
+        self.splits = splits
     }
 
     @inline(__always)
     func withTail<R>(_ tail: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let start = tail == 0 ? 0 : ends[tail - 1]
         return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[start..<ends[tail]])) }
+    }
+
+    /// The whole text of a tail, with `echo` where an echoing one's value goes.
+    func text(_ tail: Int, echoing echo: [UInt8]) -> [UInt8] {
+        splits[tail] == 0 ? withTail(tail) { Array($0) } : withParts(tail) { Array($0) + echo + Array($1) }
+    }
+
+    /// The tail of an echoing step, in its two parts around the echoed value.
+    @inline(__always)
+    func withParts<R>(_ tail: Int, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> R) -> R {
+        let start = tail == 0 ? 0 : ends[tail - 1], split = start + splits[tail]
+        precondition(split > start, "an echoing step's tail has a place for the echo")
+        return bytes.withUnsafeBufferPointer {
+            body(UnsafeBufferPointer(rebasing: $0[start..<split]), UnsafeBufferPointer(rebasing: $0[split..<ends[tail]]))
+        }
     }
 }
 
