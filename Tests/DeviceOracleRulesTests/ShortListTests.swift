@@ -1,5 +1,5 @@
 import XCTest
-import DeviceOracleRules
+@_spi(Engine) import DeviceOracleRules
 
 /// The inline list the engine's decisions carry: it lists what the arrays of the
 /// public decisions list, in the same order.

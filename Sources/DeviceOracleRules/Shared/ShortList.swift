@@ -4,9 +4,10 @@
 /// bytes (bench/RESULTS.md, issue 17). The public decisions keep their arrays.
 ///
 /// Inlined into every use and without collection protocols: unspecialized, each
-/// element would cost a metadata lookup.
+/// element would cost a metadata lookup. Public for that, as the engine's SPI only
+/// (`@_spi(Engine) import`): package-level bodies were not inlined in the wire module.
 @frozen
-public struct ShortList<Element: Equatable & Sendable>: Equatable, Sendable {
+@_spi(Engine) public struct ShortList<Element: Equatable & Sendable>: Equatable, Sendable {
     public static var capacity: Int { 4 }
 
     @usableFromInline var elements: (Element?, Element?, Element?, Element?)

@@ -1,5 +1,5 @@
 import DeviceOracleJSON
-import DeviceOracleRules
+@_spi(Engine) import DeviceOracleRules
 
 /// `POST /audio-session/run` (audio-session.md): one `AudioSessionMachine` over the
 /// event log, answered by the event-log engine. Members in this order: `ruleset`,

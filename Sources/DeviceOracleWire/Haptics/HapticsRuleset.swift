@@ -1,5 +1,5 @@
 import DeviceOracleJSON
-import DeviceOracleRules
+@_spi(Engine) import DeviceOracleRules
 
 /// `POST /haptics/contract` (haptics.md): checks the exported `pattern` against
 /// the confirmation contract and runs the `events` through one `HapticsMachine`,
