@@ -57,30 +57,19 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
     }
 
     mutating func readHead(_ root: JSONValue, sequenceInLines: Bool, decoder: inout RequestDecoder) -> Head {
-        let document = decoder.document
-        var given = GivenMembers<D.Setting>()
-        var initialMember: JSONValue?, eventsMember: JSONValue?, observedFinalMember: JSONValue?
-        for member in document.members(root) {
-            switch tables.topMembers.match(member.key, in: document) {
-            case .initial?: initialMember = member.value
-            case .events?: eventsMember = member.value
-            case .observedFinal?: observedFinalMember = member.value
-            case .setting(let setting)?: given.append(setting, member.value)
-            case nil: break
-            }
-        }
-        let settings = D.settings(given, in: root, eventsGiven: sequenceInLines || decoder.present(eventsMember) != nil,
-                                  &decoder)
+        let given = tables.topMembers.given(root, in: decoder.document)
+        let settings = D.settings(given.settings, in: root,
+                                  eventsGiven: sequenceInLines || decoder.present(given.sequence) != nil, &decoder)
         var initial = D.initialState
-        if let object = decoder.value(initialMember, of: .object) {
+        if let object = decoder.value(given.initial, of: .object) {
             decoder.closedObject(object, names: tables.initialFields) { decoder, field, value in
                 D.readInitial(field, value, into: &initial, &decoder)
             }
         }
-        let observedFinal = decoder.observed(observedFinalMember, names: tables.observedFinalFields)
+        let observedFinal = decoder.observed(given.observedFinal, names: tables.observedFinalFields)
         let machine = D.machine(initial: initial, settings: settings)
         return Head(settings: settings, start: Session(machine: machine, slot: tables.slot(of: machine.state)),
-                    observedFinal: observedFinal, events: eventsMember)
+                    observedFinal: observedFinal, events: given.sequence)
     }
 
     mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)

@@ -1,10 +1,39 @@
 import DeviceOracleJSON
 import DeviceOracleRules
 
-/// A request's top-level members: the engine's own, then the ruleset's.
+/// A request's top-level members: the engine's own (`sequence` is `events` or
+/// `runs`), then the ruleset's.
 enum RequestMember<Setting: NamedCase>: Sendable {
-    case initial, events, observedFinal
+    case initial, sequence, observedFinal
     case setting(Setting)
+}
+
+/// The top-level members a request gave, by what they are (the last of a repeated
+/// one: a repeat is a `422` anyway).
+struct GivenRequest<Setting: NamedCase> {
+    var initial: JSONValue?
+    var sequence: JSONValue?
+    var observedFinal: JSONValue?
+    var settings = GivenMembers<Setting>()
+}
+
+extension ClosedNames {
+    /// Sorts the members of the request object `root` by name; unknown ones are left
+    /// to the request's own check.
+    func given<Setting>(_ root: JSONValue, in document: JSONDocument) -> GivenRequest<Setting>
+        where Name == RequestMember<Setting> {
+        var given = GivenRequest<Setting>()
+        for member in document.members(root) {
+            switch match(member.key, in: document) {
+            case .initial?: given.initial = member.value
+            case .sequence?: given.sequence = member.value
+            case .observedFinal?: given.observedFinal = member.value
+            case .setting(let setting)?: given.settings.append(setting, member.value)
+            case nil: break
+            }
+        }
+        return given
+    }
 }
 
 /// An event's members besides the envelope: its form, then what its type carries.
@@ -59,7 +88,7 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
 
     init(ruleset: StaticString) {
         self.ruleset = ruleset
-        topMembers = ClosedNames("member", [("initial", .initial), ("events", .events), ("observedFinal", .observedFinal)]
+        topMembers = ClosedNames("member", [("initial", .initial), ("events", .sequence), ("observedFinal", .observedFinal)]
                                  + D.Setting.allCases.map { ($0.name, .setting($0)) })
         initialFields = ClosedNames(named: "initial field")
         observedFields = ClosedNames(named: "observed field")

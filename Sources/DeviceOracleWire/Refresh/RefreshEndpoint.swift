@@ -14,12 +14,13 @@ enum RefreshEndpoint {
         name: "refresh/1", path: "/refresh/run",
         summary: "Background app refresh: the built Info.plist's task registration, and the sync job's outcome under success, error, expiry, crash and repetition.",
         model: RulesetModel(RefreshModelCoding.self),
-        topMembers: TopMember.allCases.map(\.rawValue), sequence: TopMember.runs.rawValue,
+        topMembers: topMembers.spellings, sequence: "runs",
         observables: RunField.allCases.map(\.rawValue)) { RefreshEvaluation() }
 }
 
-private enum TopMember: String, CaseIterable, Sendable {
-    case config, store, schedule, runs, observedFinal
+/// Refresh's own top-level members: `runs` is its sequence, and it has no `initial`.
+private enum Setting: String, NamedCase {
+    case config, store, schedule
 }
 
 private enum RunField: String, CaseIterable, Sendable {
@@ -31,7 +32,8 @@ private enum FinalField: String, CaseIterable, Sendable {
     case items, cursor, lastSuccessAt, commits
 }
 
-private let topMembers = ClosedNames<TopMember>("member")
+private let topMembers = ClosedNames<RequestMember<Setting>>(
+    "member", Setting.allCases.map { ($0.rawValue, .setting($0)) } + [("runs", .sequence), ("observedFinal", .observedFinal)])
 private let observedFields = ClosedNames<RunField>("observed field")
 private let observedFinalFields = ClosedNames<FinalField>("observedFinal field")
 
@@ -132,22 +134,10 @@ private struct RefreshEvaluation: LogEvaluation {
 
     mutating func readHead(_ root: JSONValue, sequenceInLines: Bool, decoder: inout RequestDecoder) -> Head {
         if sequenceInLines { budget = AnswerBudget(limit: .max) }
-        let document = decoder.document
-        var configMember: JSONValue?, storeMember: JSONValue?, scheduleMember: JSONValue?
-        var runsMember: JSONValue?, observedFinalMember: JSONValue?
-        for member in document.members(root) {
-            switch topMembers.match(member.key, in: document) {
-            case .config?: configMember = member.value
-            case .store?: storeMember = member.value
-            case .schedule?: scheduleMember = member.value
-            case .runs?: runsMember = member.value
-            case .observedFinal?: observedFinalMember = member.value
-            case nil: break
-            }
-        }
-        let config = decoder.value(configMember, of: .object).flatMap { decoder.refreshConfig($0) }
+        let given = topMembers.given(root, in: decoder.document)
+        let config = decoder.value(given.settings[.config], of: .object).flatMap { decoder.refreshConfig($0) }
         var store = ServiceStore()
-        if let object = decoder.value(storeMember, of: .object) {
+        if let object = decoder.value(given.settings[.store], of: .object) {
             let given = decoder.refreshStore(object)
             store = given.store
             if !given.repeatedIDs.isEmpty {
@@ -155,16 +145,17 @@ private struct RefreshEvaluation: LogEvaluation {
                                               message: "The starting store holds \(Self.ids(given.repeatedIDs)) more than once; the later item replaced the earlier at the earlier one's position."))
             }
         }
-        let schedule = decoder.value(scheduleMember, of: .object).map { decoder.refreshSchedule($0) } ?? RefreshSchedule()
-        let observedFinal = decoder.observed(observedFinalMember, names: observedFinalFields)
-        let runsGiven = sequenceInLines || decoder.present(runsMember) != nil
-        if decoder.present(configMember) == nil, !runsGiven {
+        let schedule = decoder.value(given.settings[.schedule], of: .object).map { decoder.refreshSchedule($0) }
+            ?? RefreshSchedule()
+        let observedFinal = decoder.observed(given.observedFinal, names: observedFinalFields)
+        let runsGiven = sequenceInLines || decoder.present(given.sequence) != nil
+        if decoder.present(given.settings[.config]) == nil, !runsGiven {
             decoder.reportMissing("runs", in: root, "a request needs 'runs', 'config' or both")
         }
         storeTexts.append(store.json())
         _ = budget.spend(storeTexts[0].count)
         return Head(config: config, machine: RefreshMachine(state: RefreshState(store: store), schedule: schedule),
-                    observedFinal: observedFinal, runs: runsMember)
+                    observedFinal: observedFinal, runs: given.sequence)
     }
 
     mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
