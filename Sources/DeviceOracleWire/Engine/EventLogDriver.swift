@@ -126,9 +126,9 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         let document = decoder.document, tables = tables
         steps.reserveCapacity(document.count(events))
         // An unfixed event, or an echoed value, between its reading and its run: held
-        // here, so what the walk moves per event holds no references (a route change's
-        // given reason would make every event's values copied and destroyed through
-        // generic witnesses).
+        // here, so what the walk moves per event holds no references (an event carrying
+        // text would make every event's values copied and destroyed through generic
+        // witnesses).
         var held = HeldAside()
         decoder.forEachEvent(in: events, observedNames: tables.observedFields,
                              read: { decoder, object in Self.readEvent(object, tables: tables, held: &held, &decoder) }) { logged in

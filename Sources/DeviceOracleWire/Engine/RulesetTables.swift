@@ -119,15 +119,16 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         for type in D.EventType.allCases { if let event = D.event(type) { typeNames[event] = type.name } }
         self.typeNames = typeNames
         let typeOnly = D.EventType.allCases.compactMap(D.event)
-        let echoEvents = D.echoedMembers.map { $0.event(Self.echoPlaceholder) }
-        let events = typeOnly + D.fixedPayloadEvents + echoEvents
+        // The echoed members' events come last, in `echoedMembers` order.
+        let firstEchoSlot = typeOnly.count + D.fixedPayloadEvents.count
+        let events = typeOnly + D.fixedPayloadEvents + D.echoedMembers.map { $0.event(Self.echoPlaceholder) }
         let eventSlots = Dictionary(uniqueKeysWithValues: events.enumerated().map { ($0.element, $0.offset) })
         self.eventSlots = eventSlots
         slotEvents = events
         typeEvents = eventTypeCases.map { type in D.event(type).map { ($0, eventSlots[$0]!) } }
         payloadEventSlots = D.fixedPayloadEvents.map { ($0, eventSlots[$0]!) }
         echoes = eventTypeCases.map { type in
-            D.echoedMembers.first { $0.type == type }.map { ($0.member, eventSlots[$0.event(Self.echoPlaceholder)]!) }
+            D.echoedMembers.firstIndex { $0.type == type }.map { (D.echoedMembers[$0].member, firstEchoSlot + $0) }
         }
         diagnosticCodes = D.RuleDiagnostic.allCases.map { diagnostic in
             guard let code = DiagnosticCode(rawValue: diagnostic.rawValue) else {
@@ -137,8 +138,8 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         }
 
         var tails: [UInt8] = [], tailEnds: [Int] = [], tailSplits: [Int] = [], afterSlots: [Int] = []
-        for event in events {
-            let echoed = D.echoedMembers.first { $0.event(Self.echoPlaceholder) == event }
+        for (eventSlot, event) in events.enumerated() {
+            let echoed = eventSlot >= firstEchoSlot ? D.echoedMembers[eventSlot - firstEchoSlot] : nil
             for (slot, before) in states.enumerated() {
                 var (tail, after) = Self.tail(of: event, from: before, slot: slot, typeName: typeNames[event],
                                               stateJSON: stateJSON, stateSlots: stateSlots)
