@@ -293,15 +293,31 @@ public struct JSONWriter: ~Copyable {
         needsComma = true
     }
 
-    /// Members written before around a value of a document: `head` ends where the
+    /// Members written before around a value written before: `head` ends where the
     /// value goes (`"event":{"type":"playSound","name":`), `rest` goes on after it.
-    public mutating func members(_ head: UnsafeBufferPointer<UInt8>, around value: JSONValue, of document: JSONDocument,
+    public mutating func members(_ head: UnsafeBufferPointer<UInt8>, around value: UnsafeBufferPointer<UInt8>,
                                  _ rest: UnsafeBufferPointer<UInt8>) {
         members(head)
-        needsComma = false
-        self.value(value, of: document)
+        append(value)
         append(rest)
         needsComma = true
+    }
+
+    /// A string node of a document, written as `string(utf8:)` writes it, onto the end
+    /// of `bytes`: text kept beside its document is later copied in order, without a
+    /// visit to its node (by then out of the cache in a long log).
+    public static func appendString(_ node: JSONValue, of document: JSONDocument, to bytes: inout [UInt8]) {
+        document.withString(node) { text, escaped in
+            guard escaped else {
+                bytes.append(UInt8(ascii: "\""))
+                bytes.append(contentsOf: text)
+                bytes.append(UInt8(ascii: "\""))
+                return
+            }
+            var writer = JSONWriter(capacity: text.count + 8)
+            writer.string(utf8: text)
+            writer.withBytes { bytes.append(contentsOf: $0) }
+        }
     }
 
     /// `{"key":integer,members}`: an object whose first member is an integer and whose

@@ -109,12 +109,9 @@ enum AudioSessionRuleset: RulesetDescription {
             return decoder.routeChangeReason(fields[.reason], in: object).map {
                 DecodedEvent(.routeChanged(reason: $0.reason), given: $0)
             }
-        case .playSound:
-            return decoder.required(fields[.name], of: .string, member: "name", in: object).map {
-                DecodedEvent(.playSound(name: decoder.document.string($0) ?? ""))
-            }
         default:
-            preconditionFailure("\(type) carries nothing")
+            // `playSound`'s name is an echoed member, which the engine reads.
+            preconditionFailure("\(type) carries nothing the rules read")
         }
     }
 

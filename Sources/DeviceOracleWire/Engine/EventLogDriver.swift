@@ -17,7 +17,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
     private var sessions = SessionMachines<Session>()
     private var steps: [EventLogStep] = []
     private var unfixedSteps: [UnfixedStep<D>] = []
-    private var specialSteps: [SpecialStep] = []
+    private var specialSteps = SpecialSteps()
     private var mismatches = MismatchList()
     private var diagnostics: [Diagnostic] = []
 
@@ -91,7 +91,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         // What an NDJSON log keeps is its machines: the last step is written already.
         steps.removeAll(keepingCapacity: true)
         unfixedSteps.removeAll(keepingCapacity: true)
-        specialSteps.removeAll(keepingCapacity: true)
+        specialSteps.removeAll()
         let tables = tables
         var held = HeldAside()
         guard let logged = decoder.loggedEvent(object, index: index, arrival: &arrival, observedNames: tables.observedFields,
@@ -194,13 +194,11 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         sessions.machines[session].slot = after
         let stepTail: Int
         if let tail, let echo {
-            specialSteps.append(.echoing(tail: tail, value: echo))
-            stepTail = ~(specialSteps.count - 1)
+            stepTail = ~specialSteps.append(tail, echoing: echo, of: document)
         } else if let tail {
             stepTail = tail
         } else {
-            specialSteps.append(.unfixed(unfixedSteps.count - 1))
-            stepTail = ~(specialSteps.count - 1)
+            stepTail = ~specialSteps.append(.unfixed(unfixedSteps.count - 1))
         }
         steps.append(EventLogStep(id: logged.envelope.id, session: logged.envelope.session, tail: stepTail))
 
@@ -280,15 +278,18 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
             decoded.slot = typeEvent.slot
             return decoded
         }
-        guard var decoded = D.event(tables.eventType(at: position), fields, in: object, &decoder) else { return nil }
         if Self.echoes, let echo = tables.echo(ofTypeAt: position) {
-            // Read for its problems; the machine runs on the slot's event, the step
-            // echoes the member's value.
+            // Only checked: the machine runs on the slot's event, whatever the text, and
+            // the step echoes the member's value, so no text is made of it.
+            guard let value = decoder.required(fields[echo.member], of: .string, member: echo.member.name, in: object)
+            else { return nil }
+            var decoded = DecodedEvent(tables.event(inSlot: echo.slot))
             decoded.slot = echo.slot
-            decoded.echo = fields[echo.member]
-        } else {
-            decoded.slot = tables.payloadEventSlot(of: decoded.event)
+            decoded.echo = value
+            return decoded
         }
+        guard var decoded = D.event(tables.eventType(at: position), fields, in: object, &decoder) else { return nil }
+        decoded.slot = tables.payloadEventSlot(of: decoded.event)
         return decoded
     }
 }
@@ -305,10 +306,52 @@ struct EventLogStep: Sendable {
 
 /// A step whose tail is not copied whole.
 enum SpecialStep: Sendable {
-    /// A precomputed tail around the value of the event's echoed member (`EchoedMember`).
-    case echoing(tail: Int, value: JSONValue)
+    /// A precomputed tail around the value of the event's echoed member (`EchoedMember`),
+    /// whose text is `SpecialSteps.echoedTexts[text]`.
+    case echoing(tail: Int, text: Range<Int>)
     /// A tail written from the step's own values: `UnfixedStep` number `Int`.
     case unfixed(Int)
+}
+
+/// A log's special steps, with the text of the values they echo. An echoed value is
+/// written here while the walk has its node at hand: by the time a long log's answer
+/// is written, its nodes are out of the cache, and a visit to each cost more than the
+/// rest of its step. The texts are then read in order, as the steps are.
+struct SpecialSteps: Sendable {
+    private(set) var steps: [SpecialStep] = []
+    private(set) var echoedTexts: [UInt8] = []
+
+    /// Appends `step`; returns its number.
+    mutating func append(_ step: SpecialStep) -> Int {
+        steps.append(step)
+        return steps.count - 1
+    }
+
+    /// Appends a step with precomputed `tail` around the text of string node `value`;
+    /// returns its number.
+    mutating func append(_ tail: Int, echoing value: JSONValue, of document: JSONDocument) -> Int {
+        let start = echoedTexts.count
+        JSONWriter.appendString(value, of: document, to: &echoedTexts)
+        return append(.echoing(tail: tail, text: start..<echoedTexts.count))
+    }
+
+    mutating func removeAll() {
+        steps.removeAll(keepingCapacity: true)
+        echoedTexts.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes special step number `number`; `unfixedTail` writes the tail of `UnfixedStep` number `Int`.
+    @inline(__always)
+    func write(_ number: Int, tails: StepTails, to writer: inout JSONWriter, unfixedTail: (Int, inout JSONWriter) -> Void) {
+        switch steps[number] {
+        case .echoing(let tail, let text):
+            echoedTexts.withUnsafeBufferPointer { texts in
+                tails.withParts(tail) { writer.members($0, around: UnsafeBufferPointer(rebasing: texts[text]), $1) }
+            }
+        case .unfixed(let unfixedIndex):
+            unfixedTail(unfixedIndex, &writer)
+        }
+    }
 }
 
 /// An event as the walk carries it from its reading to its run: a fixed event by its
@@ -363,7 +406,7 @@ struct EventLogAnswer: SteppedAnswer {
     let document: JSONDocument
     let steps: [EventLogStep]
     let tails: StepTails
-    let specialSteps: [SpecialStep]
+    let specialSteps: SpecialSteps
     /// One closure, so an answer allocates one context for them all.
     let write: @Sendable (Part, inout JSONWriter) -> Void
 
@@ -378,7 +421,7 @@ struct EventLogAnswer: SteppedAnswer {
 
     /// Writes one step; `unfixedTail` writes the tail of `UnfixedStep` number `Int`.
     @inline(__always)
-    static func write(_ step: EventLogStep, index: Int, tails: StepTails, specialSteps: [SpecialStep], document: JSONDocument,
+    static func write(_ step: EventLogStep, index: Int, tails: StepTails, specialSteps: SpecialSteps, document: JSONDocument,
                       to writer: inout JSONWriter, unfixedTail: (Int, inout JSONWriter) -> Void) {
         // Most steps of a long log: no id, no session, a precomputed tail.
         if step.id == nil, step.session == nil, step.tail >= 0 {
@@ -394,10 +437,7 @@ struct EventLogAnswer: SteppedAnswer {
         if step.tail >= 0 {
             tails.withTail(step.tail) { writer.members($0) }
         } else {
-            switch specialSteps[~step.tail] {
-            case .echoing(let tail, let value): tails.withParts(tail) { writer.members($0, around: value, of: document, $1) }
-            case .unfixed(let unfixedIndex): unfixedTail(unfixedIndex, &writer)
-            }
+            specialSteps.write(~step.tail, tails: tails, to: &writer, unfixedTail: unfixedTail)
         }
         writer.endObject()
     }
@@ -408,7 +448,7 @@ struct EventLogAnswer: SteppedAnswer {
 extension EventLogAnswer {
     init<D: RulesetDescription>(_ ruleset: D.Type, document: JSONDocument, tables: RulesetTables<D>, settings: D.Settings,
                                 final: EventLogDriver<D>.Session, sessions: [(name: [UInt8], slot: Int)]?,
-                                steps: [EventLogStep], specialSteps: [SpecialStep], unfixedSteps: [UnfixedStep<D>]) {
+                                steps: [EventLogStep], specialSteps: SpecialSteps, unfixedSteps: [UnfixedStep<D>]) {
         self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps) { part, writer in
             switch part {
             case .head:

@@ -140,10 +140,11 @@ enum NoNames: NamedCase {
 
 struct NoSettings: Sendable {}
 
-/// An event type whose one member (`member`) is echoed as given and never read by the
-/// rules. The engine runs the machine on `event` with a text of its own, checks once
-/// per process that the text changes nothing (`RulesetTables`), and writes each step
-/// as a precomputed tail around the member's value.
+/// An event type whose one member (`member`, a required string) is echoed as given and
+/// never read by the rules. The engine reads the member itself (`event(_:_:in:_:)` is
+/// not asked for this type), runs the machine on `event` with a text of its own, checks
+/// once per process that the text changes nothing (`RulesetTables`), and writes each
+/// step as a precomputed tail around the member's value.
 struct EchoedMember<D: RulesetDescription>: Sendable {
     let type: D.EventType
     let member: D.EventField
