@@ -74,6 +74,17 @@ final class RefreshEndpointTests: XCTestCase {
         XCTAssertEqual(result["/steps/0/at"], "1")
     }
 
+    func testItemsAreWrittenTheSameWhetherTheRequestSpelledThemCompactOrNot() throws {
+        // A compact item is copied from the request, any other rendered: never a difference.
+        let compact = #"{"store":{"items":[{"id":"s","n":-4}]},"runs":[{"at":2,"pages":[{"items":[{"id":"7","title":"t4","tags":[1,{"x":null}]},{"id":"8","v":-0},{"id":"9","w":1.5}]}]}],"observedFinal":{"items":[{"id":"s","n":-4}]}}"#
+        let spaced = #"{"store":{"items":[{ "id":"s","n":-4}]},"runs":[{"at":2,"pages":[{"items":[{"id": "7","title":"t4","tags":[1, {"x":null}]},{"id":"8","v":-0},{"id":"9","w":1.5}]}]}],"observedFinal":{"items":[{"id":"s", "n":-4}]}}"#
+
+        let fromCompact = try answer(refresh, compact), fromSpaced = try answer(refresh, spaced)
+
+        XCTAssertEqual(fromCompact.text, fromSpaced.text)
+        XCTAssertEqual(fromCompact["/final/items"], #"[{"id":"s","n":-4},{"id":"7","title":"t4","tags":[1,{"x":null}]},{"id":"8","v":0},{"id":"9","w":1.5}]"#)
+    }
+
     func testEqualRequestsGiveByteIdenticalAnswers() throws {
         let body = #"{"store":{"items":[{"id":"b"},{"id":"a"},{"id":"b","v":2}]},"runs":[{"at":10,"pages":[{"items":[{"id":"z"},{"id":"y"},{"id":"z"}]}],"observed":{"items":["q","z","z"]}},{"at":5}],"observedFinal":{"items":[{"id":"x"}]}}"#
 

@@ -51,7 +51,7 @@ struct ObservedItems {
         let expected: [FieldValue]
         if objects {
             expected = store.items.map { .value($0.content.value, of: $0.content.document) }
-            expectedBytes = store.items.reduce(0) { $0 + $1.content.text.count + 1 }
+            expectedBytes = store.items.reduce(0) { $0 + $1.content.textCount + 1 }
         } else {
             expected = store.items.map { .string($0.id) }
             expectedBytes = store.items.reduce(0) { $0 + $1.id.utf8.count + 3 }

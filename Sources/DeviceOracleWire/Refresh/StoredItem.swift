@@ -8,15 +8,44 @@ import DeviceOracleRules
 struct StoredItem {
     let value: JSONValue
     let document: JSONDocument
-    let text: [UInt8]
+    private let text: Text
+
+    /// Where its canonical text is: in the request itself when the request spelled the
+    /// item canonically, as generated logs do (no copy, no allocation per item), or
+    /// rendered.
+    private enum Text {
+        case source(Range<Int>)
+        case rendered([UInt8])
+    }
 
     /// `scratch` is a writer the caller reuses for every item of a page: one
-    /// allocation for the text instead of two.
+    /// allocation for a rendered text instead of two.
     init(_ value: JSONValue, in document: JSONDocument, scratch: inout JSONWriter) {
-        scratch.value(value, of: document)
         self.value = value
         self.document = document
-        text = scratch.take()
+        if let source = document.canonicalSource(of: value) {
+            text = .source(source)
+        } else {
+            scratch.value(value, of: document)
+            text = .rendered(scratch.take())
+        }
+    }
+
+    /// The length of its canonical text.
+    var textCount: Int {
+        switch text {
+        case .source(let range): range.count
+        case .rendered(let bytes): bytes.count
+        }
+    }
+
+    /// Calls `body` with its canonical text.
+    @inline(__always)
+    func withText<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        switch text {
+        case .source(let range): document.withSource(range, body)
+        case .rendered(let bytes): bytes.withUnsafeBufferPointer(body)
+        }
     }
 }
 
@@ -36,7 +65,7 @@ extension RefreshStore where Content == StoredItem {
         return tail.withBytes { tail in
             let items = self.items
             var size = itemsOpen.utf8CodeUnitCount + max(items.count - 1, 0) + itemsClose.utf8CodeUnitCount + tail.count + 1
-            for index in items.indices { size += items[index].content.text.count }
+            for index in items.indices { size += items[index].content.textCount }
             return [UInt8](unsafeUninitializedCapacity: size) { out, initialized in
                 var position = 0
                 func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -50,7 +79,7 @@ extension RefreshStore where Content == StoredItem {
                         out[position] = UInt8(ascii: ",")
                         position += 1
                     }
-                    items[index].content.text.withUnsafeBufferPointer(copy)
+                    items[index].content.withText(copy)
                 }
                 copy(UnsafeBufferPointer(start: itemsClose.utf8Start, count: itemsClose.utf8CodeUnitCount))
                 copy(tail)
