@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Every ruleset on the benchmark bodies (bench/bodies/generate.py), in one run: the large
-# body's MB/s (median of N sequential curl POSTs) and the small body's req/s under wrk at
+# body's MB/s (median of N sequential curl POSTs, curl on CPU 1) and the small body's req/s under wrk at
 # c=64, each with its ratio to playback's; and, given a second binary (main's), playback's
 # ratio to it. Servers pinned to CPU 0 (wrk on CPU 1), both started once; the two
 # binaries are measured alternately, ruleset by ruleset. ROUNDS=K repeats the whole
 # measurement K times and ends with the median of each ratio over the rounds: on a
-# shared machine one round's ratios swing by a quarter.
+# shared machine one round's ratios swing by a quarter. The large body's wall clock
+# includes curl receiving the answer, whose size per request byte differs by ruleset
+# (the spec fixes its form), so each round also shows the server's own CPU time per
+# byte of large request (utime + stime over the N POSTs) and playback's ÷ it: the
+# engine's share of the ratio, without the client's.
 # Usage: [ROUNDS=K] bench/rulesets.sh BINARY [BASELINE_BINARY] [N] [SECS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,22 +22,26 @@ python3 "$here/bodies/generate.py" "$work" >/dev/null
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
 SERVER_CPUS=0 start_server "$work/new.log" "$binary" --log-level warn
-pids+=("$server_pid") new_port=$port
+pids+=("$server_pid") new_port=$port new_pid=$server_pid
 if [[ -n $baseline ]]; then
   SERVER_CPUS=0 start_server "$work/base.log" "$baseline" --log-level warn
-  pids+=("$server_pid") base_port=$port
+  pids+=("$server_pid") base_port=$port base_pid=$server_pid
 fi
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# large PORT PATH BODY: MB/s of the median POST
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# large PORT PATH BODY PID: MB/s of the median POST, and the server's CPU nanoseconds
+# per request byte over the N POSTs
 large() {
-  local size seconds
+  local size seconds before
   size=$(stat -c %s "$3")
-  curl -s -o /dev/null --data-binary @"$3" -H 'Content-Type: application/json' "http://127.0.0.1:$1$2"
+  taskset -c 1 curl -s -o /dev/null --data-binary @"$3" -H 'Content-Type: application/json' "http://127.0.0.1:$1$2"
+  before=$(cpu_ticks "$4")
   seconds=$(for _ in $(seq 1 "$n"); do
-    curl -s -o /dev/null -w '%{time_total}\n' --data-binary @"$3" -H 'Content-Type: application/json' "http://127.0.0.1:$1$2"
+    taskset -c 1 curl -s -o /dev/null -w '%{time_total}\n' --data-binary @"$3" -H 'Content-Type: application/json' "http://127.0.0.1:$1$2"
   done | median)
-  awk -v s="$size" -v t="$seconds" 'BEGIN { printf "%.1f", s / t / 1e6 }'
+  awk -v s="$size" -v t="$seconds" -v a="$before" -v b="$(cpu_ticks "$4")" -v k="$(getconf CLK_TCK)" -v n="$n" \
+    'BEGIN { printf "%.1f %.2f\n", s / t / 1e6, (b - a) / k / n / s * 1e9 }'
 }
 # small PORT PATH BODY: req/s at c=64
 small() {
@@ -45,18 +53,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 rulesets=(playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run)
 declare -A ratios  # "name kind" -> one ratio per round, a line each
 for round in $(seq 1 "${ROUNDS:-1}"); do
-  declare -A new_large=() new_small=() base_large=() base_small=()
+  declare -A new_large=() new_small=() base_large=() base_small=() new_cpu=() base_cpu=()
   for entry in "${rulesets[@]}"; do
     name=${entry%%:*} path=${entry#*:}
-    new_large[$name]=$(large "$new_port" "$path" "$work/$name-large.json")
-    [[ -n $baseline ]] && base_large[$name]=$(large "$base_port" "$path" "$work/$name-large.json")
+    read -r "new_large[$name]" "new_cpu[$name]" < <(large "$new_port" "$path" "$work/$name-large.json" "$new_pid")
+    [[ -n $baseline ]] && read -r "base_large[$name]" "base_cpu[$name]" < <(large "$base_port" "$path" "$work/$name-large.json" "$base_pid")
     new_small[$name]=$(small "$new_port" "$path" "$work/$name-small.json")
     [[ -n $baseline ]] && base_small[$name]=$(small "$base_port" "$path" "$work/$name-small.json")
   done
 
   [[ ${ROUNDS:-1} -gt 1 ]] && echo "round $round"
-  header="| ruleset | large MB/s | ÷ playback | small req/s c=64 | ÷ playback |"
-  rule="|---|---|---|---|---|"
+  header="| ruleset | large MB/s | ÷ playback | server CPU ns/B (large) | playback's ÷ | small req/s c=64 | ÷ playback |"
+  rule="|---|---|---|---|---|---|---|"
   [[ -n $baseline ]] && header+=" baseline large MB/s | baseline small req/s |" rule+="---|---|"
   echo "$header"
   echo "$rule"
@@ -64,8 +72,10 @@ for round in $(seq 1 "${ROUNDS:-1}"); do
     name=${entry%%:*}
     large_ratio=$(ratio "${new_large[$name]}" "${new_large[playback]}")
     small_ratio=$(ratio "${new_small[$name]}" "${new_small[playback]}")
+    cpu_ratio=$(ratio "${new_cpu[playback]}" "${new_cpu[$name]}")
     ratios["$name large"]+="$large_ratio"$'\n' ratios["$name small"]+="$small_ratio"$'\n'
-    line="| $name | ${new_large[$name]} | $large_ratio | ${new_small[$name]} | $small_ratio |"
+    ratios["$name cpu"]+="$cpu_ratio"$'\n'
+    line="| $name | ${new_large[$name]} | $large_ratio | ${new_cpu[$name]} | $cpu_ratio | ${new_small[$name]} | $small_ratio |"
     [[ -n $baseline ]] && line+=" ${base_large[$name]} | ${base_small[$name]} |"
     echo "$line"
   done
@@ -81,11 +91,11 @@ done
 
 if [[ ${ROUNDS:-1} -gt 1 ]]; then
   echo "medians over $ROUNDS rounds"
-  echo "| ruleset | large ÷ playback | small c=64 ÷ playback |"
-  echo "|---|---|---|"
+  echo "| ruleset | large ÷ playback | server CPU per large byte, playback's ÷ | small c=64 ÷ playback |"
+  echo "|---|---|---|---|"
   for entry in "${rulesets[@]:1}"; do
     name=${entry%%:*}
-    echo "| $name | $(printf %s "${ratios[$name large]}" | median) | $(printf %s "${ratios[$name small]}" | median) |"
+    echo "| $name | $(printf %s "${ratios[$name large]}" | median) | $(printf %s "${ratios[$name cpu]}" | median) | $(printf %s "${ratios[$name small]}" | median) |"
   done
   if [[ -n $baseline ]]; then
     echo
