@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Every ruleset on the benchmark bodies (bench/bodies/generate.py), in one run: the large
-# body's MB/s (median of N sequential curl POSTs, curl on CPU 1) and the small body's req/s under wrk at
-# c=64, each with its ratio to playback's; and, given a second binary (main's), playback's
-# ratio to it. Servers pinned to CPU 0 (wrk on CPU 1), both started once; the two
-# binaries are measured alternately, ruleset by ruleset. ROUNDS=K repeats the whole
-# measurement K times and ends with the median of each ratio over the rounds: on a
-# shared machine one round's ratios swing by a quarter. The large body's wall clock
+# body's MB/s (median of N sequential curl POSTs, curl on CPU 1) and the small body's
+# req/s under wrk at c=64, each with its ratio to playback's; and, given a second binary
+# (main's), playback's ratio to it. Servers pinned to CPU 0 (wrk on CPU 1), both started
+# once; the two binaries are measured alternately, ruleset by ruleset. ROUNDS=K repeats
+# the whole measurement K times and ends with the median of each ratio over the rounds:
+# on a shared machine one round's ratios swing by a quarter. The large body's wall clock
 # includes curl receiving the answer, whose size per request byte differs by ruleset
 # (the spec fixes its form), so each round also shows the server's own CPU time per
 # byte of large request (utime + stime over the N POSTs) and playback's ÷ it: the
@@ -53,11 +53,11 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 rulesets=(playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run)
 declare -A ratios  # "name kind" -> one ratio per round, a line each
 for round in $(seq 1 "${ROUNDS:-1}"); do
-  declare -A new_large=() new_small=() base_large=() base_small=() new_cpu=() base_cpu=()
+  declare -A new_large=() new_small=() base_large=() base_small=() new_cpu=()
   for entry in "${rulesets[@]}"; do
     name=${entry%%:*} path=${entry#*:}
     read -r "new_large[$name]" "new_cpu[$name]" < <(large "$new_port" "$path" "$work/$name-large.json" "$new_pid")
-    [[ -n $baseline ]] && read -r "base_large[$name]" "base_cpu[$name]" < <(large "$base_port" "$path" "$work/$name-large.json" "$base_pid")
+    [[ -n $baseline ]] && read -r "base_large[$name]" _ < <(large "$base_port" "$path" "$work/$name-large.json" "$base_pid")
     new_small[$name]=$(small "$new_port" "$path" "$work/$name-small.json")
     [[ -n $baseline ]] && base_small[$name]=$(small "$base_port" "$path" "$work/$name-small.json")
   done
