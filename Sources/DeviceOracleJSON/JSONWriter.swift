@@ -10,12 +10,15 @@ public struct JSONWriter: ~Copyable {
     /// True after a value (or a closed container): the next value or key needs a comma.
     @usableFromInline var needsComma = false
 
+    /// `capacity: 0` allocates nothing until the first write: a writer kept at hand
+    /// for a case that seldom comes costs nothing when it does not.
     public init(capacity: Int = 1024) {
-        self.capacity = max(capacity, 64)
-        base = .allocate(capacity: self.capacity)
+        self.capacity = capacity > 0 ? max(capacity, 64) : 0
+        // With no capacity, `base` is never read or written: every write grows first.
+        base = capacity > 0 ? .allocate(capacity: self.capacity) : UnsafeMutablePointer(bitPattern: 1)!
     }
 
-    deinit { base.deallocate() }
+    deinit { if capacity > 0 { base.deallocate() } }
 
     /// The text written so far (a copy).
     public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
@@ -53,11 +56,11 @@ public struct JSONWriter: ~Copyable {
     }
 
     @usableFromInline mutating func grow(to needed: Int) {
-        var newCapacity = capacity * 2
+        var newCapacity = max(capacity * 2, 64)
         while newCapacity < needed { newCapacity *= 2 }
         let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         newBase.update(from: base, count: count)
-        base.deallocate()
+        if capacity > 0 { base.deallocate() }
         base = newBase
         capacity = newCapacity
     }

@@ -88,7 +88,8 @@ extension RequestDecoder {
         if let array = value(pagesValue, of: .array) {
             pageCount = document.count(array)
             pages.reserveCapacity(pageCount)
-            for (_, page) in objects(in: array) { pages.append(refreshPage(page)) }
+            // Element by element rather than through `objects(in:)`: no array per run.
+            for page in document.elements(array) where has(page, .object) { pages.append(refreshPage(page)) }
         }
         let fault = value(faultValue, of: .object).flatMap { refreshFault($0, pageCount: pageCount) }
         guard !hasProblems, let at = envelope.at else { return (envelope, nil) }
@@ -115,8 +116,8 @@ extension RequestDecoder {
     private mutating func refreshItems(_ array: JSONValue) -> [RefreshItem<StoredItem>] {
         var items: [RefreshItem<StoredItem>] = []
         items.reserveCapacity(document.count(array))
-        var scratch = JSONWriter(capacity: 256)
-        for (_, object) in objects(in: array) {
+        var scratch = JSONWriter(capacity: 0)
+        for object in document.elements(array) where has(object, .object) {
             guard let id = required(document.member(object, "id"), of: .string, member: "id", in: object)
                 .flatMap(document.string) else { continue }
             items.append(RefreshItem(id: id, content: StoredItem(object, in: document, scratch: &scratch)))
