@@ -55,6 +55,32 @@ public struct RefreshDecision: Equatable, Sendable {
     }
 }
 
+/// A `RefreshDecision` whose actions (at most three) are held inline: a long log
+/// keeps a step per run, and an array each was an allocation per run.
+@_spi(Engine) public struct RefreshStep: Equatable, Sendable {
+    public var outcome: RefreshOutcome
+    public var taskCompleted: Bool?
+    public var pagesCommitted: Int
+    public var commits: Int
+    public var tempFilesLeft: Int
+    public var actions: ShortList<RefreshAction>
+    public var nextEarliestBeginAt: Double?
+    public var diagnostics: [RefreshDiagnostic]
+
+    @inlinable
+    public init(outcome: RefreshOutcome, taskCompleted: Bool?, pagesCommitted: Int, commits: Int, tempFilesLeft: Int,
+                 actions: ShortList<RefreshAction>, nextEarliestBeginAt: Double?, diagnostics: [RefreshDiagnostic]) {
+        self.outcome = outcome
+        self.taskCompleted = taskCompleted
+        self.pagesCommitted = pagesCommitted
+        self.commits = commits
+        self.tempFilesLeft = tempFilesLeft
+        self.actions = actions
+        self.nextEarliestBeginAt = nextEarliestBeginAt
+        self.diagnostics = diagnostics
+    }
+}
+
 /// Everything the job carries from one run to the next.
 public struct RefreshState<Content> {
     public var store: RefreshStore<Content>
@@ -98,8 +124,20 @@ public struct RefreshMachine<Content> {
         self.schedule = schedule
     }
 
-    @inlinable
+    // Not inlinable, unlike `decide`: it reads the engine's SPI. The wire module runs
+    // `decide`, specialized for its items; an app's test gets this generic copy.
     public mutating func apply(_ run: RefreshRun<Content>) -> RefreshDecision {
+        let step = decide(run)
+        return RefreshDecision(outcome: step.outcome, taskCompleted: step.taskCompleted,
+                               pagesCommitted: step.pagesCommitted, commits: step.commits,
+                               tempFilesLeft: step.tempFilesLeft, actions: step.actions.array,
+                               nextEarliestBeginAt: step.nextEarliestBeginAt, diagnostics: step.diagnostics)
+    }
+
+    /// `apply` with the actions in a `ShortList` (`RefreshStep`): what the oracle's
+    /// engine runs, keeping every run's step with no array of its own.
+    @inlinable
+    @_spi(Engine) public mutating func decide(_ run: RefreshRun<Content>) -> RefreshStep {
         var diagnostics: [RefreshDiagnostic] = []
         // At the pending time exactly is on time; with nothing pending (the start,
         // or after a crash) no run is early.
@@ -111,7 +149,7 @@ public struct RefreshMachine<Content> {
             if !repeated.isEmpty { diagnostics.append(.duplicateIdInPage(page: index, ids: repeated)) }
         }
 
-        var actions: [RefreshAction] = []
+        var actions = ShortList<RefreshAction>()
         if current.staleTempFiles > 0 {
             actions.append(.removeStaleTemp)
             current.staleTempFiles = 0
@@ -142,9 +180,9 @@ public struct RefreshMachine<Content> {
         }
         current.staleTempFiles = written.tempFilesLeft
         current.earliestBeginAt = nextEarliestBeginAt
-        return RefreshDecision(outcome: outcome, taskCompleted: taskCompleted, pagesCommitted: written.pagesCommitted,
-                               commits: written.commits, tempFilesLeft: written.tempFilesLeft, actions: actions,
-                               nextEarliestBeginAt: nextEarliestBeginAt, diagnostics: diagnostics)
+        return RefreshStep(outcome: outcome, taskCompleted: taskCompleted, pagesCommitted: written.pagesCommitted,
+                           commits: written.commits, tempFilesLeft: written.tempFilesLeft, actions: actions,
+                           nextEarliestBeginAt: nextEarliestBeginAt, diagnostics: diagnostics)
     }
 
     @usableFromInline
@@ -235,9 +273,13 @@ public struct RefreshSummary: Equatable, Sendable {
     public init() {}
 
     public mutating func count(_ decision: RefreshDecision) {
+        count(outcome: decision.outcome, commits: decision.commits)
+    }
+
+    @_spi(Engine) public mutating func count(outcome: RefreshOutcome, commits: Int) {
         runs += 1
-        commits += decision.commits
-        switch decision.outcome {
+        self.commits += commits
+        switch outcome {
         case .succeeded: succeeded += 1
         case .failed: failed += 1
         case .expired: expired += 1

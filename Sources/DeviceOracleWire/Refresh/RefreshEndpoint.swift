@@ -1,5 +1,5 @@
 import DeviceOracleJSON
-import DeviceOracleRules
+@_spi(Engine) import DeviceOracleRules
 
 /// `POST /refresh/run` (refresh.md): checks the static configuration, runs the
 /// refresh job over the runs the system delivered, and writes every step.
@@ -42,7 +42,7 @@ private let observedFinalFields = ClosedNames<FinalField>("observedFinal field")
 private struct RunRecord: Sendable {
     var id: JSONValue?
     var at: Double
-    var decision: RefreshDecision
+    var decision: RefreshStep
     /// Indices into the rendered stores: a run that committed nothing shares its
     /// `after` with its `before`.
     var before: Int
@@ -96,7 +96,7 @@ private struct RefreshAnswer: SteppedAnswer {
         writer.raw(storeTexts[record.after])
         writer.key("actions")
         writer.beginArray()
-        for action in decision.actions { writer.string(escaping: action.rawValue) }
+        decision.actions.forEach { writer.string(escaping: $0.rawValue) }
         writer.endArray()
         writer.key("nextEarliestBeginAt")
         if let next = decision.nextEarliestBeginAt { writer.number(next) } else { writer.null() }
@@ -212,8 +212,8 @@ private struct RefreshEvaluation: LogEvaluation {
         if arrival.isOutOfOrder(run.at) { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
         // The last rendered store is always the machine's current one.
         let before = storeTexts.count - 1
-        let decision = machine.apply(run)
-        summary.count(decision)
+        let decision = machine.decide(run)
+        summary.count(outcome: decision.outcome, commits: decision.commits)
         for diagnostic in decision.diagnostics { diagnostics.append(Self.diagnostic(diagnostic, index: index, at: run.at)) }
         // A run that committed nothing left the store as it was.
         if decision.commits > 0 {
@@ -231,7 +231,7 @@ private struct RefreshEvaluation: LogEvaluation {
         return true
     }
 
-    mutating func compare(_ observed: ObservedFields<RunField>?, decision: RefreshDecision, store: ServiceStore,
+    mutating func compare(_ observed: ObservedFields<RunField>?, decision: RefreshStep, store: ServiceStore,
                           index: Int, document: JSONDocument) {
         compare(observed, index: index, prefix: "", store: store, document: document, isItems: { $0 == .items }) { field in
             switch field {
