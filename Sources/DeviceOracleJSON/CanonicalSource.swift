@@ -14,8 +14,31 @@ extension JSONDocument {
         let start = Int(firstKey.payload) - 2
         return storage.input.withUnsafeBufferPointer { input in
             guard start >= 0, input[start] == UInt8(ascii: "{"), input[start + 1] == UInt8(ascii: "\"") else { return nil }
+            if let end = adjacentStringsEnd(of: value, count: Int(node.count), in: input, from: start) { return start..<end }
             return Self.canonicalEnd(of: input, from: start).map { start..<$0 }
         }
+    }
+
+    /// The end of an object whose members are all unescaped strings with nothing
+    /// between their tokens but the one byte the grammar requires there (`:` or `,`),
+    /// read from the tape alone; else `nil`, and the bytes are scanned. Items of a
+    /// generated log are mostly such objects, and they are checked one by one.
+    private func adjacentStringsEnd(of object: JSONValue, count: Int, in input: UnsafeBufferPointer<UInt8>,
+                                    from start: Int) -> Int? {
+        // `{"key":"value","key":"value"}`: each string's text starts 3 bytes after
+        // the end of the one before (`":"` or `","`), the first 2 after `{`.
+        var expected = start + 2
+        var node = nodes + object.index + 1
+        for _ in 0..<count {
+            let key = node[0], value = node[1]
+            guard key.tag == .string, value.tag == .string, Int(key.payload) == expected,
+                  Int(value.payload) == expected &+ Int(key.count) &+ 3 else { return nil }
+            expected = Int(value.payload) &+ Int(value.count) &+ 3
+            node += 2
+        }
+        // After the last value's closing quote, `}` is the object's last byte.
+        let end = expected - 1
+        return end <= input.count && input[end - 1] == UInt8(ascii: "}") ? end : nil
     }
 
     /// Calls `body` with the input bytes in `range` (from `canonicalSource(of:)`).

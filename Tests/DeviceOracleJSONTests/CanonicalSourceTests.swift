@@ -23,6 +23,15 @@ final class CanonicalSourceTests: XCTestCase {
         XCTAssertEqual(try source(#"{"big":999999999999999}"#), #"{"big":999999999999999}"#)
     }
 
+    func testAnObjectOfStringsIsReadFromTheTapeAlone() throws {
+        for text in [#"{"id":"7","title":"t4"}"#, #"{"":""}"#, #"{"id":"7","id":""}"#, #"{"a":"b","c":{"d":"e"}}"#] {
+            XCTAssertEqual(try source(text), text)
+        }
+        for text in [#"{"id" :"7"}"#, #"{"id":"7" ,"t":"x"}"#, #"{"a":"b","c":"d" }"#, #"{"a":"b","c":"\u0064"}"#] {
+            XCTAssertNil(try source(text), text)
+        }
+    }
+
     func testAnObjectInsideALargerTextIsFoundAtItsOwnBytes() throws {
         let document = try JSONReader.parse(Array(#"{"items":[{"id":"1"}, {"id":"2","n":3}]}"#.utf8))
         let items = try XCTUnwrap(document.member(document.root, "items"))
@@ -66,7 +75,8 @@ extension CanonicalSourceTests {
         }
         var copied = 0
         for _ in 0..<2_000 {
-            let members = (0...next(3)).map { index in "\(keys[(index + next(2)) % keys.count]):\(values[next(values.count)])" }
+            let colon = next(8) == 0 ? " :" : ":"
+            let members = (0...next(3)).map { index in "\(keys[(index + next(2)) % keys.count])\(colon)\(values[next(values.count)])" }
             let separator = next(8) == 0 ? ", " : ","
             let text = "{" + Set(members).sorted().joined(separator: separator) + "}"
             if try source(text) != nil { copied += 1 }
