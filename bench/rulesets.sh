@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Every ruleset on the benchmark bodies (bench/bodies/generate.py), in one run: the large
-# body's MB/s (median of N sequential curl POSTs, curl on CPU 1) and the small body's
-# req/s under wrk at c=64, each with its ratio to playback's; and, given a second binary
-# (main's), playback's ratio to it. Servers pinned to CPU 0 (wrk on CPU 1), both started
-# once; the two binaries are measured alternately, ruleset by ruleset. ROUNDS=K repeats
+# body's MB/s (median of N curl POSTs, curl on CPU 1, the rulesets and the two binaries
+# taking turns POST by POST) and the small body's req/s under wrk at c=64, each with its
+# ratio to playback's; and, given a second binary (main's), playback's ratio to it.
+# Servers pinned to CPU 0 (wrk on CPU 1), both started once; the small bodies are
+# measured one binary after the other, ruleset by ruleset. ROUNDS=K repeats
 # the whole measurement K times and ends with the median of each ratio over the rounds:
 # on a shared machine one round's ratios swing by a quarter. The large body's wall clock
 # includes curl receiving the answer, whose size per request byte differs by ruleset
@@ -30,18 +31,43 @@ fi
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-# large PORT PATH BODY PID: MB/s of the median POST, and the server's CPU nanoseconds
-# per request byte over the N POSTs
-large() {
-  local size seconds before
-  size=$(stat -c %s "$3")
-  taskset -c 1 curl -s -o /dev/null --data-binary @"$3" -H 'Content-Type: application/json' "http://127.0.0.1:$1$2"
-  before=$(cpu_ticks "$4")
-  seconds=$(for _ in $(seq 1 "$n"); do
-    taskset -c 1 curl -s -o /dev/null -w '%{time_total}\n' --data-binary @"$3" -H 'Content-Type: application/json' "http://127.0.0.1:$1$2"
-  done | median)
-  awk -v s="$size" -v t="$seconds" -v a="$before" -v b="$(cpu_ticks "$4")" -v k="$(getconf CLK_TCK)" -v n="$n" \
-    'BEGIN { printf "%.1f %.2f\n", s / t / 1e6, (b - a) / k / n / s * 1e9 }'
+# post PORT PATH BODY: seconds of one POST, curl on CPU 1
+post() {
+  taskset -c 1 curl -s -o /dev/null -w '%{time_total}\n' --data-binary @"$3" -H 'Content-Type: application/json' \
+    "http://127.0.0.1:$1$2"
+}
+# large_round: each ruleset's large body N times, the rulesets (and the two servers)
+# taking turns POST by POST, so that load from a neighbour on this shared machine falls
+# on every ruleset alike rather than on whichever was being measured when it came. Sets
+# new_large and base_large (MB/s of the median POST) and new_cpu (the server's CPU
+# nanoseconds per request byte, summed around its own POSTs).
+large_round() {
+  local entry name path size before
+  local -A seconds=() base_seconds=() ticks=()
+  for entry in "${rulesets[@]}"; do  # one each first, unmeasured
+    name=${entry%%:*} path=${entry#*:}
+    post "$new_port" "$path" "$work/$name-large.json" >/dev/null
+    [[ -n $baseline ]] && post "$base_port" "$path" "$work/$name-large.json" >/dev/null
+  done
+  for _ in $(seq 1 "$n"); do
+    for entry in "${rulesets[@]}"; do
+      name=${entry%%:*} path=${entry#*:}
+      before=$(cpu_ticks "$new_pid")
+      seconds[$name]+="$(post "$new_port" "$path" "$work/$name-large.json")"$'\n'
+      ticks[$name]=$(( ${ticks[$name]:-0} + $(cpu_ticks "$new_pid") - before ))
+      [[ -n $baseline ]] && base_seconds[$name]+="$(post "$base_port" "$path" "$work/$name-large.json")"$'\n'
+    done
+  done
+  for entry in "${rulesets[@]}"; do
+    name=${entry%%:*}
+    size=$(stat -c %s "$work/$name-large.json")
+    new_large[$name]=$(awk -v s="$size" -v t="$(printf %s "${seconds[$name]}" | median)" 'BEGIN { printf "%.1f", s / t / 1e6 }')
+    new_cpu[$name]=$(awk -v s="$size" -v c="${ticks[$name]}" -v k="$(getconf CLK_TCK)" -v n="$n" \
+      'BEGIN { printf "%.2f", c / k / n / s * 1e9 }')
+    [[ -n $baseline ]] && base_large[$name]=$(awk -v s="$size" -v t="$(printf %s "${base_seconds[$name]}" | median)" \
+      'BEGIN { printf "%.1f", s / t / 1e6 }')
+  done
+  return 0
 }
 # small PORT PATH BODY: req/s at c=64
 small() {
@@ -54,10 +80,9 @@ rulesets=(playback:/playback/apply haptics:/haptics/contract refresh:/refresh/ru
 declare -A ratios  # "name kind" -> one ratio per round, a line each
 for round in $(seq 1 "${ROUNDS:-1}"); do
   declare -A new_large=() new_small=() base_large=() base_small=() new_cpu=()
+  large_round
   for entry in "${rulesets[@]}"; do
     name=${entry%%:*} path=${entry#*:}
-    read -r "new_large[$name]" "new_cpu[$name]" < <(large "$new_port" "$path" "$work/$name-large.json" "$new_pid")
-    [[ -n $baseline ]] && read -r "base_large[$name]" _ < <(large "$base_port" "$path" "$work/$name-large.json" "$base_pid")
     new_small[$name]=$(small "$new_port" "$path" "$work/$name-small.json")
     [[ -n $baseline ]] && base_small[$name]=$(small "$base_port" "$path" "$work/$name-small.json")
   done
