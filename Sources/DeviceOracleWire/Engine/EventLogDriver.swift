@@ -97,7 +97,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         guard let logged = decoder.loggedEvent(object, index: index, arrival: &arrival, observedNames: tables.observedFields,
                                                read: { decoder, object in Self.readEvent(object, tables: tables, held: &held, &decoder) })
         else { return false }
-        run(logged, held: &held, start: head.start, settings: head.settings, document: decoder.document)
+        run(logged, held: &held, start: head.start, settings: head.settings, document: decoder.document, tables: tables)
         return true
     }
 
@@ -132,16 +132,18 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         var held = HeldAside()
         decoder.forEachEvent(in: events, observedNames: tables.observedFields,
                              read: { decoder, object in Self.readEvent(object, tables: tables, held: &held, &decoder) }) { logged in
-            run(logged, held: &held, start: start, settings: settings, document: document)
+            run(logged, held: &held, start: start, settings: settings, document: document, tables: tables)
         }
     }
 
     /// Applies one event to its session's machine and records the step. Inlined,
     /// with `readEvent`, into the walk: a long log's per-event values then stay in
-    /// registers instead of being copied from struct to struct.
+    /// registers instead of being copied from struct to struct. `tables` is the
+    /// caller's: a closure here cannot capture `self`, and a copy of `self.tables` for
+    /// it was a retain and a release per event.
     @inline(__always)
     private mutating func run(_ logged: LoggedEvent<WalkedEvent?, D.StepField>, held: inout HeldAside, start: Session,
-                              settings: D.Settings, document: JSONDocument) {
+                              settings: D.Settings, document: JSONDocument, tables: RulesetTables<D>) {
         logged.appendLeadingDiagnostics(to: &diagnostics)
         let session: Int
         if D.hasSessions {
@@ -171,7 +173,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
                 held.event = nil
             }
             decision = D.decide(event, on: &sessions.machines[session].machine)
-            let tables = tables, index = logged.index
+            let index = logged.index
             D.forEachDiagnostic(of: decision) { diagnostics.append(Diagnostic(index: index, tables.code(of: $0))) }
             if let tail {
                 after = tables.afterSlots[tail]
