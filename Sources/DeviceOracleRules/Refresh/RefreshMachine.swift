@@ -58,26 +58,14 @@ public struct RefreshDecision: Equatable, Sendable {
 /// A `RefreshDecision` whose actions (at most three) are held inline: a long log
 /// keeps a step per run, and an array each was an allocation per run.
 @_spi(Engine) public struct RefreshStep: Equatable, Sendable {
-    public var outcome: RefreshOutcome
-    public var taskCompleted: Bool?
-    public var pagesCommitted: Int
-    public var commits: Int
-    public var tempFilesLeft: Int
+    /// Everything but the actions, which it lists as none.
+    public var decision: RefreshDecision
     public var actions: ShortList<RefreshAction>
-    public var nextEarliestBeginAt: Double?
-    public var diagnostics: [RefreshDiagnostic]
 
     @inlinable
-    public init(outcome: RefreshOutcome, taskCompleted: Bool?, pagesCommitted: Int, commits: Int, tempFilesLeft: Int,
-                 actions: ShortList<RefreshAction>, nextEarliestBeginAt: Double?, diagnostics: [RefreshDiagnostic]) {
-        self.outcome = outcome
-        self.taskCompleted = taskCompleted
-        self.pagesCommitted = pagesCommitted
-        self.commits = commits
-        self.tempFilesLeft = tempFilesLeft
+    public init(decision: RefreshDecision, actions: ShortList<RefreshAction>) {
+        self.decision = decision
         self.actions = actions
-        self.nextEarliestBeginAt = nextEarliestBeginAt
-        self.diagnostics = diagnostics
     }
 }
 
@@ -128,10 +116,9 @@ public struct RefreshMachine<Content> {
     // `decide`, specialized for its items; an app's test gets this generic copy.
     public mutating func apply(_ run: RefreshRun<Content>) -> RefreshDecision {
         let step = decide(run)
-        return RefreshDecision(outcome: step.outcome, taskCompleted: step.taskCompleted,
-                               pagesCommitted: step.pagesCommitted, commits: step.commits,
-                               tempFilesLeft: step.tempFilesLeft, actions: step.actions.array,
-                               nextEarliestBeginAt: step.nextEarliestBeginAt, diagnostics: step.diagnostics)
+        var decision = step.decision
+        decision.actions = step.actions.array
+        return decision
     }
 
     /// `apply` with the actions in a `ShortList` (`RefreshStep`): what the oracle's
@@ -180,9 +167,11 @@ public struct RefreshMachine<Content> {
         }
         current.staleTempFiles = written.tempFilesLeft
         current.earliestBeginAt = nextEarliestBeginAt
-        return RefreshStep(outcome: outcome, taskCompleted: taskCompleted, pagesCommitted: written.pagesCommitted,
-                           commits: written.commits, tempFilesLeft: written.tempFilesLeft, actions: actions,
-                           nextEarliestBeginAt: nextEarliestBeginAt, diagnostics: diagnostics)
+        let decision = RefreshDecision(outcome: outcome, taskCompleted: taskCompleted,
+                                       pagesCommitted: written.pagesCommitted, commits: written.commits,
+                                       tempFilesLeft: written.tempFilesLeft, actions: [],
+                                       nextEarliestBeginAt: nextEarliestBeginAt, diagnostics: diagnostics)
+        return RefreshStep(decision: decision, actions: actions)
     }
 
     @usableFromInline
@@ -273,13 +262,9 @@ public struct RefreshSummary: Equatable, Sendable {
     public init() {}
 
     public mutating func count(_ decision: RefreshDecision) {
-        count(outcome: decision.outcome, commits: decision.commits)
-    }
-
-    @_spi(Engine) public mutating func count(outcome: RefreshOutcome, commits: Int) {
         runs += 1
-        self.commits += commits
-        switch outcome {
+        commits += decision.commits
+        switch decision.outcome {
         case .succeeded: succeeded += 1
         case .failed: failed += 1
         case .expired: expired += 1

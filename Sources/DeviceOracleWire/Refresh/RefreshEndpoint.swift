@@ -42,7 +42,7 @@ private let observedFinalFields = ClosedNames<FinalField>("observedFinal field")
 private struct RunRecord: Sendable {
     var id: JSONValue?
     var at: Double
-    var decision: RefreshStep
+    var step: RefreshStep
     /// Indices into the rendered stores: a run that committed nothing shares its
     /// `after` with its `before`.
     var before: Int
@@ -75,7 +75,7 @@ private struct RefreshAnswer: SteppedAnswer {
     /// Writes the step of `records[position]`, whose index in the log is `index`.
     func writeStep(_ position: Int, index: Int, to writer: inout JSONWriter) {
         let record = records[position]
-        let decision = record.decision
+        let decision = record.step.decision
         writer.beginObject()
         writer.stepHead(index: index, id: record.id, document: document)
         writer.key("at")
@@ -96,7 +96,7 @@ private struct RefreshAnswer: SteppedAnswer {
         writer.raw(storeTexts[record.after])
         writer.key("actions")
         writer.beginArray()
-        decision.actions.forEach { writer.string(escaping: $0.rawValue) }
+        record.step.actions.forEach { writer.string(escaping: $0.rawValue) }
         writer.endArray()
         writer.key("nextEarliestBeginAt")
         if let next = decision.nextEarliestBeginAt { writer.number(next) } else { writer.null() }
@@ -212,15 +212,15 @@ private struct RefreshEvaluation: LogEvaluation {
         if arrival.isOutOfOrder(run.at) { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
         // The last rendered store is always the machine's current one.
         let before = storeTexts.count - 1
-        let decision = machine.decide(run)
-        summary.count(outcome: decision.outcome, commits: decision.commits)
+        let step = machine.decide(run), decision = step.decision
+        summary.count(decision)
         for diagnostic in decision.diagnostics { diagnostics.append(Self.diagnostic(diagnostic, index: index, at: run.at)) }
         // A run that committed nothing left the store as it was.
         if decision.commits > 0 {
             storeTexts.append(machine.state.store.json())
         }
         let after = storeTexts.count - 1
-        records.append(RunRecord(id: envelope.id, at: run.at, decision: decision, before: before, after: after))
+        records.append(RunRecord(id: envelope.id, at: run.at, step: step, before: before, after: after))
 
         compare(observed, decision: decision, store: machine.state.store, index: index, document: document)
         guard budget.spend(storeTexts[before].count + storeTexts[after].count) else {
@@ -231,7 +231,7 @@ private struct RefreshEvaluation: LogEvaluation {
         return true
     }
 
-    mutating func compare(_ observed: ObservedFields<RunField>?, decision: RefreshStep, store: ServiceStore,
+    mutating func compare(_ observed: ObservedFields<RunField>?, decision: RefreshDecision, store: ServiceStore,
                           index: Int, document: JSONDocument) {
         compare(observed, index: index, prefix: "", store: store, document: document, isItems: { $0 == .items }) { field in
             switch field {
