@@ -4,12 +4,12 @@
 # taking turns POST by POST) and the small body's req/s under wrk at c=64, each with its
 # ratio to playback's; and, given a second binary (main's), playback's ratio to it.
 # Servers pinned to CPU 0 (wrk on CPU 1), both started once; the small bodies are
-# measured one binary after the other, ruleset by ruleset. ROUNDS=K repeats
-# the whole measurement K times and ends with the median of each ratio over the rounds:
-# on a shared machine one round's ratios swing by a quarter. The large body's wall clock
+# measured one binary after the other, ruleset by ruleset. ROUNDS=K repeats the whole
+# measurement K times and ends with the median of each ratio over the rounds: on a
+# shared machine one round's ratios swing by a quarter. The large body's wall clock
 # includes curl receiving the answer, whose size per request byte differs by ruleset
 # (the spec fixes its form), so each round also shows the server's own CPU time per
-# byte of large request (utime + stime over the N POSTs) and playback's ÷ it: the
+# byte of large request (utime + stime around its N POSTs) and playback's ÷ it: the
 # engine's share of the ratio, without the client's.
 # Usage: [ROUNDS=K] bench/rulesets.sh BINARY [BASELINE_BINARY] [N] [SECS]
 set -euo pipefail
@@ -26,10 +26,12 @@ SERVER_CPUS=0 start_server "$work/new.log" "$binary" --log-level warn
 pids+=("$server_pid") new_port=$port new_pid=$server_pid
 if [[ -n $baseline ]]; then
   SERVER_CPUS=0 start_server "$work/base.log" "$baseline" --log-level warn
-  pids+=("$server_pid") base_port=$port base_pid=$server_pid
+  pids+=("$server_pid") base_port=$port
 fi
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# mbps BYTES SECONDS: MB/s of a body of BYTES over the median of SECONDS (a line each)
+mbps() { awk -v s="$1" -v t="$(printf %s "$2" | median)" 'BEGIN { printf "%.1f", s / t / 1e6 }'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # post PORT PATH BODY: seconds of one POST, curl on CPU 1
 post() {
@@ -61,11 +63,10 @@ large_round() {
   for entry in "${rulesets[@]}"; do
     name=${entry%%:*}
     size=$(stat -c %s "$work/$name-large.json")
-    new_large[$name]=$(awk -v s="$size" -v t="$(printf %s "${seconds[$name]}" | median)" 'BEGIN { printf "%.1f", s / t / 1e6 }')
+    new_large[$name]=$(mbps "$size" "${seconds[$name]}")
     new_cpu[$name]=$(awk -v s="$size" -v c="${ticks[$name]}" -v k="$(getconf CLK_TCK)" -v n="$n" \
       'BEGIN { printf "%.2f", c / k / n / s * 1e9 }')
-    [[ -n $baseline ]] && base_large[$name]=$(awk -v s="$size" -v t="$(printf %s "${base_seconds[$name]}" | median)" \
-      'BEGIN { printf "%.1f", s / t / 1e6 }')
+    [[ -n $baseline ]] && base_large[$name]=$(mbps "$size" "${base_seconds[$name]}")
   done
   return 0
 }
