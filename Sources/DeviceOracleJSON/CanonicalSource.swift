@@ -12,7 +12,7 @@ extension JSONDocument {
         let firstKey = nodes[value.index + 1]
         guard firstKey.tag == .string else { return nil }
         let start = Int(firstKey.payload) - 2
-        return storage.input.withUnsafeBufferPointer { input in
+        return withInput { input in
             guard start >= 0, input[start] == UInt8(ascii: "{"), input[start + 1] == UInt8(ascii: "\"") else { return nil }
             if let end = adjacentStringsEnd(of: value, count: Int(node.count), in: input, from: start) { return start..<end }
             return Self.canonicalEnd(of: input, from: start).map { start..<$0 }
@@ -45,7 +45,7 @@ extension JSONDocument {
     /// Inlinable: it runs for every item of every store a long log renders.
     @inlinable @inline(__always)
     public func withSource<R>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        storage.input.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+        withInput { body(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     /// The end of the container that opens at `start` if its text is canonical. The

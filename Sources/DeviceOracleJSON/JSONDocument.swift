@@ -13,6 +13,12 @@ public struct JSONDocument: Sendable {
         @usableFromInline let nodeCount: Int
         @usableFromInline let decoded: [UInt8]
         @usableFromInline let duplicateKeys: [JSONValue]
+        /// Where `input`'s and `decoded`'s bytes are. Both arrays are immutable and held
+        /// here, so their storage stays where it is for this object's life. Reading a
+        /// string through them instead retained and released the array every time:
+        /// a long log reads every key and string that way.
+        @usableFromInline let inputBytes: UnsafeBufferPointer<UInt8>
+        @usableFromInline let decodedBytes: UnsafeBufferPointer<UInt8>
 
         init(input: [UInt8], nodes: consuming JSONNodeBuffer, decoded: [UInt8], duplicateKeys: [JSONValue]) {
             self.input = input
@@ -20,6 +26,8 @@ public struct JSONDocument: Sendable {
             self.nodes = nodes.release()
             self.decoded = decoded
             self.duplicateKeys = duplicateKeys
+            inputBytes = self.input.withUnsafeBufferPointer { $0 }
+            decodedBytes = self.decoded.withUnsafeBufferPointer { $0 }
         }
 
         deinit { nodes.deallocate() }
@@ -33,6 +41,9 @@ public struct JSONDocument: Sendable {
 
     /// The bytes that were parsed; unescaped strings point into them.
     public var input: [UInt8] { storage.input }
+    /// Calls `body` with the bytes that were parsed, in place.
+    @inlinable @inline(__always)
+    func withInput<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { body(storage.inputBytes) }
     /// Key nodes that repeat an earlier key of the same object, in document order
     /// (RFC 8259 leaves duplicates undefined; we reject them at their pointer).
     public var duplicateKeys: [JSONValue] { storage.duplicateKeys }
@@ -140,16 +151,11 @@ extension JSONDocument {
     @inlinable @inline(__always) public func withUTF8<R>(_ value: JSONValue, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         let node = storage.nodes[value.index]
         let start = Int(node.payload), count = Int(node.count)
-        // Branch rather than pick an array first: a picked array is a retained copy.
         switch node.tag {
         case .string:
-            return try storage.input.withUnsafeBufferPointer { all in
-                try body(UnsafeBufferPointer(start: all.baseAddress! + start, count: count))
-            }
+            return try body(UnsafeBufferPointer(rebasing: storage.inputBytes[start..<start + count]))
         case .escapedString:
-            return try storage.decoded.withUnsafeBufferPointer { all in
-                try body(UnsafeBufferPointer(start: all.baseAddress! + start, count: count))
-            }
+            return try body(UnsafeBufferPointer(rebasing: storage.decodedBytes[start..<start + count]))
         default:
             preconditionFailure("not a string node")
         }
