@@ -767,6 +767,18 @@ final class RefreshEndpointTests: XCTestCase {
         XCTAssertEqual(rejection.problems.first?.detail, "the answer would exceed 64 MiB: every step repeats the store before and after its run; send fewer runs or a smaller store per request")
     }
 
+    func testARunThatIsNotAnObjectAfterTheBudgetRunsOutIsReportedInsteadOfTheBudget() throws {
+        let items = (0..<2000).map { #"{"id":"\#($0)","payload":"\#(String(repeating: "x", count: 100))"}"# }
+        let runs = Array(repeating: #"{"at":0}"#, count: 300) + ["7", #"{"at":"later"}"#]
+        let body = #"{"store":{"items":[\#(items.joined(separator: ","))]},"runs":[\#(runs.joined(separator: ","))]}"#
+
+        // As when the number comes first: every run is validated and none is run.
+        XCTAssertEqual(problems(body), [
+            "/runs/300: expected an object, got a number",
+            "/runs/301/at: expected a number, got a string",
+        ])
+    }
+
     // MARK: Discovery
 
     func testRefreshIsListedAfterHapticsAndFoundByShortName() {
