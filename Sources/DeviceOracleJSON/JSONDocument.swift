@@ -153,9 +153,9 @@ extension JSONDocument {
         let start = Int(node.payload), count = Int(node.count)
         switch node.tag {
         case .string:
-            return try body(UnsafeBufferPointer(rebasing: storage.inputBytes[start..<start + count]))
+            return try body(UnsafeBufferPointer(start: storage.inputBytes.baseAddress! + start, count: count))
         case .escapedString:
-            return try body(UnsafeBufferPointer(rebasing: storage.decodedBytes[start..<start + count]))
+            return try body(UnsafeBufferPointer(start: storage.decodedBytes.baseAddress! + start, count: count))
         default:
             preconditionFailure("not a string node")
         }
