@@ -14,7 +14,8 @@ public struct JSONDocument: Sendable {
         @usableFromInline let decoded: [UInt8]
         @usableFromInline let duplicateKeys: [JSONValue]
         /// Where `input`'s and `decoded`'s bytes are. Both arrays are immutable and held
-        /// here, so their storage stays where it is for this object's life. Reading a
+        /// here, and an array of bytes is always stored natively (never bridged), so
+        /// their storage stays where it is for this object's life. Reading a
         /// string through them instead retained and released the array every time:
         /// a long log reads every key and string that way.
         @usableFromInline let inputBytes: UnsafeBufferPointer<UInt8>
