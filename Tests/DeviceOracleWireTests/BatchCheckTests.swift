@@ -72,6 +72,16 @@ final class BatchCheckTests: XCTestCase {
         ])
     }
 
+    func testACaseThatIsNotAnObjectIsReportedBesideTheOthersProblems() {
+        XCTAssertEqual(batchProblems(#"{"cases":[1,{"name":"a","ruleset":"playback","request":{}},"x",{"name":5}]}"#), [
+            "/cases/0: expected an object, got a number",
+            "/cases/2: expected an object, got a string",
+            "/cases/3/name: expected a string, got a number",
+            "/cases/3/ruleset: required string is missing",
+            "/cases/3/request: required object is missing",
+        ])
+    }
+
     func testNoCasesCheckNothing() throws {
         let report = try report(#"{"cases":[]}"#)
 

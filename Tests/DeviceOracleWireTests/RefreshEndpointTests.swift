@@ -741,6 +741,15 @@ final class RefreshEndpointTests: XCTestCase {
         ])
     }
 
+    func testTasksAndRegistrationsThatAreNotObjectsAreEachReported() {
+        XCTAssertEqual(problems(#"{"config":{"tasks":[1,{"identifier":"a","kind":"appRefresh"},"s"],"infoPlist":{},"registrations":[true,{"identifier":"a","ok":1}]}}"#), [
+            "/config/tasks/0: expected an object, got a number",
+            "/config/tasks/2: expected an object, got a string",
+            "/config/registrations/0: expected an object, got a boolean",
+            "/config/registrations/1/ok: expected a boolean, got a number",
+        ])
+    }
+
     func testObservedAndObservedFinalNameOnlyKnownFields() {
         XCTAssertEqual(problems(#"{"runs":[{"at":0,"observed":{"outcom":"succeeded","pages":1}}],"observedFinal":{"outcome":"succeeded","item":[]}}"#), [
             "/runs/0/observed/outcom: unknown observed field 'outcom'; did you mean 'outcome'?",

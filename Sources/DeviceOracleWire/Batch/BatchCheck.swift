@@ -68,7 +68,7 @@ public enum BatchCheck {
             return []
         }
         var read: [GivenCase] = []
-        for (index, object) in decoder.objects(in: cases) {
+        for (index, object) in decoder.document.elements(cases).enumerated() where decoder.has(object, .object) {
             var members: [CaseMember: JSONValue] = [:]
             decoder.closedObject(object, names: caseMembers) { _, member, value in members[member] = value }
             let name = decoder.required(members[.name], of: .string, member: "name", in: object)

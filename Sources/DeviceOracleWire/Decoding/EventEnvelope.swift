@@ -47,7 +47,9 @@ extension RequestDecoder {
         return envelope
     }
 
-    /// The elements of an array that are objects; reports the others.
+    /// The elements of an array that are objects, kept for reading again (haptics'
+    /// pattern); reports the others. A loop that reads each once walks
+    /// `document.elements(array) where has(element, .object)` instead: no array.
     mutating func objects(in array: JSONValue) -> [(index: Int, object: JSONValue)] {
         var objects: [(index: Int, object: JSONValue)] = []
         objects.reserveCapacity(document.count(array))

@@ -42,7 +42,7 @@ extension RequestDecoder {
 
     private mutating func backgroundTasks(_ array: JSONValue) -> [BackgroundTask] {
         var tasks: [BackgroundTask] = []
-        for (_, object) in objects(in: array) {
+        for object in document.elements(array) where has(object, .object) {
             var identifierValue: JSONValue?, kindValue: JSONValue?
             closedObject(object, names: taskMembers) { _, member, value in
                 switch member {
@@ -60,7 +60,7 @@ extension RequestDecoder {
 
     private mutating func taskRegistrations(_ array: JSONValue) -> [TaskRegistration] {
         var registrations: [TaskRegistration] = []
-        for (_, object) in objects(in: array) {
+        for object in document.elements(array) where has(object, .object) {
             var identifierValue: JSONValue?, okValue: JSONValue?
             for member in document.members(object) {
                 switch registrationMembers.match(member.key, in: document) {
