@@ -20,10 +20,12 @@ extension RequestDecoder {
     /// `own` (non-null) to `found`; other members are ignored, since device logs
     /// carry more than the rules read. `session` is read only where the ruleset
     /// has sessions; `atRequired` where the ruleset's clock is not optional
-    /// (refresh runs).
+    /// (refresh runs). `document` is this decoder's, lent by a caller that holds it
+    /// (a long log's walk): walking a copy of `self.document` while `found` may change
+    /// `self` took a retain and a release per event.
     @inline(__always)
-    mutating func envelope<Member>(of event: JSONValue, own: ClosedNames<Member>, sessions: Bool = false,
-                                   atRequired: Bool = false,
+    mutating func envelope<Member>(of event: JSONValue, in document: JSONDocument, own: ClosedNames<Member>,
+                                   sessions: Bool = false, atRequired: Bool = false,
                                    _ found: (inout RequestDecoder, Member, JSONValue) -> Void) -> EventEnvelope {
         var envelope = EventEnvelope()
         var atGiven = false

@@ -92,12 +92,14 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         steps.removeAll(keepingCapacity: true)
         unfixedSteps.removeAll(keepingCapacity: true)
         specialSteps.removeAll()
-        let tables = tables
+        let tables = tables, document = decoder.document
         var held = HeldAside()
         guard let logged = decoder.loggedEvent(object, index: index, arrival: &arrival, observedNames: tables.observedFields,
-                                               read: { decoder, object in Self.readEvent(object, tables: tables, held: &held, &decoder) })
+                                               read: { decoder, object in
+                                                   Self.readEvent(object, in: document, tables: tables, held: &held, &decoder)
+                                               })
         else { return false }
-        run(logged, held: &held, start: head.start, settings: head.settings, document: decoder.document, tables: tables)
+        run(logged, held: &held, start: head.start, settings: head.settings, document: document, tables: tables)
         return true
     }
 
@@ -131,7 +133,9 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         // witnesses).
         var held = HeldAside()
         decoder.forEachEvent(in: events, observedNames: tables.observedFields,
-                             read: { decoder, object in Self.readEvent(object, tables: tables, held: &held, &decoder) }) { logged in
+                             read: { decoder, object in
+                                 Self.readEvent(object, in: document, tables: tables, held: &held, &decoder)
+                             }) { logged in
             run(logged, held: &held, start: start, settings: settings, document: document, tables: tables)
         }
     }
@@ -217,11 +221,12 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
     /// where the ruleset reads them, as a raw notification (`notification`); exactly
     /// one of the two.
     @inline(__always)
-    private static func readEvent(_ object: JSONValue, tables: RulesetTables<D>, held: inout HeldAside,
+    private static func readEvent(_ object: JSONValue, in document: JSONDocument, tables: RulesetTables<D>,
+                                  held: inout HeldAside,
                                   _ decoder: inout RequestDecoder) -> ReadEvent<WalkedEvent?> {
         var form = EventFormMembers()
         var fields = EventFields<D.EventField>()
-        let envelope = decoder.envelope(of: object, own: tables.eventMembers, sessions: D.hasSessions) { _, member, value in
+        let envelope = decoder.envelope(of: object, in: document, own: tables.eventMembers, sessions: D.hasSessions) { _, member, value in
             switch member {
             case .type: form.type = value
             case .notification: form.notification = value

@@ -77,7 +77,7 @@ extension RequestDecoder {
     /// which is `nil` once the request has a problem (the answer is a `422`).
     mutating func refreshRun(_ object: JSONValue) -> (envelope: EventEnvelope, run: RefreshRun<StoredItem>?) {
         var pagesValue: JSONValue?, faultValue: JSONValue?
-        let envelope = envelope(of: object, own: runMembers, atRequired: true) { _, member, value in
+        let envelope = envelope(of: object, in: document, own: runMembers, atRequired: true) { _, member, value in
             switch member {
             case .pages: pagesValue = value
             case .fault: faultValue = value
