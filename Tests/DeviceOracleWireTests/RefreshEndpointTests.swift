@@ -673,6 +673,15 @@ final class RefreshEndpointTests: XCTestCase {
                        ["/config/infoPlist: base64 of a binary property list ('bplist') that cannot be read"])
     }
 
+    func testABinaryPropertyListWhoseRootNamesAKeyTwiceIsRejected() {
+        // Found by the fuzzer: two of the root's key references point at one
+        // `UIBackgroundModes`, and Foundation kept either value from call to call.
+        let plist = "YnBsaXN0MDDTAQIDBAYHXxAjQkdUYXNrU2RpZ2llcnNfEBJDRkJ1bmRsZUlkZW50aWZpZXJfEBFVSUJhY2tncm91bmRNb2Rlc6JfEBFVSUJhY2tncm91bmRNb2Rlc6EFXxAXY29tLmV4YW1wbGUuYXBwLnJlZnJlc2hfEA9jb20uZXhhbXBsZS5hcHChCFVmZXRjaAgPNUpeYHqMjgAAAAAAAAEBAAAAAAAAAAkAAAAAAAAAAAAAAAAAAACU"
+
+        XCTAssertEqual(problems(configRequest(infoPlist: "\"\(plist)\"")),
+                       ["/config/infoPlist: base64 of a binary property list ('bplist') whose root dictionary names a key twice"])
+    }
+
     func testHostileInfoPlistTextIsRejectedNotACrash() {
         let deepXML = "<plist>" + String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000) + "</plist>"
         let deepOpenStep = String(repeating: "{a=", count: 100_000) + "b" + String(repeating: ";}", count: 100_000)

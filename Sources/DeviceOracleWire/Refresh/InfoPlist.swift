@@ -31,6 +31,7 @@ struct InfoPlistRegistration: Equatable {
         let root: InfoPlistRoot
         if let decoded = Data(base64Encoded: text, options: .ignoreUnknownCharacters),
            decoded.starts(with: Self.binaryMagic) {
+            guard !BinaryPropertyListKeys.rootRepeatsAKey(Array(decoded)) else { throw .repeatedRootKey }
             var format = PropertyListSerialization.PropertyListFormat.binary
             guard let parsed = try? PropertyListDecoder().decode(InfoPlistRoot.self, from: decoded, format: &format),
                   format == .binary else { throw .unreadableBinary }
@@ -120,6 +121,7 @@ private struct InfoPlistRoot: Decodable {
 enum InfoPlistError: Error, Equatable {
     case notAPropertyList
     case unreadableBinary
+    case repeatedRootKey
     case rootNotADictionary(String)
 
     var detail: String {
@@ -128,6 +130,8 @@ enum InfoPlistError: Error, Equatable {
             "not a property list: expected XML or OpenStep property-list text, or base64 of a binary property list"
         case .unreadableBinary:
             "base64 of a binary property list ('bplist') that cannot be read"
+        case .repeatedRootKey:
+            "base64 of a binary property list ('bplist') whose root dictionary names a key twice"
         case .rootNotADictionary(let root):
             "the property list's root is \(root), not a dictionary"
         }
