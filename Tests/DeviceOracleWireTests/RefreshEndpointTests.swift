@@ -679,7 +679,7 @@ final class RefreshEndpointTests: XCTestCase {
         let plist = "YnBsaXN0MDDTAQIDBAYHXxAjQkdUYXNrU2RpZ2llcnNfEBJDRkJ1bmRsZUlkZW50aWZpZXJfEBFVSUJhY2tncm91bmRNb2Rlc6JfEBFVSUJhY2tncm91bmRNb2Rlc6EFXxAXY29tLmV4YW1wbGUuYXBwLnJlZnJlc2hfEA9jb20uZXhhbXBsZS5hcHChCFVmZXRjaAgPNUpeYHqMjgAAAAAAAAEBAAAAAAAAAAkAAAAAAAAAAAAAAAAAAACU"
 
         XCTAssertEqual(problems(configRequest(infoPlist: "\"\(plist)\"")),
-                       ["/config/infoPlist: base64 of a binary property list ('bplist') whose root dictionary names a key twice"])
+                       ["/config/infoPlist: base64 of a binary property list ('bplist') whose root dictionary names a key twice (or whose keys overlap)"])
     }
 
     func testHostileInfoPlistTextIsRejectedNotACrash() {

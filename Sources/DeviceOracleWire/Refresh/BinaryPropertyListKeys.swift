@@ -2,7 +2,9 @@
 /// decoder then keeps one of the two values, and which one changes from call to call,
 /// so the same request could pass or fail its checks; such a list is refused instead.
 /// Reads only the trailer, the offset table's entries for the root and its keys, and
-/// the keys themselves: bounded by the list's length, whatever it claims.
+/// the keys themselves, at most as many bytes as the list has: distinct keys that add
+/// up to more overlap one another, which only a crafted list does, and reading them
+/// all would cost the square of its length (so would Foundation's decoder).
 enum BinaryPropertyListKeys {
     static func rootRepeatsAKey(_ bytes: [UInt8]) -> Bool {
         // The trailer: offset size, reference size, object count, top object, table offset.
@@ -21,11 +23,14 @@ enum BinaryPropertyListKeys {
               let (count, keysStart) = length(bytes, marker: root) else { return false }
         guard count <= (trailer - keysStart) / referenceSize else { return false }
         var keys = Set<[UInt8]>()
+        var keyBytes = 0
         for index in 0..<count {
             guard let reference = integer(bytes, at: keysStart + index * referenceSize, size: referenceSize),
                   let key = object(reference), key < trailer, let text = string(bytes, at: key, end: trailer)
             else { return false }
             if !keys.insert(text).inserted { return true }
+            keyBytes += text.count
+            if keyBytes > bytes.count { return true }
         }
         return false
     }

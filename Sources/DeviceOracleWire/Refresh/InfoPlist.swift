@@ -131,7 +131,7 @@ enum InfoPlistError: Error, Equatable {
         case .unreadableBinary:
             "base64 of a binary property list ('bplist') that cannot be read"
         case .repeatedRootKey:
-            "base64 of a binary property list ('bplist') whose root dictionary names a key twice"
+            "base64 of a binary property list ('bplist') whose root dictionary names a key twice (or whose keys overlap)"
         case .rootNotADictionary(let root):
             "the property list's root is \(root), not a dictionary"
         }
