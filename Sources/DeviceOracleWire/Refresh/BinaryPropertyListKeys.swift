@@ -4,7 +4,8 @@
 /// Reads only the trailer, the offset table's entries for the root and its keys, and
 /// the keys themselves, at most as many bytes as the list has: distinct keys that add
 /// up to more overlap one another, which only a crafted list does, and reading them
-/// all would cost the square of its length (so would Foundation's decoder).
+/// all would cost the square of its length. (Foundation's decoder reads every root
+/// key as well; its cost on such a list is not measured.)
 enum BinaryPropertyListKeys {
     static func rootRepeatsAKey(_ bytes: [UInt8]) -> Bool {
         // The trailer: offset size, reference size, object count, top object, table offset.
