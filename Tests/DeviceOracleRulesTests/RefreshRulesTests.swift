@@ -537,6 +537,16 @@ final class RefreshRulesTests: XCTestCase {
         XCTAssertEqual(check.failure, .notPermitted(nearMiss: "com.example.cafe\u{301}"))
     }
 
+    func testALongPermittedListPermitsByExactBytesAsAShortOneDoes() throws {
+        let others = (0..<40).map { "com.example.other\($0)" }
+        let permitted = config(permitted: .strings(others + [refresh.identifier])).checks()[0]
+        let decomposed = BackgroundTask(identifier: "com.example.caf\u{E9}", kind: .appRefresh)
+        let refused = config(tasks: [decomposed], permitted: .strings(others + ["com.example.cafe\u{301}"])).checks()[0]
+
+        XCTAssertTrue(permitted.passed)
+        XCTAssertEqual(refused.failure, .notPermitted(nearMiss: "com.example.cafe\u{301}"))
+    }
+
     func testMissingPermittedIdentifiersKeyFailsSayingTheKeyIsMissing() throws {
         let check = config(permitted: .missing).checks()[0]
 
@@ -596,6 +606,14 @@ final class RefreshRulesTests: XCTestCase {
                        [ConfigCheck(check: .uniqueIdentifiers, identifier: nil,
                                     failure: .repeatedIdentifiers([refresh.identifier]))])
         XCTAssertEqual(checks.last?.detail, "'com.example.app.refresh' appears more than once in tasks")
+    }
+
+    func testRepeatedIdentifiersAmongManyTasksAreEachNamedOnceInOrderOfRepetition() throws {
+        let tasks = (0..<40).map { BackgroundTask(identifier: "com.example.task\($0)", kind: .appRefresh) }
+        let checks = config(tasks: tasks + [tasks[30], tasks[2], tasks[30]],
+                            permitted: .strings(tasks.map(\.identifier))).checks()
+
+        XCTAssertEqual(checks.last?.failure, .repeatedIdentifiers(["com.example.task30", "com.example.task2"]))
     }
 
     func testDistinctIdentifiersPassUniqueIdentifiers() throws {

@@ -138,8 +138,8 @@ public struct RefreshConfig: Equatable, Sendable {
         var checks: [ConfigCheck] = []
         checks.reserveCapacity(tasks.count * 3 + 1)
         var permitted = PermittedIdentifiers(permittedIdentifiers)
-        var presentModes = Set<LiteralKey>()
-        if case .strings(let modes) = backgroundModes { presentModes = Set(modes.map(LiteralKey.init)) }
+        var presentModes = LiteralKeySet()
+        if case .strings(let modes) = backgroundModes { presentModes = LiteralKeySet(modes) }
         let registered = registrations.map(Self.registrationResults)
         for task in tasks {
             checks.append(ConfigCheck(check: .permittedIdentifier, identifier: task.identifier,
@@ -178,10 +178,10 @@ public struct RefreshConfig: Equatable, Sendable {
     }
 
     private static func repeatedIdentifiers(in tasks: [BackgroundTask]) -> [String] {
-        var seen = Set<LiteralKey>(), reported = Set<LiteralKey>(), repeated: [String] = []
+        var seen = LiteralKeySet(), reported = LiteralKeySet(), repeated: [String] = []
         for task in tasks {
             let key = LiteralKey(task.identifier)
-            if !seen.insert(key).inserted, reported.insert(key).inserted { repeated.append(task.identifier) }
+            if !seen.insert(key), reported.insert(key) { repeated.append(task.identifier) }
         }
         return repeated
     }
@@ -198,7 +198,7 @@ private struct PermittedIdentifiers {
     static let nearMissBudget = 1 << 24
 
     let list: InfoPlistList
-    private var exact: Set<LiteralKey> = []
+    private var exact = LiteralKeySet()
     /// Built on the first failed lookup: most configs never need it.
     private var candidates: [(identifier: String, scalars: [Unicode.Scalar])] = []
     private var firstIgnoringCase: [String: Int]?
@@ -206,7 +206,7 @@ private struct PermittedIdentifiers {
 
     init(_ list: InfoPlistList) {
         self.list = list
-        if case .strings(let identifiers) = list { exact = Set(identifiers.map(LiteralKey.init)) }
+        if case .strings(let identifiers) = list { exact = LiteralKeySet(identifiers) }
     }
 
     mutating func failure(for identifier: String) -> ConfigCheckFailure? {

@@ -38,3 +38,40 @@ package struct LiteralKey: Hashable, Sendable {
         string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }
+
+/// A set of literal keys for the rules' lists of ids and identifiers: searched in
+/// order while it holds at most `LiteralKey.linearSearchLimit` keys, hashed once it
+/// grows past that. A request's lists are usually a few entries, and hashing each
+/// of them (and allocating the table) cost more than comparing them.
+@usableFromInline
+package struct LiteralKeySet: Sendable {
+    /// The keys while there are few of them; empty once they are `hashed`.
+    @usableFromInline var listed: [LiteralKey] = []
+    /// Every key, once there are more than the limit; empty until then.
+    @usableFromInline var hashed: Set<LiteralKey> = []
+
+    @inlinable package init() {}
+
+    @inlinable package init(_ strings: [String]) {
+        for string in strings { insert(LiteralKey(string)) }
+    }
+
+    @inlinable package func contains(_ key: LiteralKey) -> Bool {
+        hashed.isEmpty ? listed.contains(key) : hashed.contains(key)
+    }
+
+    /// Adds `key`; true when it was not in the set yet.
+    @inlinable @discardableResult
+    package mutating func insert(_ key: LiteralKey) -> Bool {
+        guard hashed.isEmpty else { return hashed.insert(key).inserted }
+        if listed.contains(key) { return false }
+        if listed.count < LiteralKey.linearSearchLimit {
+            listed.append(key)
+        } else {
+            hashed = Set(listed)
+            hashed.insert(key)
+            listed = []
+        }
+        return true
+    }
+}

@@ -15,8 +15,8 @@ struct ObservedItems {
         let elements = document.kind(observed) == .array ? Array(document.elements(observed)) : []
         // The device's shape decides the shape of `expected`: ids unless it sent objects.
         let objects = elements.first.map { document.kind($0) == .object } ?? false
-        var seen = Set<LiteralKey>(), missing: [String] = [], extra: [String] = [], repeated: [String] = []
-        var changed: [String] = [], reportedRepeats = Set<LiteralKey>(), unreadable = 0
+        var seen = LiteralKeySet(), missing: [String] = [], extra: [String] = [], repeated: [String] = []
+        var changed: [String] = [], reportedRepeats = LiteralKeySet(), unreadable = 0
         for element in elements {
             let idValue = objects ? (document.kind(element) == .object ? document.member(element, "id") : nil) : element
             guard let idValue, let id = document.string(idValue) else {
@@ -24,8 +24,8 @@ struct ObservedItems {
                 continue
             }
             let key = LiteralKey(id)
-            guard seen.insert(key).inserted else {
-                if reportedRepeats.insert(key).inserted { repeated.append(id) }
+            guard seen.insert(key) else {
+                if reportedRepeats.insert(key) { repeated.append(id) }
                 continue
             }
             if let stored = store.item(withID: id) {
