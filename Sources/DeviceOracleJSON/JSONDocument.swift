@@ -175,13 +175,7 @@ extension JSONDocument {
         let node = nodes[value.index]
         guard node.tag == .string || node.tag == .escapedString,
               Int(node.count) == text.utf8CodeUnitCount else { return false }
-        return withUTF8(value) { bytes in
-            // A plain loop: `elementsEqual` stays an out-of-line call per comparison,
-            // and member names are compared for every member looked up.
-            let expected = text.utf8Start
-            for index in bytes.indices where bytes[index] != expected[index] { return false }
-            return true
-        }
+        return withUTF8(value) { $0.hasSameBytes(as: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)) }
     }
 
     /// Whether a string node holds exactly `text`, a value known only at run time. (Its
@@ -191,7 +185,7 @@ extension JSONDocument {
         guard kind(value) == .string else { return false }
         var text = text
         return text.withUTF8 { expected in
-            withUTF8(value) { $0.elementsEqual(expected) }
+            withUTF8(value) { $0.hasSameBytes(as: expected) }
         }
     }
 
@@ -307,7 +301,7 @@ extension JSONDocument {
         case .bool: return bool(value) == otherDocument.bool(other)
         case .number: return number(value) == otherDocument.number(other)
         case .string:
-            return withUTF8(value) { a in otherDocument.withUTF8(other) { b in a.elementsEqual(b) } }
+            return withUTF8(value) { a in otherDocument.withUTF8(other) { b in a.hasSameBytes(as: b) } }
         case .array:
             guard count(value) == otherDocument.count(other) else { return false }
             return zip(elements(value), otherDocument.elements(other)).allSatisfy {
@@ -321,7 +315,7 @@ extension JSONDocument {
             guard memberCount > Self.linearScanMembers else {
                 return members(value).allSatisfy { member in
                     otherDocument.members(other).contains { candidate in
-                        withUTF8(member.key) { a in otherDocument.withUTF8(candidate.key) { b in a.elementsEqual(b) } }
+                        withUTF8(member.key) { a in otherDocument.withUTF8(candidate.key) { b in a.hasSameBytes(as: b) } }
                             && isEqual(member.value, to: candidate.value, in: otherDocument)
                     }
                 }

@@ -262,7 +262,7 @@ private struct Parser: ~Copyable {
 
     func sameString(_ a: Int, _ b: Int) -> Bool {
         guard nodes[a].count == nodes[b].count else { return false }
-        return withStringBytes(a) { x in withStringBytes(b) { y in x.elementsEqual(y) } }
+        return withStringBytes(a) { x in withStringBytes(b) { y in x.hasSameBytes(as: y) } }
     }
 
     /// A string at `position` (its opening quote). Plain ASCII without escapes, as
