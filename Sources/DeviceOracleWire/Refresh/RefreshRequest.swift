@@ -42,14 +42,14 @@ extension RequestDecoder {
     /// The starting store, and the ids it repeats in order of first repetition
     /// (the later item replaced the earlier in place, with a warning).
     mutating func refreshStore(_ object: JSONValue) -> (store: ServiceStore, repeatedIDs: [String]) {
-        var store = ServiceStore(), repeatedIDs: [String] = [], reported = Set<LiteralKey>()
+        var store = ServiceStore(), repeatedIDs: [String] = [], reported = LiteralKeySet()
         closedObject(object, names: storeMembers) { decoder, member, value in
             switch member {
             case .items:
                 guard let array = decoder.value(value, of: .array) else { return }
                 for item in decoder.refreshItems(array) {
                     let replaced = store.upsert(item)
-                    if replaced, reported.insert(LiteralKey(item.id)).inserted { repeatedIDs.append(item.id) }
+                    if replaced, reported.insert(LiteralKey(item.id)) { repeatedIDs.append(item.id) }
                 }
             case .cursor:
                 store.cursor = decoder.value(value, of: .string).flatMap(decoder.document.string)
