@@ -161,7 +161,7 @@ public struct RefreshConfig: Equatable, Sendable {
                 checks.append(ConfigCheck(check: .registered, identifier: task.identifier, failure: failure))
             }
         }
-        let repeated = Self.repeatedIdentifiers(in: tasks)
+        let repeated = LiteralKeySet.repeats(in: tasks.lazy.map(\.identifier))
         checks.append(ConfigCheck(check: .uniqueIdentifiers, identifier: nil,
                                   failure: repeated.isEmpty ? nil : .repeatedIdentifiers(repeated)))
         return checks
@@ -175,15 +175,6 @@ public struct RefreshConfig: Equatable, Sendable {
             results[key] = results[key] == true || registration.ok
         }
         return results
-    }
-
-    private static func repeatedIdentifiers(in tasks: [BackgroundTask]) -> [String] {
-        var seen = LiteralKeySet(), reported = LiteralKeySet(), repeated: [String] = []
-        for task in tasks {
-            let key = LiteralKey(task.identifier)
-            if !seen.insert(key), reported.insert(key) { repeated.append(task.identifier) }
-        }
-        return repeated
     }
 }
 

@@ -237,13 +237,7 @@ public struct RefreshMachine<Content> {
             }
             return repeated
         }
-        var seen = Set<LiteralKey>(minimumCapacity: page.items.count), reported = Set<LiteralKey>()
-        var repeated: [String] = []
-        for item in page.items {
-            let key = LiteralKey(item.id)
-            if !seen.insert(key).inserted, reported.insert(key).inserted { repeated.append(item.id) }
-        }
-        return repeated
+        return LiteralKeySet.repeats(in: items.lazy.map(\.id))
     }
 }
 

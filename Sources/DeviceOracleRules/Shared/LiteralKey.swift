@@ -75,3 +75,17 @@ package struct LiteralKeySet: Sendable {
         return true
     }
 }
+
+extension LiteralKeySet {
+    /// The strings `strings` holds more than once, each named once, in order of its
+    /// first repetition.
+    @inlinable
+    package static func repeats(in strings: some Sequence<String>) -> [String] {
+        var seen = LiteralKeySet(), reported = LiteralKeySet(), repeated: [String] = []
+        for string in strings {
+            let key = LiteralKey(string)
+            if !seen.insert(key), reported.insert(key) { repeated.append(string) }
+        }
+        return repeated
+    }
+}
