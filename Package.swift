@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(name: "DeviceOracleRulesTests", dependencies: ["DeviceOracleRules", "PropertyChecking"]),
         .testTarget(name: "DeviceOracleJSONTests", dependencies: ["DeviceOracleJSON"]),
         .testTarget(name: "DeviceOracleWireTests", dependencies: ["DeviceOracleWire", "PropertyChecking"]),
-        .testTarget(name: "DeviceOracleHTTPTests", dependencies: ["DeviceOracleHTTP", "HTTPTestSupport"]),
+        .testTarget(name: "DeviceOracleHTTPTests", dependencies: ["DeviceOracleHTTP", "DeviceOracleJSON", "HTTPTestSupport"]),
         .testTarget(name: "DeviceOracleTests", dependencies: ["DeviceOracle", "DeviceOracleTesting", "HTTPTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["device-oracle", "HTTPTestSupport"]),
     ],

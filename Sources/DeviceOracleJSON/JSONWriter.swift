@@ -51,6 +51,24 @@ public struct JSONWriter: ~Copyable {
         count = 0
     }
 
+    /// Appends what was written so far to `piece` and empties this writer, which goes on
+    /// where it stopped. An empty `piece` takes this writer's memory rather than a copy,
+    /// and the writer goes on in the piece's former memory (or in new memory of the same
+    /// size): a long answer's pieces reach the socket without being copied.
+    public mutating func move(into piece: WrittenBytes) {
+        guard piece.isEmpty, capacity > 0 else {
+            piece.append(UnsafeRawBufferPointer(start: base, count: count))
+            count = 0
+            return
+        }
+        if let former = piece.exchangeMemory(base, count: count, capacity: capacity) {
+            (base, capacity) = former
+        } else {
+            base = .allocate(capacity: capacity)
+        }
+        count = 0
+    }
+
     @inlinable mutating func reserve(_ extra: Int) {
         if count + extra > capacity { grow(to: count + extra) }
     }

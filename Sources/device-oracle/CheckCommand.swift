@@ -1,3 +1,4 @@
+import DeviceOracleJSON
 import DeviceOracleWire
 import Glibc
 
@@ -46,12 +47,12 @@ enum CheckCommand {
         case .success(let answer):
             // In pieces: a long log's answer is never held whole.
             let pieces = answer.pieces()
-            var buffer: [UInt8] = []
+            let piece = WrittenBytes()
             var more = true
             while more {
-                more = pieces.next(into: &buffer, minimum: 1 << 16)
-                writeAll(buffer, to: STDOUT_FILENO)
-                buffer.removeAll(keepingCapacity: true)
+                more = pieces.next(into: piece, minimum: 1 << 16)
+                piece.withUnsafeBytes { writeAll($0, to: STDOUT_FILENO) }
+                piece.removeAll()
             }
             return answer.verdict == .fail ? 1 : 0
         case .failure(let rejection):
@@ -227,9 +228,13 @@ enum CheckCommand {
     }
 
     static func writeAll(_ bytes: [UInt8], to fd: Int32) {
+        bytes.withUnsafeBytes { writeAll($0, to: fd) }
+    }
+
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 return

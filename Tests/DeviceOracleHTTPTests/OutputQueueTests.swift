@@ -1,4 +1,5 @@
 @testable import DeviceOracleHTTP
+import DeviceOracleJSON
 import Glibc
 import XCTest
 
@@ -7,6 +8,14 @@ import XCTest
 final class OutputQueueTests: XCTestCase {
     private func pattern(_ count: Int, seed: UInt8) -> [UInt8] {
         (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31) &+ seed }
+    }
+
+    /// Arrays and written pieces in turn: both kinds of body sent by reference.
+    private func body(_ bytes: [UInt8], number: Int) -> OutputQueue.Body {
+        guard number % 2 == 1 else { return .array(bytes) }
+        let piece = WrittenBytes()
+        piece.append(contentsOf: bytes)
+        return .written(piece)
     }
 
     func testBytesAndBodiesByReferenceArriveInOrderAcrossPartialSends() throws {
@@ -23,9 +32,9 @@ final class OutputQueueTests: XCTestCase {
 
         for sendBuffer in [1024, 4096, 10_000] {
             var queue = OutputQueue()
-            for piece in pieces {
+            for (number, piece) in pieces.enumerated() {
                 piece.text.withUnsafeBytes { queue.append($0) }
-                queue.append(body: piece.body)
+                queue.append(body: body(piece.body, number: number))
             }
             queue.append("tail")
             XCTAssertEqual(queue.count, expected.count)

@@ -1,4 +1,5 @@
 import DeviceOracleHTTP
+import DeviceOracleJSON
 import Foundation
 import HTTPTestSupport
 import Glibc
@@ -243,9 +244,9 @@ final class CountingStream: HTTPBodyStream, @unchecked Sendable {
         (0..<byteCount).map { UInt8($0 % 251) }
     }
 
-    func next(into buffer: inout [UInt8], minimum: Int) -> Bool {
+    func next(into piece: WrittenBytes, minimum: Int) -> Bool {
         let end = min(length, written + max(minimum, 1))
-        buffer += (written..<end).lazy.map { UInt8($0 % 251) }
+        piece.append(contentsOf: (written..<end).map { UInt8($0 % 251) })
         written = end
         return written < length
     }

@@ -1,15 +1,16 @@
 import XCTest
+import DeviceOracleJSON
 @testable import DeviceOracleWire
 
 /// An answer sent in pieces is the same bytes as the answer written whole.
 final class AnswerPiecesTests: XCTestCase {
     private func concatenated(_ answer: RulesetAnswer, minimum: Int) -> [UInt8] {
         let pieces = answer.pieces()
-        var bytes: [UInt8] = []
+        let bytes = WrittenBytes()
         var calls = 0
-        while pieces.next(into: &bytes, minimum: minimum) { calls += 1 }
+        while pieces.next(into: bytes, minimum: minimum) { calls += 1 }
         XCTAssertLessThan(calls, 100_000, "the pieces end")
-        return bytes
+        return bytes.bytes
     }
 
     func testPiecesOfEveryRulesetAddUpToTheWholeAnswer() throws {
@@ -33,9 +34,9 @@ final class AnswerPiecesTests: XCTestCase {
             return XCTFail("rejected")
         }
         let pieces = answer.pieces()
-        var first: [UInt8] = []
+        let first = WrittenBytes()
 
-        let more = pieces.next(into: &first, minimum: 4096)
+        let more = pieces.next(into: first, minimum: 4096)
 
         XCTAssertTrue(more)
         XCTAssertGreaterThanOrEqual(first.count, 4096)

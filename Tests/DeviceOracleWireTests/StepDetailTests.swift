@@ -118,11 +118,11 @@ final class StepDetailTests: XCTestCase {
             for detail in StepDetail.allCases {
                 let listed = try answer(endpoint, body).listing(detail)
                 let pieces = listed.pieces()
-                var bytes: [UInt8] = []
+                let bytes = WrittenBytes()
 
-                while pieces.next(into: &bytes, minimum: 7) {}
+                while pieces.next(into: bytes, minimum: 7) {}
 
-                XCTAssertEqual(bytes, listed.json, "\(endpoint.name) \(detail)")
+                XCTAssertEqual(bytes.bytes, listed.json, "\(endpoint.name) \(detail)")
             }
         }
     }

@@ -1,4 +1,5 @@
 import CSyscalls
+import DeviceOracleJSON
 import Glibc
 
 /// One accepted connection's I/O, driven by its loop's thread only: it reads into the
@@ -20,19 +21,20 @@ final class HTTPConnection: ConnectionEffects {
         let chunked: Bool
         var sentBytes: Int
         let accessLine: AccessLineFields?
-        /// The last two pieces' arrays. A new piece starts only once less than a piece
-        /// waits, so the older one has normally been sent and dropped by the output
-        /// queue: it is written again in place instead of allocating (and page-faulting
-        /// in) a fresh megabyte for every piece.
-        var recycled: (older: [UInt8], newer: [UInt8]) = ([], [])
+        /// The last two pieces. A new piece starts only once less than a piece waits,
+        /// so the older one has normally been sent and dropped by the output queue: its
+        /// memory is written again instead of allocating (and page-faulting in) a fresh
+        /// megabyte for every piece.
+        var recycled: (older: WrittenBytes?, newer: WrittenBytes?)
 
-        /// An empty array for the next piece, with the older piece's capacity.
-        mutating func takeBuffer() -> [UInt8] {
-            var buffer: [UInt8] = []
-            swap(&buffer, &recycled.older)
-            swap(&recycled.older, &recycled.newer)
-            buffer.removeAll(keepingCapacity: true)
-            return buffer
+        /// An empty piece for the next one: the older piece, memory and all, unless the
+        /// output queue still holds it.
+        mutating func takePiece() -> WrittenBytes {
+            let older = recycled.older
+            recycled = (recycled.newer, nil)
+            guard var older, isKnownUniquelyReferenced(&older) else { return WrittenBytes() }
+            older.removeAll()
+            return older
         }
     }
 
@@ -203,7 +205,7 @@ final class HTTPConnection: ConnectionEffects {
                      connection field: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
         let isHead = head.method == .HEAD
         var response = response
-        var stream: (any HTTPBodyStream)?
+        var streamed: (stream: any HTTPBodyStream, firstPiece: WrittenBytes)?
         var framing = ResponseSerializer.BodyFraming.whole
         if let bodyStream = response.bodyStream.take() {
             // A body that ends within its first piece is sent whole with a Content-Length.
@@ -211,21 +213,25 @@ final class HTTPConnection: ConnectionEffects {
             // coding), sent as it is written after a Content-Length counted beforehand.
             // HEAD gets a GET's header fields without making the body.
             let isHTTP10 = head.version == .http1_0
+            let firstPiece = WrittenBytes()
             if isHead {
                 if !isHTTP10 { framing = .chunked }
-            } else if bodyStream.next(into: &response.body, minimum: Self.streamPieceBytes) {
-                stream = bodyStream
+            } else if bodyStream.next(into: firstPiece, minimum: Self.streamPieceBytes) {
+                streamed = (bodyStream, firstPiece)
                 framing = isHTTP10 ? .length(response.streamLength ?? bodyStream.byteCount()) : .chunked
+            } else {
+                response.body = firstPiece.bytes
             }
         }
         appendOutput {
             ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: isHead, connection: field,
                                       framing: framing)
-            if stream != nil { ResponseSerializer.appendPiece(response.body, to: &$0, chunked: framing == .chunked) }
+            if let streamed { ResponseSerializer.appendPiece(.written(streamed.firstPiece), to: &$0, chunked: framing == .chunked) }
         }
-        if let stream {
-            streamedBody = StreamedBody(stream: stream, chunked: framing == .chunked, sentBytes: response.body.count,
-                                        accessLine: accessLine)
+        if let streamed {
+            streamedBody = StreamedBody(stream: streamed.stream, chunked: framing == .chunked,
+                                        sentBytes: streamed.firstPiece.count, accessLine: accessLine,
+                                        recycled: (nil, streamed.firstPiece))
             return true
         }
         // Whatever the request, an answer this large leaves freed megabytes to give back.
@@ -255,7 +261,7 @@ final class HTTPConnection: ConnectionEffects {
     }
 
     func queueStreamedBytes(_ bytes: [UInt8], chunked: Bool) {
-        appendOutput { ResponseSerializer.appendPiece(bytes, to: &$0, chunked: chunked) }
+        appendOutput { ResponseSerializer.appendPiece(.array(bytes), to: &$0, chunked: chunked) }
     }
 
     func queueStreamedEnd(trailers: [(String, String)]) {
@@ -293,13 +299,13 @@ final class HTTPConnection: ConnectionEffects {
     /// last one, the last chunk, and the access line with the body's whole size.
     private func continueStreamedBody() {
         guard output.count + loop.scratch.count < Self.streamPieceBytes, var streamed = streamedBody.take() else { return }
-        var piece = streamed.takeBuffer()
-        let more = streamed.stream.next(into: &piece, minimum: Self.streamPieceBytes)
+        let piece = streamed.takePiece()
+        let more = streamed.stream.next(into: piece, minimum: Self.streamPieceBytes)
         streamed.sentBytes += piece.count
         streamed.recycled.newer = piece
         let chunked = streamed.chunked
         appendOutput {
-            ResponseSerializer.appendPiece(piece, to: &$0, chunked: chunked)
+            ResponseSerializer.appendPiece(.written(piece), to: &$0, chunked: chunked)
             if !more && chunked { ResponseSerializer.appendLastChunk(to: &$0) }
         }
         guard !more else {

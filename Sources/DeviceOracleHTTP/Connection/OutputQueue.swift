@@ -1,12 +1,34 @@
 import CSyscalls
+import DeviceOracleJSON
 import Glibc
 
 /// Answers on their way to a socket, in order: the bytes written here (status lines,
 /// header fields, small bodies), with large response bodies spliced in by reference.
-/// A body of megabytes goes to the socket straight from the handler's array, in the
-/// same `sendmsg` as the head before it, instead of being copied into a buffer first
-/// (for a 20 MB answer the copies cost more time than the send and twice its size in memory).
+/// A body of megabytes goes to the socket straight from the handler's array (or a
+/// streamed piece from the memory it was written in), in the same `sendmsg` as the head
+/// before it, instead of being copied into a buffer first (for a 20 MB answer the copies
+/// cost more time than the send and twice its size in memory).
 struct OutputQueue {
+    /// A body sent by reference.
+    enum Body {
+        case array([UInt8])
+        case written(WrittenBytes)
+
+        var count: Int {
+            switch self {
+            case .array(let bytes): bytes.count
+            case .written(let piece): piece.count
+            }
+        }
+
+        func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            switch self {
+            case .array(let bytes): bytes.withUnsafeBytes(body)
+            case .written(let piece): piece.withUnsafeBytes(body)
+            }
+        }
+    }
+
     /// Bodies at least this large are sent from their own array; smaller ones are
     /// copied, which costs less than another iovec.
     static let bodyByReferenceBytes = 16 * 1024
@@ -17,7 +39,7 @@ struct OutputQueue {
 
     private var bytes: [UInt8] = []
     /// Bodies that follow `bytes[..<offset]`, by offset.
-    private var bodies: [(offset: Int, body: [UInt8])] = []
+    private var bodies: [(offset: Int, body: Body)] = []
     private var bodyBytes = 0
     /// Bytes at the front of the stream the socket has taken.
     private var sentBytes = 0
@@ -50,10 +72,10 @@ struct OutputQueue {
         }
     }
 
-    /// A response body: copied when small, else kept by reference and sent from its own array.
-    mutating func append(body: [UInt8]) {
+    /// A response body: copied when small, else kept by reference and sent from its own memory.
+    mutating func append(body: Body) {
         if body.count < Self.bodyByReferenceBytes {
-            bytes.append(contentsOf: body)
+            body.withUnsafeBytes { bytes.append(contentsOf: $0) }
         } else {
             bodies.append((bytes.count, body))
             bodyBytes += body.count

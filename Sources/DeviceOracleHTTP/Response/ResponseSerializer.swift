@@ -92,18 +92,18 @@ enum ResponseSerializer {
             head.append("\r\n")
         }
         if mayHaveBody && !omitBody && framing == .whole {
-            out.append(body: response.body)
+            out.append(body: .array(response.body))
         }
     }
 
     /// One piece of a streamed body: a chunk, or the bytes as they are.
-    static func appendPiece(_ piece: [UInt8], to out: inout OutputQueue, chunked: Bool) {
+    static func appendPiece(_ piece: OutputQueue.Body, to out: inout OutputQueue, chunked: Bool) {
         if chunked { appendChunk(piece, to: &out) } else { out.append(body: piece) }
     }
 
     /// One chunk of a chunked body (RFC 9112 §7.1): its size in hex, the bytes, CRLF.
-    static func appendChunk(_ piece: [UInt8], to out: inout OutputQueue) {
-        guard !piece.isEmpty else { return }  // a zero-size chunk would end the body
+    static func appendChunk(_ piece: OutputQueue.Body, to out: inout OutputQueue) {
+        guard piece.count > 0 else { return }  // a zero-size chunk would end the body
         out.append(maxCount: 18) { line in
             withHexDigits(UInt64(piece.count)) { line.append(UnsafeRawBufferPointer($0)) }
             line.append("\r\n")

@@ -1,3 +1,5 @@
+import DeviceOracleJSON
+
 /// One complete request as a handler sees it.
 public struct HTTPRequest: Sendable {
     public let method: HTTPMethod
@@ -24,8 +26,9 @@ public struct HTTPRequest: Sendable {
 /// The server pulls pieces as the socket drains; one owner at a time calls it.
 public protocol HTTPBodyStream: AnyObject, Sendable {
     /// Appends the next piece — at least `minimum` bytes unless the body ends first —
-    /// to `buffer`. Returns false once the whole body has been appended.
-    func next(into buffer: inout [UInt8], minimum: Int) -> Bool
+    /// to `piece`, which the caller holds the only reference to. Returns false once the
+    /// whole body has been appended.
+    func next(into piece: WrittenBytes, minimum: Int) -> Bool
     /// The whole body's length, without keeping it (an HTTP/1.0 client has no chunked
     /// coding, so it is told a Content-Length first); leaves `next` where it was.
     func byteCount() -> Int

@@ -151,20 +151,21 @@ public final class AnswerPieces: @unchecked Sendable {
     /// The answer's length: written once more, piece by piece, into one reused buffer.
     public func byteCount() -> Int {
         let counter = AnswerPieces(text)
-        var piece: [UInt8] = []
+        let piece = WrittenBytes()
         var total = 0
         var more = true
         while more {
-            piece.removeAll(keepingCapacity: true)
-            more = counter.next(into: &piece, minimum: 1 << 20)
+            piece.removeAll()
+            more = counter.next(into: piece, minimum: 1 << 20)
             total += piece.count
         }
         return total
     }
 
     /// Appends the next piece — at least `minimum` bytes unless the answer ends
-    /// first — to `buffer`. Returns false once the whole answer has been appended.
-    public func next(into buffer: inout [UInt8], minimum: Int) -> Bool {
+    /// first — to `piece`; an empty one takes the writer's memory, uncopied (see
+    /// `JSONWriter.move(into:)`). Returns false once the whole answer has been appended.
+    public func next(into piece: WrittenBytes, minimum: Int) -> Bool {
         while writer.byteCount < minimum {
             switch phase {
             case .head:
@@ -176,11 +177,11 @@ public final class AnswerPieces: @unchecked Sendable {
                 text.envelope.writeTail(text.stepped, document: text.document, to: &writer)
                 phase = .done
             case .done:
-                writer.move(into: &buffer)
+                writer.move(into: piece)
                 return false
             }
         }
-        writer.move(into: &buffer)
+        writer.move(into: piece)
         if case .done = phase { return false }
         return true
     }

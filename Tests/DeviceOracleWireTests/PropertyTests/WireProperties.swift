@@ -128,10 +128,10 @@ func checkedAnswer(_ endpoint: RulesetEndpoint, _ body: JSON, steps: Int) throws
     guard case .success(let again) = endpoint.answer(bytes), again.json == answer.json, again.verdict == answer.verdict else {
         throw Broken(message: "equal requests, different answers")
     }
-    var joined: [UInt8] = []
+    let joined = WrittenBytes()
     let pieces = answer.pieces()
-    while pieces.next(into: &joined, minimum: 1 + bytes.count % 200) {}
-    try expect(joined == answer.json, "the answer's pieces differ from the whole")
+    while pieces.next(into: joined, minimum: 1 + bytes.count % 200) {}
+    try expect(joined.bytes == answer.json, "the answer's pieces differ from the whole")
     guard let document = try? JSONReader.parse(answer.json) else { throw Broken(message: "an answer that is not JSON") }
     let parsed = ParsedAnswer(bytes: answer.json, verdict: answer.verdict, document: document)
     try expect(parsed.string(parsed["ruleset"]) == endpoint.name, "ruleset \(parsed.text(parsed["ruleset"]))")
