@@ -34,3 +34,9 @@ for entry in /check:batch-refused /check:batch-duplicates /rulesets/playback/cov
     path=${entry%%:*} body=${entry#*:}
     row "POST $path $body" "$(post "$path" "$work/$n/$body.json")" "$(post "$path" "$work/$((2 * n))/$body.json")"
 done
+# A body arrives in 64 KiB reads: each is appended in place (a copy of the body read so
+# far per read made receiving quadratic). 3 and 6 MB, whatever N, to stay under the
+# 8 MiB body limit; not JSON, so the answer (400) costs nothing beside the receiving.
+for size in 3000000 6000000; do head -c "$size" /dev/zero | tr '\0' x >"$work/unparsable-$size.json"; done
+row "POST /playback/apply 3 MB, 6 MB unparsable" "$(post /playback/apply "$work/unparsable-3000000.json")" \
+    "$(post /playback/apply "$work/unparsable-6000000.json")"

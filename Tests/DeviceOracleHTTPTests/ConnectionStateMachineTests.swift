@@ -13,6 +13,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         }
 
         var answers: [Answer] = []
+        var answeredBodies: [String] = []
         var refusals: [Int] = []
         var refusalDetails: [String] = []
         var continues = 0
@@ -29,6 +30,7 @@ final class ConnectionStateMachineTests: XCTestCase {
                          connection: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
             answers.append(Answer(status: response.status, connection: connection,
                                   retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
+            answeredBodies.append(String(decoding: response.body, as: UTF8.self))
             if let accessLine { accessStatuses.append(accessLine.status) }
             return false
         }
@@ -523,6 +525,35 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.answers.map(\.status), [200])
     }
 
+    func testABodyInManyReadsReachesTheHandlerWhole() {
+        accept()
+        let body = "[" + (0..<300).map(String.init).joined(separator: ",") + "]"
+        read(postHead(body.utf8.count), at: start)
+
+        for piece in Array(body.utf8).chunked(into: 7) { read(piece, at: start) }
+
+        XCTAssertEqual(effects.answeredBodies, [body])
+    }
+
+    func testAChunkedBodyInManyReadsReachesTheHandlerWhole() {
+        accept()
+        let body = "[" + (0..<300).map(String.init).joined(separator: ",") + "]"
+        let chunks = Array(body.utf8).chunked(into: 50).map { String($0.count, radix: 16) + "\r\n" + String(decoding: $0, as: UTF8.self) + "\r\n" }
+        read("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n", at: start)
+
+        for piece in Array((chunks.joined() + "0\r\n\r\n").utf8).chunked(into: 11) { read(piece, at: start) }
+
+        XCTAssertEqual(effects.answeredBodies, [body])
+    }
+
+    func testEachRequestOnAConnectionGetsOnlyItsOwnBody() {
+        accept()
+
+        read(postHead(3) + "[1]" + postHead(5) + "[2,3]", at: start)
+
+        XCTAssertEqual(effects.answeredBodies, ["[1]", "[2,3]"])
+    }
+
     func testABodyLargerThanTheOffloadSizeRunsItsHandlerElsewhere() {
         accept { $0.offloadBodyBytes = 10 }
         let body = "[" + String(repeating: "1,", count: 10) + "1]"
@@ -808,5 +839,11 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.refusals, [408])
+    }
+}
+
+private extension Array {
+    func chunked(into size: Int) -> [[Element]] {
+        stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
     }
 }

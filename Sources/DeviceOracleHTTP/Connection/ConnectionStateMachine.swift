@@ -77,7 +77,6 @@ struct ConnectionStateMachine {
         var keepsBody: Bool
         /// The body goes to the route's `StreamedRequestHandler` as it arrives.
         var streams = false
-        var body: [UInt8] = []
         var startedAt: Int64
     }
 
@@ -226,6 +225,11 @@ struct ConnectionStateMachine {
     /// The body bytes the current request's share of the budget covers; held until its
     /// answer has gone (a streamed answer's last piece).
     private var reservedBodyBytes = 0
+    /// The current request's body as read so far. Kept here, not in the `Exchange` inside
+    /// `state`: a copy of the exchange taken out of the state's payload shared the array
+    /// with it, so every read copied the whole body read before it (a body of n reads cost
+    /// n²/2 reads' worth of copying); a stored property is appended in place.
+    private var body: [UInt8] = []
     /// The share of the budget a streamed request holds (`StreamedBody.memoryShare`), whatever its length.
     private var reservedStreamShare = 0
     private var peerClosedInput = false
@@ -360,7 +364,7 @@ struct ConnectionStateMachine {
                    summary: HeadSummary(), effects: effects)
             return .proceed
         case .memoryRetry:
-            guard case .awaitingMemory(var exchange, let waiting) = takeState() else {
+            guard case .awaitingMemory(let exchange, let waiting) = takeState() else {
                 preconditionFailure("the memory retry timer is armed only while awaiting memory")
             }
             if exchange.streams {
@@ -372,7 +376,7 @@ struct ConnectionStateMachine {
                     state = .awaitingMemory(exchange, waiting)
                 }
             } else if effects.reserveMemory(share(of: waiting.bodyBytes)) {
-                admitted(bodyBytes: waiting.bodyBytes, exchange: &exchange, now: now, effects: effects)
+                admitted(bodyBytes: waiting.bodyBytes, head: exchange.head, now: now, effects: effects)
                 state = .receivingBody(exchange)
             } else if now - waiting.since >= Int64(settings.memoryWait * 1e9) {
                 refuseOverBudget(exchange, effects: effects, now: now)
@@ -472,6 +476,7 @@ struct ConnectionStateMachine {
         var startedAt = now
         if case .awaitingHead(let waiting) = state { startedAt = waiting.startedAt }
         var exchange = Exchange(head: head, routeIndex: nil, decided: nil, keepsBody: false, startedAt: startedAt)
+        body = []  // a refused request's part-read body goes; a completed one's was taken
         let router = settings.router
         switch head.withPathAndContentType({ router.choose(method: head.method, path: $0, contentType: $1) }) {
         case .respond(let decided):
@@ -543,11 +548,11 @@ struct ConnectionStateMachine {
                 return
             }
             state = .streaming(stream)  // the answer has ended: the rest is thrown away
-        case .receivingBody(var exchange) where exchange.keepsBody:
-            exchange.body.append(contentsOf: bytes)
-            if exchange.body.count > reservedBodyBytes {
+        case .receivingBody(let exchange) where exchange.keepsBody:
+            body.append(contentsOf: bytes)
+            if body.count > reservedBodyBytes {
                 // A chunked body outgrew its share: take the next step of it.
-                let more = max(Self.chunkedReservationBytes, exchange.body.count - reservedBodyBytes)
+                let more = max(Self.chunkedReservationBytes, body.count - reservedBodyBytes)
                 reserve(bodyBytes: more, exchange: exchange, now: now, effects: effects)
             } else {
                 state = .receivingBody(exchange)
@@ -580,9 +585,9 @@ struct ConnectionStateMachine {
             state = .receivingBody(exchange)
             return nil
         }
-        var body: [UInt8] = []
-        swap(&body, &exchange.body)
-        let request = exchange.head.request(body: body)
+        var received: [UInt8] = []
+        swap(&received, &body)
+        let request = exchange.head.request(body: received)
         state = .running(exchange)
         return request.body.count > settings.offloadBodyBytes
             ? .offload(routeIndex: routeIndex, request: request) : .runHandler(routeIndex: routeIndex, request: request)
@@ -762,8 +767,7 @@ struct ConnectionStateMachine {
     private mutating func reserve<Effects: ConnectionEffects>(bodyBytes: Int, exchange: consuming Exchange, now: Int64,
                                                               effects: Effects) {
         if effects.reserveMemory(share(of: bodyBytes)) {
-            var exchange = exchange
-            admitted(bodyBytes: bodyBytes, exchange: &exchange, now: now, effects: effects)
+            admitted(bodyBytes: bodyBytes, head: exchange.head, now: now, effects: effects)
             state = .receivingBody(exchange)
         } else {
             state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: bodyBytes))
@@ -771,12 +775,12 @@ struct ConnectionStateMachine {
     }
 
     /// The budget took its share of `bodyBytes` more of the current body: (go on) reading it.
-    private mutating func admitted<Effects: ConnectionEffects>(bodyBytes: Int, exchange: inout Exchange, now: Int64,
+    private mutating func admitted<Effects: ConnectionEffects>(bodyBytes: Int, head: RequestHead, now: Int64,
                                                                effects: Effects) {
         reservedBodyBytes += bodyBytes
-        if exchange.body.isEmpty {
-            if case .length(let length) = exchange.head.framing { exchange.body.reserveCapacity(length) }
-            if exchange.head.expectsContinue { effects.queueContinue() }
+        if body.isEmpty {
+            if case .length(let length) = head.framing { body.reserveCapacity(length) }
+            if head.expectsContinue { effects.queueContinue() }
         }
         rateClock.restart(at: now)  // the wait was the server's, not the client's
     }
@@ -799,7 +803,7 @@ struct ConnectionStateMachine {
         response.headers.append(("Retry-After", "1"))
         var allowance = Self.maxLingerBytes
         if !exchange.head.expectsContinue, case .length(let length) = exchange.head.framing {
-            allowance += max(0, length - exchange.body.count)
+            allowance += max(0, length - body.count)
         }
         finish(response, exchange: exchange, forceClose: true, now: now, effects: effects, lingerAllowance: allowance,
                overload: .memory)
