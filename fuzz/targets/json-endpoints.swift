@@ -80,11 +80,19 @@ func checkAnswer(_ answer: RulesetAnswer, of endpoint: RulesetEndpoint, for body
     precondition(document.count(steps) == sequenceLength(of: body, at: endpoint),
                  "\(document.count(steps)) steps for a request of another length")
 
+    // Each piece into one emptied piece, as the server sends them: the writer's memory
+    // changes hands every time. A piece size from the body, so both tiny and
+    // whole-answer pieces are tried.
     var joined: [UInt8] = []
     let pieces = answer.pieces()
-    // A piece size from the body, so both tiny and whole-answer pieces are tried.
     let minimum = 1 + body.count % 257
-    while pieces.next(into: &joined, minimum: minimum) {}
+    let piece = WrittenBytes()
+    var more = true
+    while more {
+        piece.removeAll()
+        more = pieces.next(into: piece, minimum: minimum)
+        joined += piece.bytes
+    }
     precondition(joined == json, "the answer's pieces differ from the whole")
 }
 
