@@ -74,13 +74,7 @@ public struct JSONWriter: ~Copyable {
     }
 
     @usableFromInline mutating func grow(to needed: Int) {
-        var newCapacity = max(capacity * 2, 64)
-        while newCapacity < needed { newCapacity *= 2 }
-        let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-        newBase.update(from: base, count: count)
-        if capacity > 0 { base.deallocate() }
-        base = newBase
-        capacity = newCapacity
+        (base, capacity) = grownMemory(capacity > 0 ? base : nil, count: count, capacity: capacity, needed: needed)
     }
 
     @inlinable mutating func append(_ byte: UInt8) {
@@ -468,4 +462,19 @@ public struct JSONWriter: ~Copyable {
     @usableFromInline static var digitPairs: StaticString {
         "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
     }
+}
+
+/// Memory for at least `needed` bytes, doubling from `capacity` (64 at the least), that
+/// holds the first `count` bytes of `memory`, which it frees: how a writer and a written
+/// piece grow.
+func grownMemory(_ memory: UnsafeMutablePointer<UInt8>?, count: Int, capacity: Int, needed: Int)
+    -> (memory: UnsafeMutablePointer<UInt8>, capacity: Int) {
+    var newCapacity = max(capacity * 2, 64)
+    while newCapacity < needed { newCapacity *= 2 }
+    let newMemory = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+    if let memory {
+        newMemory.update(from: memory, count: count)
+        memory.deallocate()
+    }
+    return (newMemory, newCapacity)
 }

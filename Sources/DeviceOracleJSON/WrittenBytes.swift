@@ -26,15 +26,7 @@ public final class WrittenBytes: @unchecked Sendable {
     public func append(_ raw: UnsafeRawBufferPointer) {
         guard let source = raw.baseAddress, !raw.isEmpty else { return }
         if count + raw.count > capacity {
-            var newCapacity = max(capacity * 2, 64)
-            while newCapacity < count + raw.count { newCapacity *= 2 }
-            let newBase = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-            if let base {
-                newBase.update(from: base, count: count)
-                base.deallocate()
-            }
-            base = newBase
-            capacity = newCapacity
+            (base, capacity) = grownMemory(base, count: count, capacity: capacity, needed: count + raw.count)
         }
         UnsafeMutableRawPointer(base! + count).copyMemory(from: source, byteCount: raw.count)
         count += raw.count
