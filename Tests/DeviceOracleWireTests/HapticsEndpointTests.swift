@@ -23,12 +23,27 @@ final class HapticsEndpointTests: XCTestCase {
         let pattern = document.member(Array(document.elements(document.member(document.root, "x")!))[0], "pattern")!
         let events = Array(document.elements(pattern)).enumerated().map { GivenPatternEvent($1, index: $0, in: document) }
 
-        let check = HapticsPatternCheck(pattern: pattern, at: "/given", events: events, contract: HapticPatternContract(),
+        let check = HapticsPatternCheck(patternPointer: { "/given" }, events: events, contract: HapticPatternContract(),
                                         document: document)
 
         XCTAssertEqual(check.violations.map(\.pointer),
                        ["/given", "/given/0/eventType", "/given/0/relativeTime", "/given/0/parameters", "/given/0/parameters",
                         "/given/1/relativeTime", "/given/1/parameters", "/given/1/parameters"])
+    }
+
+    func testPassingPatternNeverWorksOutItsPointer() throws {
+        // Finding the pattern's pointer walks the document from its root: every
+        // request whose pattern passes would pay for a pointer it never writes.
+        let document = try JSONReader.parse(Array(#"[\#(canonicalPattern)]"#.utf8))
+        let pattern = Array(document.elements(document.root))[0]
+        let events = Array(document.elements(pattern)).enumerated().map { GivenPatternEvent($1, index: $0, in: document) }
+        var asked = 0
+
+        let check = HapticsPatternCheck(patternPointer: { asked += 1; return "/0" }, events: events,
+                                        contract: HapticPatternContract(), document: document)
+
+        XCTAssertTrue(check.passed)
+        XCTAssertEqual(asked, 0)
     }
 
     // MARK: Answer shape

@@ -58,6 +58,38 @@ public struct HapticParameters: Equatable, Sendable {
     }
 }
 
+/// The parameters an event gave, each `nil` when absent. Written like a dictionary
+/// (`[.hapticIntensity: 0.65]`) but kept inline: every request's pattern event
+/// builds one, and a dictionary cost an allocation and a hash per parameter.
+public struct HapticEventParameters: Equatable, Sendable, ExpressibleByDictionaryLiteral {
+    public var hapticIntensity: Double?
+    public var hapticSharpness: Double?
+
+    public init(hapticIntensity: Double? = nil, hapticSharpness: Double? = nil) {
+        self.hapticIntensity = hapticIntensity
+        self.hapticSharpness = hapticSharpness
+    }
+
+    public init(dictionaryLiteral elements: (HapticParameterID, Double)...) {
+        for (parameter, value) in elements { self[parameter] = value }
+    }
+
+    public subscript(_ parameter: HapticParameterID) -> Double? {
+        get {
+            switch parameter {
+            case .hapticIntensity: hapticIntensity
+            case .hapticSharpness: hapticSharpness
+            }
+        }
+        set {
+            switch parameter {
+            case .hapticIntensity: hapticIntensity = newValue
+            case .hapticSharpness: hapticSharpness = newValue
+            }
+        }
+    }
+}
+
 /// One event of a pattern as the app built it. A `nil` event type or time, or a
 /// parameter absent from `parameters`, is missing or not of its type (a
 /// non-string event type, a non-numeric time or value): either way the contract
@@ -65,9 +97,9 @@ public struct HapticParameters: Equatable, Sendable {
 public struct HapticPatternEvent: Equatable, Sendable {
     public var eventType: String?
     public var relativeTime: Double?
-    public var parameters: [HapticParameterID: Double]
+    public var parameters: HapticEventParameters
 
-    public init(eventType: String?, relativeTime: Double?, parameters: [HapticParameterID: Double]) {
+    public init(eventType: String?, relativeTime: Double?, parameters: HapticEventParameters) {
         self.eventType = eventType
         self.relativeTime = relativeTime
         self.parameters = parameters

@@ -92,12 +92,9 @@ struct GivenParameters: Sendable {
     }
 
     /// The values that are numbers, as the rules take them.
-    func numbers(in document: JSONDocument) -> [HapticParameterID: Double] {
-        var numbers: [HapticParameterID: Double] = [:]
-        for parameter in HapticParameterID.allCases {
-            if let value = self[parameter].flatMap(document.number) { numbers[parameter] = value }
-        }
-        return numbers
+    func numbers(in document: JSONDocument) -> HapticEventParameters {
+        HapticEventParameters(hapticIntensity: intensity.flatMap(document.number),
+                              hapticSharpness: sharpness.flatMap(document.number))
     }
 }
 
@@ -117,10 +114,13 @@ struct HapticsPatternCheck: Sendable {
     /// a parameter in the shape and spelling it was given (`…/parameters/HapticIntensity`,
     /// `…/parameters/1/value`) — and, when it is missing, where it belongs
     /// (`…/eventType`, `…/relativeTime`, and `…/parameters` for a parameter).
-    /// Each is built from `patternPointer` and the event's position, so a long
-    /// pattern's pointers cost no more than their length.
-    init(pattern: JSONValue, at patternPointer: String, events: [GivenPatternEvent], contract: HapticPatternContract,
+    /// Each is built from the pattern's pointer and the event's position, so a long
+    /// pattern's pointers cost no more than their length. That pointer is only
+    /// worked out when a rule is broken: a passing pattern, the common case, needs none.
+    init(patternPointer pointerToPattern: () -> String, events: [GivenPatternEvent], contract: HapticPatternContract,
          document: JSONDocument) {
+        let broken = contract.violations(of: events.map { $0.rulesEvent(in: document) })
+        let patternPointer = broken.isEmpty ? "" : pointerToPattern()
         /// The member a rule read, or where it belongs when it is missing (`observed: null`).
         func given(_ value: JSONValue?, member: String, of event: Int) -> (pointer: String, observed: FieldValue) {
             let object = events[event].object, eventPointer = patternPointer + "/\(events[event].index)"
@@ -129,7 +129,7 @@ struct HapticsPatternCheck: Sendable {
         }
         let range = FieldValue.array([.number(HapticPatternContract.parameterRange.lowerBound),
                                       .number(HapticPatternContract.parameterRange.upperBound)])
-        violations = contract.violations(of: events.map { $0.rulesEvent(in: document) }).map { violation in
+        violations = broken.map { violation in
             let found: (pointer: String, observed: FieldValue), expected: FieldValue
             switch violation {
             case .count:

@@ -160,7 +160,7 @@ enum HapticsRuleset: RulesetDescription {
     static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool? {
         let document = decoder.document
         settings.patternCheck = settings.pattern.map { pattern in
-            HapticsPatternCheck(pattern: pattern.array, at: decoder.pointer(to: pattern.array),
+            HapticsPatternCheck(patternPointer: { decoder.pointer(to: pattern.array) },
                                 events: pattern.objects.map { GivenPatternEvent($0.object, index: $0.index, in: document) },
                                 contract: settings.contract, document: document)
         }
