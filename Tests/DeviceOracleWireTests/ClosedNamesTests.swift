@@ -54,6 +54,18 @@ final class ClosedNamesTests: XCTestCase {
         XCTAssertNil(matched(names, String(repeating: "a", count: 8 + 512)))
     }
 
+    func testASpellingListedTwiceMatchesItsFirstEntry() {
+        // Documented order decides, as it did when names were looked up by a scan.
+        let names = ClosedNames("name", [("type", 0), ("userPaused", 1), ("type", 2), ("userPaused", 3)])
+        XCTAssertEqual(matched(names, "type"), 0)
+        XCTAssertEqual(matched(names, "userPaused"), 1)
+    }
+
+    func testAnEmptySetMatchesNothing() {
+        XCTAssertNil(matched(ClosedNames<Int>("name", []), "type"))
+        XCTAssertNil(matched(ClosedNames<Int>("name", []), ""))
+    }
+
     func testALargeSetFindsEveryNameAmongCollidingSlots() {
         let spellings = (0..<300).map { "name\($0)" } + (0..<100).map { "a much longer spelling number \($0)" }
         let names = ClosedNames("name", spellings.enumerated().map { ($1, $0) })

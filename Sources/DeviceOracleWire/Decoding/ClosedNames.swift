@@ -15,6 +15,11 @@ final class ClosedNames<Name: Sendable>: Sendable {
     private let utf8: [UInt8]
     private let starts: [Int]
     private let signatures: [UInt64]
+    /// Each name's position plus one (0: empty), at the slot its signature hashes to
+    /// or the next free one: a lookup costs the same for the last name as for the
+    /// first, with no branch that depends on which name a log uses.
+    private let slots: [Int]
+    private let slotShift: UInt64
 
     init(_ kind: String, _ entries: [(String, Name)]) {
         self.kind = kind
@@ -29,6 +34,24 @@ final class ClosedNames<Name: Sendable>: Sendable {
         signatures = entries.map { entry in
             Array(entry.0.utf8).withUnsafeBufferPointer { Self.signature(of: $0) }
         }
+        // At most a quarter full, so a probe for a name outside the set ends soon.
+        var bits: UInt64 = 3
+        while 1 << bits < 4 * entries.count { bits += 1 }
+        slotShift = 64 - bits
+        var slots = [Int](repeating: 0, count: 1 << bits)
+        for (position, signature) in signatures.enumerated() {
+            // Probing from the home slot in insertion order: a spelling listed twice
+            // finds its first entry, as a scan in documented order would.
+            var slot = Self.home(of: signature, shift: slotShift)
+            while slots[slot] != 0 { slot = (slot + 1) & (slots.count - 1) }
+            slots[slot] = position + 1
+        }
+        self.slots = slots
+    }
+
+    @inline(__always)
+    private static func home(of signature: UInt64, shift: UInt64) -> Int {
+        Int(truncatingIfNeeded: (signature &* 0x9E37_79B9_7F4A_7C15) >> shift)
     }
 
     /// The length's low byte, and above it: for names of up to 7 bytes the bytes
@@ -64,8 +87,12 @@ final class ClosedNames<Name: Sendable>: Sendable {
     func match(_ value: JSONValue, in document: JSONDocument) -> Name? {
         document.withUTF8(value) { bytes in
             let signature = Self.signature(of: bytes)
-            for position in 0..<signatures.count where signatures[position] == signature {
-                if bytes.count <= 7 || spells(position, bytes) { return names[position] }
+            let mask = slots.count - 1
+            var slot = Self.home(of: signature, shift: slotShift)
+            while case let entry = slots[slot], entry != 0 {
+                let position = entry - 1
+                if signatures[position] == signature, bytes.count <= 7 || spells(position, bytes) { return names[position] }
+                slot = (slot + 1) & mask
             }
             return nil
         }
