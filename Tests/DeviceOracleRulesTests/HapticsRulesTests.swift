@@ -276,6 +276,18 @@ final class HapticPatternRulesTests: XCTestCase {
         XCTAssertEqual(contract.expected, HapticParameters(hapticIntensity: 0.65, hapticSharpness: 0.35))
     }
 
+    func testAnEventsParametersAreWrittenLikeADictionaryAndAbsentOnesAreNil() {
+        let none: HapticEventParameters = [:]
+        let sharpOnly: HapticEventParameters = [.hapticSharpness: 0.35]
+
+        XCTAssertEqual(none, HapticEventParameters(hapticIntensity: nil, hapticSharpness: nil))
+        XCTAssertEqual(sharpOnly[.hapticIntensity], nil)
+        XCTAssertEqual(sharpOnly[.hapticSharpness], 0.35)
+        XCTAssertEqual(contract.violations(of: [HapticPatternEvent(eventType: "hapticTransient", relativeTime: 0,
+                                                                   parameters: sharpOnly)]),
+                       [.parameterValue(event: 0, parameter: .hapticIntensity)])
+    }
+
     func testCanonicalPatternKeepsTheContract() {
         XCTAssertEqual(contract.violations(of: [canonical]), [])
     }

@@ -30,19 +30,20 @@ public enum HapticParameterID: String, CaseIterable, Sendable {
     }
 }
 
-/// Intensity and sharpness: the contract's expected values, or an event's.
-public struct HapticParameters: Equatable, Sendable {
-    public static let canonical = HapticParameters(hapticIntensity: 0.65, hapticSharpness: 0.35)
+/// One value for each parameter, by name or by `HapticParameterID`: the contract's
+/// expected values (`HapticParameters`), what an event gave (`HapticEventParameters`),
+/// or the request values behind them. Kept inline: every request's pattern event
+/// builds one, and a dictionary cost an allocation and a hash per parameter.
+public struct HapticParameterValues<Element> {
+    public var hapticIntensity: Element
+    public var hapticSharpness: Element
 
-    public var hapticIntensity: Double
-    public var hapticSharpness: Double
-
-    public init(hapticIntensity: Double, hapticSharpness: Double) {
+    public init(hapticIntensity: Element, hapticSharpness: Element) {
         self.hapticIntensity = hapticIntensity
         self.hapticSharpness = hapticSharpness
     }
 
-    public subscript(_ parameter: HapticParameterID) -> Double {
+    public subscript(_ parameter: HapticParameterID) -> Element {
         get {
             switch parameter {
             case .hapticIntensity: hapticIntensity
@@ -58,35 +59,32 @@ public struct HapticParameters: Equatable, Sendable {
     }
 }
 
-/// The parameters an event gave, each `nil` when absent. Written like a dictionary
-/// (`[.hapticIntensity: 0.65]`) but kept inline: every request's pattern event
-/// builds one, and a dictionary cost an allocation and a hash per parameter.
-public struct HapticEventParameters: Equatable, Sendable, ExpressibleByDictionaryLiteral {
-    public var hapticIntensity: Double?
-    public var hapticSharpness: Double?
+extension HapticParameterValues: Equatable where Element: Equatable {}
+extension HapticParameterValues: Sendable where Element: Sendable {}
 
-    public init(hapticIntensity: Double? = nil, hapticSharpness: Double? = nil) {
-        self.hapticIntensity = hapticIntensity
-        self.hapticSharpness = hapticSharpness
+extension HapticParameterValues {
+    /// Neither parameter given.
+    public init<Wrapped>() where Element == Wrapped? {
+        self.init(hapticIntensity: nil, hapticSharpness: nil)
     }
+}
 
+/// Intensity and sharpness: the contract's expected values.
+public typealias HapticParameters = HapticParameterValues<Double>
+
+extension HapticParameterValues where Element == Double {
+    public static var canonical: Self { HapticParameters(hapticIntensity: 0.65, hapticSharpness: 0.35) }
+}
+
+/// The parameters an event gave, each `nil` when absent; written like a dictionary
+/// (`[.hapticIntensity: 0.65]`).
+public typealias HapticEventParameters = HapticParameterValues<Double?>
+
+extension HapticParameterValues: ExpressibleByDictionaryLiteral where Element == Double? {
     public init(dictionaryLiteral elements: (HapticParameterID, Double)...) {
+        // Not `self.init()`: with no arguments that names this initializer again.
+        self.init(hapticIntensity: nil, hapticSharpness: nil)
         for (parameter, value) in elements { self[parameter] = value }
-    }
-
-    public subscript(_ parameter: HapticParameterID) -> Double? {
-        get {
-            switch parameter {
-            case .hapticIntensity: hapticIntensity
-            case .hapticSharpness: hapticSharpness
-            }
-        }
-        set {
-            switch parameter {
-            case .hapticIntensity: hapticIntensity = newValue
-            case .hapticSharpness: hapticSharpness = newValue
-            }
-        }
     }
 }
 

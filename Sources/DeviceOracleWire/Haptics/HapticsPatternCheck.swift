@@ -70,31 +70,14 @@ struct GivenPatternEvent: Sendable {
     }
 }
 
-/// Each parameter's value in a pattern event, kept inline: a dictionary of two keys
-/// cost a hash per lookup and an allocation per event of every request's pattern.
-struct GivenParameters: Sendable {
-    private var intensity: JSONValue?
-    private var sharpness: JSONValue?
+/// Each parameter's value in a pattern event, as the request gave it.
+typealias GivenParameters = HapticParameterValues<JSONValue?>
 
-    subscript(parameter: HapticParameterID) -> JSONValue? {
-        get {
-            switch parameter {
-            case .hapticIntensity: intensity
-            case .hapticSharpness: sharpness
-            }
-        }
-        set {
-            switch parameter {
-            case .hapticIntensity: intensity = newValue
-            case .hapticSharpness: sharpness = newValue
-            }
-        }
-    }
-
+extension HapticParameterValues where Element == JSONValue? {
     /// The values that are numbers, as the rules take them.
     func numbers(in document: JSONDocument) -> HapticEventParameters {
-        HapticEventParameters(hapticIntensity: intensity.flatMap(document.number),
-                              hapticSharpness: sharpness.flatMap(document.number))
+        HapticEventParameters(hapticIntensity: hapticIntensity.flatMap(document.number),
+                              hapticSharpness: hapticSharpness.flatMap(document.number))
     }
 }
 
