@@ -15,11 +15,17 @@ final class ClosedNames<Name: Sendable>: Sendable {
     private let utf8: [UInt8]
     private let starts: [Int]
     private let signatures: [UInt64]
-    /// Each name's position plus one (0: empty), at the slot its signature hashes to
-    /// or the next free one: a lookup costs the same for the last name as for the
-    /// first, with no branch that depends on which name a log uses.
-    private let slots: [Int]
+    /// Each name's signature and position (`-1`: empty), at the slot its signature
+    /// hashes to or the next free one: a lookup costs the same for the last name as
+    /// for the first, with no branch that depends on which name a log uses, and
+    /// reads one slot where the signature and the position sit side by side.
+    private let slots: [Slot]
     private let slotShift: UInt64
+
+    private struct Slot {
+        var signature: UInt64 = 0
+        var position = -1
+    }
 
     init(_ kind: String, _ entries: [(String, Name)]) {
         self.kind = kind
@@ -38,13 +44,13 @@ final class ClosedNames<Name: Sendable>: Sendable {
         var bits: UInt64 = 3
         while 1 << bits < 4 * entries.count { bits += 1 }
         slotShift = 64 - bits
-        var slots = [Int](repeating: 0, count: 1 << bits)
+        var slots = [Slot](repeating: Slot(), count: 1 << bits)
         for (position, signature) in signatures.enumerated() {
             // Probing from the home slot in insertion order: a spelling listed twice
             // finds its first entry, as a scan in documented order would.
             var slot = Self.home(of: signature, shift: slotShift)
-            while slots[slot] != 0 { slot = (slot + 1) & (slots.count - 1) }
-            slots[slot] = position + 1
+            while slots[slot].position >= 0 { slot = (slot + 1) & (slots.count - 1) }
+            slots[slot] = Slot(signature: signature, position: position)
         }
         self.slots = slots
     }
@@ -87,14 +93,17 @@ final class ClosedNames<Name: Sendable>: Sendable {
     func match(_ value: JSONValue, in document: JSONDocument) -> Name? {
         document.withUTF8(value) { bytes in
             let signature = Self.signature(of: bytes)
-            let mask = slots.count - 1
-            var slot = Self.home(of: signature, shift: slotShift)
-            while case let entry = slots[slot], entry != 0 {
-                let position = entry - 1
-                if signatures[position] == signature, bytes.count <= 7 || spells(position, bytes) { return names[position] }
-                slot = (slot + 1) & mask
+            return slots.withUnsafeBufferPointer { slots in
+                let mask = slots.count - 1
+                var slot = Self.home(of: signature, shift: slotShift)
+                while case let entry = slots[slot], entry.position >= 0 {
+                    if entry.signature == signature, bytes.count <= 7 || spells(entry.position, bytes) {
+                        return names[entry.position]
+                    }
+                    slot = (slot + 1) & mask
+                }
+                return nil
             }
-            return nil
         }
     }
 
