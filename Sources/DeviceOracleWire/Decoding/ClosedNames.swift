@@ -10,15 +10,14 @@ final class ClosedNames<Name: Sendable>: Sendable {
     /// The spellings, in documented order.
     let spellings: [String]
     private let names: [Name]
-    /// Every spelling's UTF-8 back to back, where each one starts, and its
-    /// `signature`: most names are told apart by one integer compare.
+    /// Every spelling's UTF-8 back to back, and where each one starts.
     private let utf8: [UInt8]
     private let starts: [Int]
-    private let signatures: [UInt64]
-    /// Each name's signature and position (`-1`: empty), at the slot its signature
-    /// hashes to or the next free one: a lookup costs the same for the last name as
-    /// for the first, with no branch that depends on which name a log uses, and
-    /// reads one slot where the signature and the position sit side by side.
+    /// Each name's `signature` (most names are told apart by one integer compare) and
+    /// position (`-1`: empty), at the slot its signature hashes to or the next free
+    /// one: a lookup costs the same for the last name as for the first, with no
+    /// branch that depends on which name a log uses, and reads one slot where the
+    /// signature and the position sit side by side.
     private let slots: [Slot]
     private let slotShift: UInt64
 
@@ -37,7 +36,7 @@ final class ClosedNames<Name: Sendable>: Sendable {
             defer { start += entry.0.utf8.count }
             return start
         }
-        signatures = entries.map { entry in
+        let signatures = entries.map { entry in
             Array(entry.0.utf8).withUnsafeBufferPointer { Self.signature(of: $0) }
         }
         // At most a quarter full, so a probe for a name outside the set ends soon.
