@@ -9,7 +9,10 @@ import DeviceOracleJSON
 /// 1. `readHead`: the request's members but its sequence;
 /// 2. `runSequence` (JSON) or `runElement` per line (NDJSON, then `writeLastStep`);
 /// 3. `end`: `observedFinal` compared, the static checks run, the answer's parts.
-protocol LogEvaluation {
+///
+/// `SendableMetatype`: an endpoint makes one per request in a `@Sendable` closure,
+/// on whichever thread the request runs.
+protocol LogEvaluation: SendableMetatype {
     /// What a request gave besides its sequence, read before its first element runs.
     associatedtype Head
     associatedtype Stepped: SteppedAnswer
