@@ -54,9 +54,13 @@ final class ClosedNames<Name: Sendable>: Sendable {
         self.slots = slots
     }
 
+    /// 2⁶⁴ divided by the golden ratio: multiplying by it spreads any bits of a word
+    /// over its high bits (Fibonacci hashing), which pick a slot and mix a long name.
+    private static var goldenRatio: UInt64 { 0x9E37_79B9_7F4A_7C15 }
+
     @inline(__always)
     private static func home(of signature: UInt64, shift: UInt64) -> Int {
-        Int(truncatingIfNeeded: (signature &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        Int(truncatingIfNeeded: (signature &* goldenRatio) >> shift)
     }
 
     /// The length's low byte, and above it: for names of up to 7 bytes the bytes
@@ -69,7 +73,7 @@ final class ClosedNames<Name: Sendable>: Sendable {
         if bytes.count >= 8 {
             let first = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
             let last = UnsafeRawPointer(base + bytes.count - 8).loadUnaligned(as: UInt64.self)
-            return ((first ^ (last << 29 | last >> 35)) &* 0x9E37_79B9_7F4A_7C15) & ~0xFF | length
+            return ((first ^ (last << 29 | last >> 35)) &* goldenRatio) & ~0xFF | length
         }
         // Two loads that overlap in the middle (never past the end): the overlapping
         // bytes are the same, so OR-ing them in place gives the name's bytes exactly.
