@@ -31,4 +31,19 @@ final class ChunkedBodyTests: XCTestCase {
         XCTAssertEqual(ChunkedBody.trailerFields(Array(text.utf8)).map { "\($0.0)=\($0.1)" }, ["X-Lines=1", "Oracle-Verdict=pass"])
         XCTAssertEqual(decode("0\r\nX-Lines: 1\r\n"), .incomplete)
     }
+
+    /// The test client reads a long answer as it arrives, going on where it stopped.
+    func testABodyReadAsItArrivesIsTheBodyReadWhole() {
+        let whole = Array("5\r\nhello\r\n1\r\n!\r\n0\r\nX-Lines: 1\r\n\r\nnext".utf8)
+        let complete = ChunkedBody.Decoded.complete(body: Array("hello!".utf8), consumed: 33)
+        for cut in 0..<whole.count {
+            var reader = ChunkedBody.Reader()
+            let early = reader.read(Array(whole[..<cut]))
+            let late = reader.read(whole)
+
+            XCTAssertEqual(early.decoded, cut < 33 ? .incomplete : complete, "cut at \(cut)")
+            XCTAssertEqual(late.decoded, complete, "cut at \(cut)")
+            XCTAssertEqual(late.trailers.map { "\($0.0)=\($0.1)" }, ["X-Lines=1"], "cut at \(cut)")
+        }
+    }
 }
