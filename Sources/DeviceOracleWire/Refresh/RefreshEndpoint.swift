@@ -216,10 +216,10 @@ private struct RefreshEvaluation: LogEvaluation {
     mutating func runOne(_ object: JSONValue, index: Int, on machine: inout RefreshMachine<StoredItem>,
                          arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool {
         let document = decoder.document
-        let (envelope, decoded) = decoder.refreshRun(object)
+        let read = decoder.refreshRun(object), envelope = read.envelope
         let observed = decoder.observed(envelope.observed, names: observedFields)
         // Keep validating after a problem, but stop running: the answer is a 422.
-        guard let run = decoded, !decoder.hasProblems, !validatesOnly else { return true }
+        guard let run = read.run, !decoder.hasProblems, !validatesOnly else { return true }
 
         if arrival.isOutOfOrder(run.at) { diagnostics.append(Diagnostic(index: index, .outOfOrder)) }
         // The last rendered store is always the machine's current one.

@@ -73,9 +73,16 @@ extension RequestDecoder {
         return schedule
     }
 
-    /// One run: its envelope (`id`, the required `at`, `observed`) and the run,
-    /// which is `nil` once the request has a problem (the answer is a `422`).
-    mutating func refreshRun(_ object: JSONValue) -> (envelope: EventEnvelope, run: RefreshRun<StoredItem>?) {
+    /// One run as read: its envelope (`id`, the required `at`, `observed`) and the run,
+    /// which is `nil` once the request has a problem (the answer is a `422`). A struct,
+    /// not a tuple: the compiler destroyed the tuple through its runtime metadata, a
+    /// thousand instructions a run.
+    struct ReadRun {
+        let envelope: EventEnvelope
+        let run: RefreshRun<StoredItem>?
+    }
+
+    mutating func refreshRun(_ object: JSONValue) -> ReadRun {
         var pagesValue: JSONValue?, faultValue: JSONValue?
         let envelope = envelope(of: object, in: document, own: runMembers, atRequired: true) { _, member, value in
             switch member {
@@ -92,9 +99,9 @@ extension RequestDecoder {
             for page in document.elements(array) where has(page, .object) { pages.append(refreshPage(page)) }
         }
         let fault = value(faultValue, of: .object).flatMap { refreshFault($0, pageCount: pageCount) }
-        guard !hasProblems, let at = envelope.at else { return (envelope, nil) }
+        guard !hasProblems, let at = envelope.at else { return ReadRun(envelope: envelope, run: nil) }
         // `refreshFault` has reported a fault outside the run: this run always builds.
-        return (envelope, try? RefreshRun(at: at, pages: pages, fault: fault))
+        return ReadRun(envelope: envelope, run: try? RefreshRun(at: at, pages: pages, fault: fault))
     }
 
     private mutating func refreshPage(_ object: JSONValue) -> RefreshPage<StoredItem> {
