@@ -153,18 +153,19 @@ extension RequestDecoder {
     /// An integer ≥ 0 naming one of the run's pages, among the first 64.
     private mutating func faultPage(_ value: JSONValue, pageCount: Int) -> Int? {
         guard let number = document.number(value) else { return nil }
-        let text = canonicalText(number)
+        // Rendered only for a problem: a valid page is the common case, once a run.
+        let text = { canonicalText(number) }
         // Past Int's range every double is integral, and beyond any run's pages.
         guard number >= 0, document.integer(value) != nil || number >= 9.2e18 else {
-            report("expected an integer ≥ 0, got \(text)", at: value)
+            report("expected an integer ≥ 0, got \(text())", at: value)
             return nil
         }
         guard number < Double(pageCount) else {
-            report("page \(text) is beyond the run's pages: it has \(pageCount)", at: value)
+            report("page \(text()) is beyond the run's pages: it has \(pageCount)", at: value)
             return nil
         }
         guard number < Double(faultPageLimit) else {
-            report("a fault names one of the first \(faultPageLimit) pages of its run (0–\(faultPageLimit - 1)), got \(text)",
+            report("a fault names one of the first \(faultPageLimit) pages of its run (0–\(faultPageLimit - 1)), got \(text())",
                    at: value)
             return nil
         }
