@@ -182,7 +182,7 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     /// changes nothing but itself: the rules do not read it.
     private static func placeholder(in tail: [UInt8], echoing echoed: EchoedMember<D>, from before: D.State, slot: Int,
                                     after: Int, stateJSON: [[UInt8]], stateSlots: [D.State: Int]) -> Range<Int> {
-        let placeholder = quoted(echoPlaceholder)
+        let placeholder = JSONWriter.quoted(echoPlaceholder)
         guard let start = tail.indices.first(where: { tail[$0...].starts(with: placeholder) }) else {
             preconditionFailure("\(echoed.type.name)'s tail does not echo its \(echoed.member.name)")
         }
@@ -191,16 +191,10 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         let otherTail = Self.tail(of: echoed.event(other), from: before, slot: slot, typeName: nil,
                                   stateJSON: stateJSON, stateSlots: stateSlots)
         var expected = tail
-        expected.replaceSubrange(range, with: quoted(other))
+        expected.replaceSubrange(range, with: JSONWriter.quoted(other))
         precondition(otherTail.after == after && otherTail.tail == expected,
                      "the rules read \(echoed.type.name)'s \(echoed.member.name), which the engine echoes unread")
         return range
-    }
-
-    private static func quoted(_ text: String) -> [UInt8] {
-        var writer = JSONWriter(capacity: 64)
-        writer.string(escaping: text)
-        return writer.finish()
     }
 
     @inline(__always)
@@ -242,7 +236,7 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         Self.writeTail(event: event, typeName: typeNames[event], given: nil, before: stateJSON[before], after: stateJSON[after],
                        decision: decision, to: &writer, document: nil)
         let written = writer.finish()
-        return afterSlots[tail] == after && tails.text(tail, echoing: Self.quoted(Self.echoPlaceholder)) == written
+        return afterSlots[tail] == after && tails.text(tail, echoing: JSONWriter.quoted(Self.echoPlaceholder)) == written
     }
 
     func code(of diagnostic: D.RuleDiagnostic) -> DiagnosticCode {

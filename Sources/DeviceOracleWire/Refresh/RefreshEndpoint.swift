@@ -36,6 +36,8 @@ private let topMembers = ClosedNames<RequestMember<Setting>>(
     "member", Setting.allCases.map { ($0.rawValue, .setting($0)) } + [("runs", .sequence), ("observedFinal", .observedFinal)])
 private let observedFields = ClosedNames<RunField>("observed field")
 private let observedFinalFields = ClosedNames<FinalField>("observedFinal field")
+private let outcomeNames = QuotedNames<RefreshOutcome>()
+private let actionNames = QuotedNames<RefreshAction>()
 
 /// One run as decoded and applied; the steps are written from these once the
 /// final store is known (the answer lists `final` before `steps`).
@@ -81,7 +83,7 @@ private struct RefreshAnswer: SteppedAnswer {
         writer.key("at")
         writer.number(record.at)
         writer.key("outcome")
-        writer.string(escaping: decision.outcome.rawValue)
+        writer.raw(outcomeNames[decision.outcome])
         writer.key("taskCompleted")
         if let completed = decision.taskCompleted { writer.bool(completed) } else { writer.null() }
         writer.key("pagesCommitted")
@@ -96,7 +98,7 @@ private struct RefreshAnswer: SteppedAnswer {
         writer.raw(storeTexts[record.after])
         writer.key("actions")
         writer.beginArray()
-        record.step.actions.forEach { writer.string(escaping: $0.rawValue) }
+        record.step.actions.forEach { writer.raw(actionNames[$0]) }
         writer.endArray()
         writer.key("nextEarliestBeginAt")
         if let next = decision.nextEarliestBeginAt { writer.number(next) } else { writer.null() }
