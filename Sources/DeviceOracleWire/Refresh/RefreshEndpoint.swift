@@ -125,6 +125,8 @@ private struct RefreshEvaluation: LogEvaluation {
     var budget = AnswerBudget(limit: AnswerBudget.refreshBytes)
     /// Set when the runs go on being read only to be validated.
     var validatesOnly = false
+    /// The last run's pages, for the next run to be read into (`refreshRun(_:reusing:)`).
+    var sparePages: [RefreshPage<StoredItem>] = []
     let ruleset: StaticString = "refresh/1"
 
     /// What a request gave besides its runs: read before the first one runs.
@@ -218,7 +220,7 @@ private struct RefreshEvaluation: LogEvaluation {
     mutating func runOne(_ object: JSONValue, index: Int, on machine: inout RefreshMachine<StoredItem>,
                          arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool {
         let document = decoder.document
-        let read = decoder.refreshRun(object), envelope = read.envelope
+        let read = decoder.refreshRun(object, reusing: &sparePages), envelope = read.envelope
         let observed = decoder.observed(envelope.observed, names: observedFields)
         // Keep validating after a problem, but stop running: the answer is a 422.
         guard let run = read.run, !decoder.hasProblems, !validatesOnly else { return true }
@@ -237,6 +239,8 @@ private struct RefreshEvaluation: LogEvaluation {
         records.append(RunRecord(id: envelope.id, at: run.at, step: step, before: before, after: after))
 
         compare(observed, decision: decision, store: machine.state.store, index: index, document: document)
+        // Ours alone once `read` and `run` end with this call.
+        sparePages = run.pages
         return budget.spend(storeTexts[before].count + storeTexts[after].count)
     }
 

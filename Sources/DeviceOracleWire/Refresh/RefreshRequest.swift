@@ -82,7 +82,11 @@ extension RequestDecoder {
         let run: RefreshRun<StoredItem>?
     }
 
-    mutating func refreshRun(_ object: JSONValue) -> ReadRun {
+    ///
+    /// `spare` is the pages of the run read before, given back once it has run: their
+    /// arrays are refilled here, not allocated again. Freeing a run's pages and their
+    /// items goes through the runtime's generic destroy, a thousand instructions a run.
+    mutating func refreshRun(_ object: JSONValue, reusing spare: inout [RefreshPage<StoredItem>]) -> ReadRun {
         var pagesValue: JSONValue?, faultValue: JSONValue?
         let envelope = envelope(of: object, in: document, own: runMembers, atRequired: true) { _, member, value in
             switch member {
@@ -91,45 +95,61 @@ extension RequestDecoder {
             }
         }
         var pages: [RefreshPage<StoredItem>] = []
-        var pageCount = 0
+        swap(&pages, &spare)
+        var pageCount = 0, read = 0
         if let array = value(pagesValue, of: .array) {
             pageCount = document.count(array)
             pages.reserveCapacity(pageCount)
             // Element by element rather than through `objects(in:)`: no array per run.
-            for page in document.elements(array) where has(page, .object) { pages.append(refreshPage(page)) }
+            for page in document.elements(array) where has(page, .object) {
+                if read == pages.count { pages.append(RefreshPage()) }
+                refreshPage(page, into: &pages[read])
+                read += 1
+            }
         }
+        pages.removeLast(pages.count - read)
         let fault = value(faultValue, of: .object).flatMap { refreshFault($0, pageCount: pageCount) }
         guard !hasProblems, let at = envelope.at else { return ReadRun(envelope: envelope, run: nil) }
         // `refreshFault` has reported a fault outside the run: this run always builds.
         return ReadRun(envelope: envelope, run: try? RefreshRun(at: at, pages: pages, fault: fault))
     }
 
-    private mutating func refreshPage(_ object: JSONValue) -> RefreshPage<StoredItem> {
-        var page = RefreshPage<StoredItem>()
+    /// Reads a page into `page`, an earlier run's (its items' array kept) or a new one.
+    private mutating func refreshPage(_ object: JSONValue, into page: inout RefreshPage<StoredItem>) {
+        page.items.removeAll(keepingCapacity: true)
+        page.nextCursor = nil
         for member in document.members(object) {
             switch pageMembers.match(member.key, in: document) {
             case .items?:
-                if let array = value(member.value, of: .array) { page.items = refreshItems(array) }
+                if let array = value(member.value, of: .array) {
+                    // A repeated `items` (a 422, still read) replaces the one before.
+                    page.items.removeAll(keepingCapacity: true)
+                    refreshItems(array, into: &page.items)
+                }
             case .nextCursor?:
                 page.nextCursor = value(member.value, of: .string).flatMap(document.string)
             case nil:
                 break
             }
         }
-        return page
     }
 
-    /// Items of a page or of the store: objects with a string `id`, the business key.
+    /// Items of the store: objects with a string `id`, the business key.
     private mutating func refreshItems(_ array: JSONValue) -> [RefreshItem<StoredItem>] {
         var items: [RefreshItem<StoredItem>] = []
-        items.reserveCapacity(document.count(array))
+        refreshItems(array, into: &items)
+        return items
+    }
+
+    /// Items of a page or of the store, appended to `items`.
+    private mutating func refreshItems(_ array: JSONValue, into items: inout [RefreshItem<StoredItem>]) {
+        items.reserveCapacity(items.count + document.count(array))
         var scratch = JSONWriter(capacity: 0)
         for object in document.elements(array) where has(object, .object) {
             guard let id = required(document.member(object, "id"), of: .string, member: "id", in: object)
                 .flatMap(document.string) else { continue }
             items.append(RefreshItem(id: id, content: StoredItem(object, in: document, scratch: &scratch)))
         }
-        return items
     }
 
     private mutating func refreshFault(_ object: JSONValue, pageCount: Int) -> RefreshFault? {
