@@ -82,10 +82,10 @@ extension RequestDecoder {
         let run: RefreshRun<StoredItem>?
     }
 
-    ///
-    /// `spare` is the pages of the run read before, given back once it has run: their
-    /// arrays are refilled here, not allocated again. Freeing a run's pages and their
-    /// items goes through the runtime's generic destroy, a thousand instructions a run.
+    /// Reads one run. `spare` is the pages of the run read before, given back once it
+    /// has run: their arrays are refilled here, not allocated again. Freeing a run's
+    /// pages and their items goes through the runtime's generic destroy, a thousand
+    /// instructions a run.
     mutating func refreshRun(_ object: JSONValue, reusing spare: inout [RefreshPage<StoredItem>]) -> ReadRun {
         var pagesValue: JSONValue?, faultValue: JSONValue?
         let envelope = envelope(of: object, in: document, own: runMembers, atRequired: true) { _, member, value in
