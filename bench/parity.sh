@@ -20,6 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 binary=${1:?usage: parity.sh BINARY [N] [SECS]}
 n=${2:-15} secs=${3:-3} rounds=${ROUNDS:-3}
 source "$here/../.ci/start-server.sh"
+source "$here/clients.sh"
 work=$(mktemp -d)
 python3 "$here/bodies/generate.py" "$work" >/dev/null
 trap 'kill "$server_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -27,17 +28,20 @@ SERVER_CPUS=0 start_server "$work/server.log" "$binary" --log-level warn
 
 rulesets=(playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run)
 
-# post PATH BODY: "seconds answer-bytes" of one POST, curl on CPU 1
-post() {
-  taskset -c 1 curl -s -o /dev/null -w '%{time_total} %{size_download}\n' --data-binary @"$2" \
-    -H 'Content-Type: application/json' "http://127.0.0.1:$port$1"
-}
-for entry in "${rulesets[@]}"; do post "${entry#*:}" "$work/${entry%%:*}-large.json" >/dev/null; done
+# timed PATH BODY: "seconds answer-bytes" of one POST
+timed() { post "$port" "$1" "$2" '%{time_total} %{size_download}\n'; }
+answer_bytes() { timed "$1" "$2" | cut -d' ' -f2; }
+declare -A large_bytes
+for entry in "${rulesets[@]}"; do
+  name=${entry%%:*}
+  large_bytes[$name]=$(stat -c %s "$work/$name-large.json")
+  timed "${entry#*:}" "$work/$name-large.json" >/dev/null
+done
 for _ in $(seq 1 "$n"); do
   for entry in "${rulesets[@]}"; do
     name=${entry%%:*} path=${entry#*:}
     for steps in all none; do
-      echo "$name $steps $(stat -c %s "$work/$name-large.json") $(post "$path?steps=$steps" "$work/$name-large.json")"
+      echo "$name $steps ${large_bytes[$name]} $(timed "$path?steps=$steps" "$work/$name-large.json")"
     done
   done
 done >"$work/large.txt"
@@ -53,26 +57,27 @@ initial = json.load(open(f"{work}/playback-small.json"))["initial"]
 for count in range(1, 41):
     open(f"{work}/cut-{count}.json", "w").write(json.dumps({"initial": initial, "events": log[:count]}, separators=(",", ":")))
 EOF
-answer_bytes() { post "$1" "$2" | cut -d' ' -f2; }
 for count in $(seq 1 40); do
   echo "$count $(stat -c %s "$work/cut-$count.json") $(answer_bytes /playback/apply "$work/cut-$count.json")"
 done >"$work/cuts.txt"
 # playback_cut COLUMN BYTES: "request-bytes answer-bytes file" of the first cut whose column
 # (2 request, 3 answer) reaches BYTES
 playback_cut() { awk -v c="$1" -v b="$2" -v w="$work" '$c >= b { print $2, $3, w "/cut-" $1 ".json"; exit }' "$work/cuts.txt"; }
-small() {
-  BODY=$2 taskset -c 1 wrk -t1 -c64 -d"${secs}s" -s "$here/post.lua" "http://127.0.0.1:$port$1" |
-    awk '/^Requests\/sec/ { printf "%.0f", $2 }'
-}
+rps() { small "$port" "$1" "$2" "$secs"; }
+# Each small body's sizes and its two cuts, once: "request answer in_a out_a cut_a in_b out_b cut_b"
+declare -A sized
+for entry in "${rulesets[@]:1}"; do
+  name=${entry%%:*}
+  request=$(stat -c %s "$work/$name-small.json") answer=$(answer_bytes "${entry#*:}" "$work/$name-small.json")
+  sized[$name]="$request $answer $(playback_cut 2 "$request") $(playback_cut 3 "$answer")"
+done
 for _ in $(seq 1 "$rounds"); do
   for entry in "${rulesets[@]:1}"; do
-    name=${entry%%:*} path=${entry#*:}
-    request=$(stat -c %s "$work/$name-small.json") answer=$(answer_bytes "$path" "$work/$name-small.json")
-    read -r in_a out_a by_request < <(playback_cut 2 "$request")
-    read -r in_b out_b by_answer < <(playback_cut 3 "$answer")
-    echo "$name $request $answer $(small /playback/apply "$work/playback-small.json")" \
-      "$in_a $out_a $(small /playback/apply "$by_request") $in_b $out_b $(small /playback/apply "$by_answer")" \
-      "$(small "$path" "$work/$name-small.json")"
+    name=${entry%%:*}
+    read -r request answer in_a out_a by_request in_b out_b by_answer <<<"${sized[$name]}"
+    echo "$name $request $answer $(rps /playback/apply "$work/playback-small.json")" \
+      "$in_a $out_a $(rps /playback/apply "$by_request") $in_b $out_b $(rps /playback/apply "$by_answer")" \
+      "$(rps "${entry#*:}" "$work/$name-small.json")"
   done
 done >"$work/small.txt"
 

@@ -17,6 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 binary=${1:?usage: rulesets.sh BINARY [BASELINE_BINARY] [N] [SECS]}
 baseline=${2:-} n=${3:-10} secs=${4:-5}
 source "$here/../.ci/start-server.sh"
+source "$here/clients.sh"
 work=$(mktemp -d)
 python3 "$here/bodies/generate.py" "$work" >/dev/null
 
@@ -33,11 +34,6 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] 
 # mbps BYTES SECONDS: MB/s of a body of BYTES over the median of SECONDS (a line each)
 mbps() { awk -v s="$1" -v t="$(printf %s "$2" | median)" 'BEGIN { printf "%.1f", s / t / 1e6 }'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-# post PORT PATH BODY: seconds of one POST, curl on CPU 1
-post() {
-  taskset -c 1 curl -s -o /dev/null -w '%{time_total}\n' --data-binary @"$3" -H 'Content-Type: application/json' \
-    "http://127.0.0.1:$1$2"
-}
 # large_round: each ruleset's large body N times, the rulesets (and the two servers)
 # taking turns POST by POST, so that load from a neighbour on this shared machine falls
 # on every ruleset alike rather than on whichever was being measured when it came. Sets
@@ -70,11 +66,6 @@ large_round() {
   done
   return 0
 }
-# small PORT PATH BODY: req/s at c=64
-small() {
-  BODY=$3 taskset -c 1 wrk -t1 -c64 -d"${secs}s" -s "$here/post.lua" "http://127.0.0.1:$1$2" |
-    awk '/^Requests\/sec/ { printf "%.0f", $2 }'
-}
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 rulesets=(playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run)
@@ -84,8 +75,8 @@ for round in $(seq 1 "${ROUNDS:-1}"); do
   large_round
   for entry in "${rulesets[@]}"; do
     name=${entry%%:*} path=${entry#*:}
-    new_small[$name]=$(small "$new_port" "$path" "$work/$name-small.json")
-    [[ -n $baseline ]] && base_small[$name]=$(small "$base_port" "$path" "$work/$name-small.json")
+    new_small[$name]=$(small "$new_port" "$path" "$work/$name-small.json" "$secs")
+    [[ -n $baseline ]] && base_small[$name]=$(small "$base_port" "$path" "$work/$name-small.json" "$secs")
   done
 
   [[ ${ROUNDS:-1} -gt 1 ]] && echo "round $round"

@@ -1,0 +1,18 @@
+# Sourced by the ruleset benchmarks (bench/rulesets.sh, bench/parity.sh): their clients,
+# pinned to CPU 1 while the server runs on CPU 0.
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# post PORT PATH BODY [WRITE_OUT]: one POST of the JSON file BODY; prints curl's
+# WRITE_OUT (default: the seconds it took)
+post() {
+  local write_out='%{time_total}\n'
+  [[ $# -ge 4 ]] && write_out=$4
+  taskset -c 1 curl -s -o /dev/null -w "$write_out" --data-binary @"$3" \
+    -H 'Content-Type: application/json' "http://127.0.0.1:$1$2"
+}
+
+# small PORT PATH BODY SECS: req/s of POSTs of BODY at c=64 for SECS seconds
+small() {
+  BODY=$3 taskset -c 1 wrk -t1 -c64 -d"$4s" -s "$bench_dir/post.lua" "http://127.0.0.1:$1$2" |
+    awk '/^Requests\/sec/ { printf "%.0f", $2 }'
+}
