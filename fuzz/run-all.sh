@@ -7,8 +7,12 @@
 # prints the end of its libFuzzer log, as fuzz/run.sh does.
 # Usage: fuzz/run-all.sh [SECONDS]  (env as fuzz/run.sh; FUZZ_PARALLEL=1 runs them one
 # after the other; with FUZZ_ARGS="-jobs=N -workers=N" keep FUZZ_PARALLEL × N ≤ cores)
+#        fuzz/run-all.sh --build-only  (builds every target and stops: CI builds them in
+#        the background, then runs them here with nothing left to build)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+build_only=0
+[[ ${1:-} == --build-only ]] && { build_only=1; shift; }
 seconds=${1:-60}
 parallel=${FUZZ_PARALLEL:-$(nproc)}
 outputs=$(mktemp -d)
@@ -65,7 +69,7 @@ built=()
 for target in "${targets[@]}"; do
   [[ " ${failed[*]} " == *" $target "* ]] || built+=("$target")
 done
-(( ${#built[@]} )) && each run "${built[@]}"
+(( ${#built[@]} && ! build_only )) && each run "${built[@]}"
 
 if (( ${#failed[@]} )); then
   echo "fuzz: FAILED: ${failed[*]}" >&2
