@@ -1,6 +1,9 @@
-# Sourced by the ruleset benchmarks (bench/rulesets.sh, bench/parity.sh): their clients,
-# pinned to CPU 1 while the server runs on CPU 0.
+# Sourced by the ruleset benchmarks (bench/rulesets.sh, bench/parity.sh): the rulesets
+# they measure, and their clients, pinned to CPU 1 while the server runs on CPU 0.
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# Every ruleset as NAME:PATH, playback first: the others are measured against it.
+rulesets=(playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run)
 
 # post PORT PATH BODY [WRITE_OUT]: one POST of the JSON file BODY; prints curl's
 # WRITE_OUT (default: the seconds it took)

@@ -26,8 +26,6 @@ python3 "$here/bodies/generate.py" "$work" >/dev/null
 trap 'kill "$server_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 SERVER_CPUS=0 start_server "$work/server.log" "$binary" --log-level warn
 
-rulesets=(playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run)
-
 # timed PATH BODY: "seconds answer-bytes" of one POST
 timed() { post "$port" "$1" "$2" '%{time_total} %{size_download}\n'; }
 answer_bytes() { timed "$1" "$2" | cut -d' ' -f2; }

@@ -68,7 +68,6 @@ large_round() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-rulesets=(playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run)
 declare -A ratios  # "name kind" -> one ratio per round, a line each
 for round in $(seq 1 "${ROUNDS:-1}"); do
   declare -A new_large=() new_small=() base_large=() base_small=() new_cpu=()
