@@ -1,5 +1,6 @@
-# Sourced by the ruleset benchmarks (bench/rulesets.sh, bench/parity.sh): the rulesets
-# they measure, and their clients, pinned to CPU 1 while the server runs on CPU 0.
+# Sourced by the benchmarks that go through every ruleset: the rulesets, and the clients
+# bench/rulesets.sh and bench/parity.sh share, pinned to CPU 1 while the server runs on
+# CPU 0 (bench/run.sh and bench/memory-budget.sh take only the list).
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Every ruleset as NAME:PATH, playback first: the others are measured against it.

@@ -24,6 +24,7 @@ if [[ -z $binary ]]; then
   binary=$(cd "$repo" && swift build -c release --show-bin-path)/device-oracle
 fi
 source "$repo/.ci/start-server.sh"
+source "$here/clients.sh"
 server_workdir
 
 python3 "$here/bodies/generate.py" "$work" >/dev/null
@@ -75,7 +76,7 @@ done
 kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=
 
 echo "memory per request, over its body (each body alone, a fresh server each):"
-for pair in playback:/playback/apply haptics:/haptics/contract audio-session:/audio-session/run refresh:/refresh/run; do
+for pair in "${rulesets[@]}"; do
   name=${pair%%:*} path=${pair#*:}
   start_server "$work/server.log" "$binary" --log-level warn
   idle=$(awk '/VmRSS/ {print $2}' "/proc/$server_pid/status")

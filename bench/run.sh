@@ -45,18 +45,19 @@ echo "== the default access log's cost (server on CPU 0): warn and info in alter
 
 echo "== idle memory, and 10,000 idle keep-alive connections" >&2
 source "$repo/.ci/start-server.sh"
+source "$here/clients.sh"
 log=$(mktemp)
 start_server "$log" "$binary" --log-level warn
 idle=$(python3 "$here/idle_connections.py" "$port" "$server_pid" 10000)
 kill -TERM "$server_pid"; wait "$server_pid" || true; rm -f "$log"
 
 echo "== every ruleset: small body (wrk, c=64) and large body (curl), server on CPU 0" >&2
-rulesets=$results/rulesets.md
+rulesets_table=$results/rulesets.md
 {
   echo "| ruleset | small body req/s c=64 (p50 / p99 ms) | large body | large s/req | large MB/s | peak RSS MiB |"
   echo "|---|---|---|---|---|---|"
-} >"$rulesets"
-for entry in playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run; do
+} >"$rulesets_table"
+for entry in "${rulesets[@]}"; do
   name=${entry%%:*} path=${entry#*:}
   log=$(mktemp)
   SERVER_CPUS=0 start_server "$log" "$binary" --log-level warn
@@ -68,7 +69,7 @@ for entry in playback:/playback/apply haptics:/haptics/contract refresh:/refresh
   seconds=$(grep -oE 'median_s=[0-9.]+' <<<"$large" | cut -d= -f2)
   mbs=$(grep -oE 'req_MB/s=[0-9.]+' <<<"$large" | cut -d= -f2)
   size=$(stat -c %s "$bodies/$name-large.json")
-  echo "| $name | $rps ($p50 / $p99) | $((size / 1000)) kB | $seconds | $mbs | $rss |" >>"$rulesets"
+  echo "| $name | $rps ($p50 / $p99) | $((size / 1000)) kB | $seconds | $mbs | $rss |" >>"$rulesets_table"
 done
 
 echo "== the rules in process" >&2
@@ -114,7 +115,7 @@ rules=$("$here/rules/run.sh" 2>/dev/null)
   echo
   echo "## Every ruleset, server pinned to CPU 0"
   echo
-  cat "$rulesets"
+  cat "$rulesets_table"
   echo
   echo "## The rules in process (\`bench/rules/run.sh\`)"
   echo
