@@ -545,3 +545,17 @@ private func describe(_ byte: UInt8) -> String {
     if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
     return "byte 0x\(hex2(byte))"
 }
+
+extension JSONDocument {
+    /// `{}`: the head of an NDJSON body that has no head line. Made here, where a
+    /// constant text is known to parse, so nothing outside this module parses text
+    /// the program wrote.
+    public static let emptyObject: JSONDocument = {
+        var parser = Parser(maxDepth: 1)
+        let empty: [UInt8] = Array("{}".utf8)
+        empty.withUnsafeBufferPointer { bytes in
+            do throws(Parser.Failure) { try parser.parseDocument(bytes) } catch { assertionFailure("'{}' is JSON") }
+        }
+        return JSONDocument(input: empty, nodes: parser.nodes, decoded: parser.decoded, duplicateKeys: parser.duplicateKeys)
+    }()
+}

@@ -46,8 +46,7 @@ enum ReproCommand {
         }
     }
 
-    /// An NDJSON file read in chunks, as `check --ndjson` reads it, in the memory of a
-    /// line; read again whole only for a log that diverges only in its `observedFinal`.
+    /// An NDJSON file read in chunks, as `check --ndjson` reads it, in the memory of a line.
     private static func reproLines(_ path: [UInt8], endpoint: RulesetEndpoint,
                                    format: AnswerFormat) -> Result<[UInt8], RequestRejection>? {
         let fd = CheckCommand.open(path, O_RDONLY | O_CLOEXEC)
@@ -59,6 +58,6 @@ enum ReproCommand {
             chunk[..<count].withUnsafeBytes(receive)
             return true
         }
-        return endpoint.repro(ndjson: chunks, whole: { CheckCommand.readAll(path) }, format: format)
+        return endpoint.repro(ndjson: chunks, format: format)
     }
 }

@@ -45,7 +45,7 @@ enum ServiceRoutes {
                 case .failure(let invalid): invalid.response
                 }
             })
-            routes += modelRoutes(endpoint)
+            routes += modelRoutes(endpoint, maxLineBytes: maxLineBytes)
         }
         routes.append(Route(path: "/check", methods: [.POST], body: .json) { request in
             switch BatchCheck.answer(request.body) {
@@ -68,13 +68,13 @@ enum ServiceRoutes {
     /// `/rulesets/{name}/repro`, `/plan`, `/diagram` and `/coverage`, under the versioned
     /// name (`/rulesets/playback/1/plan`) and the short one (`/rulesets/playback/plan`),
     /// as `check` takes either. The router matches exact paths, so each is a route.
-    static func modelRoutes(_ endpoint: RulesetEndpoint) -> [Route] {
+    static func modelRoutes(_ endpoint: RulesetEndpoint, maxLineBytes: Int) -> [Route] {
         [endpoint.name, String(endpoint.shortName)].flatMap { name in
             let base = "/rulesets/" + name
             return [
                 Route(path: base + "/repro", methods: [.POST], body: .jsonOr(NDJSONRequest.mediaTypes)) { request in
                     let ndjson = request.headers["Content-Type"].map(NDJSONRequest.isMediaType) ?? false
-                    return formatted(query: request.query) { endpoint.repro(request.body, ndjson: ndjson, format: $0) }
+                    return formatted(query: request.query) { endpoint.repro(request.body, ndjson: ndjson, maxLineBytes: maxLineBytes, format: $0) }
                 },
                 Route(path: base + "/plan", methods: [.POST], body: .json) { request in
                     formatted(query: request.query) { endpoint.plan(request.body, format: $0) }

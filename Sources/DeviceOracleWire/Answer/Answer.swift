@@ -30,6 +30,12 @@ protocol SteppedAnswer: Sendable {
     /// Writes steps from `first` on until `writer` holds `minimum` bytes or the steps
     /// end; returns the index of the next step to write.
     func writeSteps(from first: Int, to writer: inout JSONWriter, minimum: Int) -> Int
+    /// Step `index` as values (`StepValues`): what the model routes read.
+    func values(ofStep index: Int) -> StepValues
+    /// The state the answer's `final` shows.
+    var finalState: ShownState { get }
+    /// What failed of the static check (`patternCheck`, `configCheck`), a line each.
+    var staticCheckFailures: [String] { get }
 }
 
 extension SteppedAnswer {

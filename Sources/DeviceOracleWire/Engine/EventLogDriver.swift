@@ -103,6 +103,10 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         return true
     }
 
+    func lastStepValues() -> StepValues? {
+        steps.last.map { Self.values(of: $0, tables: tables, specialSteps: specialSteps, unfixedSteps: unfixedSteps) }
+    }
+
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
         guard let step = steps.last else { return }
         EventLogAnswer.write(step, index: index, tails: tables.tails, specialSteps: specialSteps, document: document,
@@ -416,8 +420,14 @@ struct EventLogAnswer: SteppedAnswer {
     let specialSteps: SpecialSteps
     /// One closure, so an answer allocates one context for them all.
     let write: @Sendable (Part, inout JSONWriter) -> Void
+    /// The same answer's values, read where the ruleset is known.
+    let readValues: @Sendable (EventLogStep) -> StepValues
+    let finalState: ShownState
+    let staticCheckFailures: [String]
 
     var stepCount: Int { steps.count }
+
+    func values(ofStep index: Int) -> StepValues { readValues(steps[index]) }
 
     func writeHead(to writer: inout JSONWriter) { write(.head, &writer) }
 
@@ -456,7 +466,7 @@ extension EventLogAnswer {
     init<D: RulesetDescription>(_ ruleset: D.Type, document: JSONDocument, tables: RulesetTables<D>, settings: D.Settings,
                                 final: EventLogDriver<D>.Session, sessions: [(name: [UInt8], slot: Int)]?,
                                 steps: [EventLogStep], specialSteps: SpecialSteps, unfixedSteps: [UnfixedStep<D>]) {
-        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps) { part, writer in
+        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps, write: { part, writer in
             switch part {
             case .head:
                 D.writeHead(settings, to: &writer, document: document)
@@ -477,6 +487,8 @@ extension EventLogAnswer {
             case .summary:
                 D.writeSummary(of: final.machine, to: &writer)
             }
-        }
+        }, readValues: { step in
+            EventLogDriver<D>.values(of: step, tables: tables, specialSteps: specialSteps, unfixedSteps: unfixedSteps)
+        }, finalState: tables.shownState(final.slot), staticCheckFailures: D.staticCheckFailures(settings, document: document))
     }
 }

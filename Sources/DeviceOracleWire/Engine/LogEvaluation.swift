@@ -33,6 +33,8 @@ protocol LogEvaluation: SendableMetatype {
                              decoder: inout RequestDecoder) -> Bool
     /// Writes the step `runElement` just ran, as the JSON form's `steps` lists it.
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument)
+    /// The step `runElement` just ran, as values.
+    func lastStepValues() -> StepValues?
     /// Reads the NDJSON tail line's `observedFinal` into `head`.
     func readObservedFinal(_ value: JSONValue, into head: inout Head, decoder: inout RequestDecoder)
     /// The sequence has run: compares `observedFinal` (a value of `observedFinalIn`) and

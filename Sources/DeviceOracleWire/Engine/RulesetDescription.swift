@@ -88,6 +88,8 @@ protocol RulesetDescription: Sendable {
     static func expectedFinal(_ field: FinalField, of machine: Machine) -> FieldValue
     /// A static check run once the log is valid (haptics' pattern); its verdict, or `nil`.
     static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool?
+    /// What failed of the static check, a line each, as a JUnit report names it.
+    static func staticCheckFailures(_ settings: Settings, document: JSONDocument) -> [String]
     /// Answer members before `final`.
     static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument)
     /// Answer members after `steps`.
@@ -111,6 +113,7 @@ extension RulesetDescription {
     static func compareMore(_ observed: ObservedFields<StepField>, decision: Decision, index: Int,
                             settings: Settings, document: JSONDocument, mismatches: inout MismatchList) {}
     static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool? { nil }
+    static func staticCheckFailures(_ settings: Settings, document: JSONDocument) -> [String] { [] }
     static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument) {}
     static func writeSummary(of machine: Machine, to writer: inout JSONWriter) {}
 }

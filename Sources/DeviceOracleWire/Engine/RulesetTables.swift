@@ -72,6 +72,8 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     private let eventSlots: [D.Event: Int]
     /// Each fixed event, by slot.
     private let slotEvents: [D.Event]
+    /// Every state, by its slot.
+    let slotStates: [D.State]
     /// The fixed events that carry more than their type, and their slots.
     private let payloadEventSlots: [(event: D.Event, slot: Int)]
     /// For each event type whose member is echoed, that member and the slot of its
@@ -103,6 +105,7 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
 
         let states = D.allStates
         stateCount = states.count
+        slotStates = states
         stateSlots = Dictionary(uniqueKeysWithValues: states.enumerated().map { ($0.element, $0.offset) })
         stateJSON = states.map { state in
             var writer = JSONWriter(capacity: 256)

@@ -157,6 +157,13 @@ enum HapticsRuleset: RulesetDescription {
         }
     }
 
+    static func staticCheckFailures(_ settings: Settings, document: JSONDocument) -> [String] {
+        (settings.patternCheck?.violations ?? []).map { violation in
+            "patternCheck: \(violation.rule.rawValue) at \(violation.pointer): expected "
+                + "\(violation.expected.jsonText(document)), observed \(violation.observed.jsonText(document))"
+        }
+    }
+
     static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool? {
         let document = decoder.document
         settings.patternCheck = settings.pattern.map { pattern in

@@ -21,29 +21,56 @@ package struct AnswerDiagnostic: Sendable {
     package let message: String
 }
 
+extension AnswerMismatch {
+    /// `mismatch` with its values written as the answer writes them (`document` holds
+    /// the values it points into).
+    init(_ mismatch: Mismatch, in document: JSONDocument) {
+        self.init(step: mismatch.index, field: mismatch.field, expected: mismatch.expected.jsonText(document),
+                  observed: mismatch.observed.jsonText(document), detail: mismatch.detail)
+    }
+
+    /// Exactly as `Mismatch.write` writes the mismatch it was made from.
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("index")
+        if let step { writer.integer(step) } else { writer.null() }
+        writer.key("field")
+        writer.string(escaping: field)
+        writer.key("expected")
+        writer.raw(Array(expected.utf8))
+        writer.key("observed")
+        writer.raw(Array(observed.utf8))
+        if let detail {
+            writer.key("detail")
+            writer.string(escaping: detail)
+        }
+        writer.endObject()
+    }
+}
+
+extension AnswerDiagnostic {
+    init(_ diagnostic: Diagnostic) {
+        self.init(step: diagnostic.index, severity: diagnostic.code.severity.rawValue, code: diagnostic.code.rawValue,
+                  message: diagnostic.message ?? "\(diagnostic.code.standardMessage)")
+    }
+}
+
 extension RulesetAnswer {
     package var mismatches: [AnswerMismatch] {
         let document = text.document
-        return text.envelope.mismatches.map { mismatch in
-            AnswerMismatch(step: mismatch.index, field: mismatch.field,
-                           expected: mismatch.expected.jsonText(document), observed: mismatch.observed.jsonText(document),
-                           detail: mismatch.detail)
-        }
+        return text.envelope.mismatches.map { AnswerMismatch($0, in: document) }
     }
 
     /// In the answer's order.
     package var diagnostics: [AnswerDiagnostic] {
         var diagnostics: [AnswerDiagnostic] = []
-        text.envelope.forEachDiagnosticInAnswerOrder { diagnostic in
-            diagnostics.append(AnswerDiagnostic(step: diagnostic.index, severity: diagnostic.code.severity.rawValue,
-                                                code: diagnostic.code.rawValue,
-                                                message: diagnostic.message ?? "\(diagnostic.code.standardMessage)"))
-        }
+        text.envelope.forEachDiagnosticInAnswerOrder { diagnostics.append(AnswerDiagnostic($0)) }
         return diagnostics
     }
 }
 
-private extension FieldValue {
+extension FieldValue {
+    /// The value as compact JSON text, as an answer writes it.
     func jsonText(_ document: JSONDocument) -> String {
         var writer = JSONWriter(capacity: 64)
         write(to: &writer, document: document)
@@ -65,14 +92,17 @@ extension RulesetEndpoint {
     /// came before the answer began or as its problem line, is the failure.
     package func answerNDJSON(_ body: [UInt8], detail: StepDetail) -> Result<NDJSONAnswer, RequestRejection> {
         let check = NDJSONCheck(endpoint: self, detail: detail, maxLineBytes: NDJSONCheck.defaultMaxLineBytes) { _ in [] }
-        return Self.run(check, on: body).map(NDJSONAnswer.init)
+        return Self.run(check, on: body).flatMap { text in
+            guard let summary = check.summary else { return .failure(check.problem ?? .unreadLog) }
+            return .success(NDJSONAnswer(verdict: summary.verdict, text: text, mismatches: summary.mismatches,
+                                         diagnostics: summary.diagnostics))
+        }
     }
 
     /// Feeds a whole body to `check` as a socket would: the answer's text, or the
     /// problem that ended it.
     static func run(_ check: NDJSONCheck, on body: [UInt8]) -> Result<[UInt8], RequestRejection> {
-        guard let read = run(check, NDJSONChunks(body)) else { preconditionFailure("a body in memory is always read") }
-        return read
+        run(check, NDJSONChunks(body)) ?? .failure(.unreadLog)
     }
 
     /// Feeds `check` the chunks of a log as they are read; `nil` when reading failed.
@@ -128,38 +158,9 @@ public struct NDJSONChunks {
     }
 }
 
-extension NDJSONAnswer {
-    /// Reads an answer this build just wrote: its last line is the summary.
-    init(_ text: [UInt8]) {
-        self.init(text, summary: text.split(separator: UInt8(ascii: "\n")).last.map(Array.init) ?? [])
-    }
-
-    /// Reads the summary line this build just wrote (so it parses).
-    init(_ text: [UInt8], summary line: [UInt8]) {
-        let summary = try! JSONReader.parse(line)
-        func member(_ object: JSONValue, _ key: StaticString) -> JSONValue? {
-            summary.member(object, key).flatMap { summary.isNull($0) ? nil : $0 }
-        }
-        func jsonText(_ value: JSONValue?) -> String {
-            var writer = JSONWriter(capacity: 64)
-            if let value { writer.value(value, of: summary) } else { writer.null() }
-            return String(decoding: writer.finish(), as: UTF8.self)
-        }
-        let root = summary.root
-        verdict = member(root, "verdict").flatMap(summary.string).flatMap(Verdict.init(rawValue:)) ?? .unchecked
-        self.text = text
-        mismatches = member(root, "mismatches").map(summary.elements)?.map { mismatch in
-            AnswerMismatch(step: member(mismatch, "index").flatMap(summary.number).map { Int($0) },
-                           field: member(mismatch, "field").flatMap(summary.string) ?? "",
-                           expected: jsonText(summary.member(mismatch, "expected")),
-                           observed: jsonText(summary.member(mismatch, "observed")),
-                           detail: member(mismatch, "detail").flatMap(summary.string))
-        } ?? []
-        diagnostics = member(root, "diagnostics").map(summary.elements)?.map { diagnostic in
-            AnswerDiagnostic(step: member(diagnostic, "index").flatMap(summary.number).map { Int($0) },
-                             severity: member(diagnostic, "severity").flatMap(summary.string) ?? "",
-                             code: member(diagnostic, "code").flatMap(summary.string) ?? "",
-                             message: member(diagnostic, "message").flatMap(summary.string) ?? "")
-        } ?? []
+extension RequestRejection {
+    /// A log that could not be read to its end (never one in memory).
+    static var unreadLog: RequestRejection {
+        RequestRejection(kind: .invalidRequest, detail: "the log could not be read to its end")
     }
 }

@@ -16,7 +16,8 @@ import DeviceOracleRules
 /// answer's `path` is the answer the endpoint gives that request: a repro can never
 /// disagree with a check.
 enum Repro {
-    /// A JSON log: checked whole, then the two steps the repro reads are listed.
+    /// A JSON log: checked whole; the repro reads the values of two of its steps, the
+    /// first (where the log starts) and the divergence's.
     static func answer<Coding: ReproCoding>(_ coding: Coding.Type, _ body: [UInt8], format: AnswerFormat,
                                             endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
         let checked: RulesetAnswer
@@ -27,37 +28,29 @@ enum Repro {
         guard let divergence = checked.text.envelope.mismatches.first else {
             return .failure(.nothingToReproduce(checked.verdict))
         }
-        // The log as the check read it, and only the steps read here: the first (where
-        // the log starts) and the divergence's, each written alone (the answer listing
-        // them would write its lists of findings too); with no steps, the answer's `final`.
-        let log = checked.text.document
+        let log = checked.text.document, stepped = checked.text.stepped
         // Haptics may send no events (or `null`) and still diverge in `observedFinal`.
         let logEvents = log.member(log.root, named: endpoint.sequence).map { Array(log.elements($0)) } ?? []
         // The step the divergence is decided at: its own, or the last for `observedFinal`.
         let stepIndex = divergence.index ?? logEvents.count - 1
-        let (shown, steps) = stepIndex < 0 ? (parsed(checked.json), []) : parsed((stepIndex > 0 ? [0, stepIndex] : [0]).map { index in
-            var writer = JSONWriter(capacity: 512)
-            checked.text.stepped.writeStep(index, to: &writer)
-            return writer.finish()
-        })
         let prelude = Coding.Prelude(head: log.root, events: logEvents[..<max(stepIndex, 0)], in: log)
+        let step = stepIndex >= 0 && stepIndex < stepped.stepCount ? stepped.values(ofStep: stepIndex) : nil
+        let start = stepped.stepCount > 0 ? stepped.values(ofStep: 0).before : stepped.finalState
         let readLog = ReadLog(divergence: divergence, stepIndex: stepIndex, values: log, head: log.root, headDocument: log,
-                              event: stepIndex >= 0 ? logEvents[stepIndex] : nil, prelude: prelude,
+                              event: stepIndex >= 0 ? logEvents[stepIndex] : nil, eventDocument: log, prelude: prelude,
                               observedFinal: divergence.index == nil ? log.member(log.root, "observedFinal") : nil,
-                              shown: shown, start: steps.first.flatMap { shown.member($0, "before") } ?? shown.member(shown.root, "final"),
-                              step: steps.last)
-        return .success(reproduce(coding, readLog, format: format, endpoint: endpoint))
+                              start: start, step: step)
+        return reproduce(coding, readLog, format: format, endpoint: endpoint)
     }
 
     /// An NDJSON log: checked as it streams, in the memory of a line, keeping only the
-    /// first step, the first mismatching one and the prelude of the events before it.
-    /// A log whose only mismatch is its `observedFinal` (reproduced at the last step,
-    /// which the stream does not keep) is read again whole, as its JSON form. `nil`
+    /// values of the first step, of the first mismatching one (else of the last, for a
+    /// divergence of `observedFinal`) and the prelude of the events before it. `nil`
     /// when the log could not be read.
-    static func answer<Coding: ReproCoding>(_ coding: Coding.Type, ndjson chunks: NDJSONChunks, whole: () -> [UInt8]?,
+    static func answer<Coding: ReproCoding>(_ coding: Coding.Type, ndjson chunks: NDJSONChunks, maxLineBytes: Int,
                                             format: AnswerFormat, endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection>? {
         var prelude: Coding.Prelude?
-        let check = NDJSONCheck(endpoint: endpoint, detail: .none, maxLineBytes: NDJSONCheck.defaultMaxLineBytes,
+        let check = NDJSONCheck(endpoint: endpoint, detail: .none, maxLineBytes: maxLineBytes,
                                 keepsFirstMismatch: true) { _ in [] }
         if Coding.Prelude.notesEvents {
             check.noteElementBeforeMismatch = { [unowned check] event, document in
@@ -65,44 +58,22 @@ enum Repro {
                 prelude?.note(event, in: document)
             }
         }
-        let text: [UInt8]
         switch RulesetEndpoint.run(check, chunks) {
-        case .success(let answer)?: text = answer
+        case .success?: break
         case .failure(let rejection)?: return .failure(rejection)
         case nil: return nil
         }
-        guard let first = check.firstMismatch, let stepIndex = first.mismatch.index, let firstStep = check.firstStep else {
-            let summary = NDJSONAnswer(text)
-            guard !summary.mismatches.isEmpty else { return .failure(.nothingToReproduce(summary.verdict)) }
-            guard let body = whole() else { return nil }
-            return endpoint.jsonRequest(ndjson: body).flatMap { answer(coding, $0, format: format, endpoint: endpoint) }
+        guard let kept = check.divergence else {
+            return .failure(.nothingToReproduce(check.summary?.verdict ?? .unchecked))
         }
-        let (shown, steps) = parsed([firstStep, first.step])
         let head = check.headDocument
-        let read = ReadLog(divergence: first.mismatch, stepIndex: stepIndex, values: first.line.document,
-                           head: head.root, headDocument: head, event: first.line.document.root,
+        let read = ReadLog(divergence: kept.mismatch, stepIndex: kept.step?.index ?? -1, values: kept.values,
+                           head: head.root, headDocument: head,
+                           event: kept.step.map { $0.line.document.root }, eventDocument: kept.step?.line.document ?? head,
                            prelude: prelude ?? Coding.Prelude(head: head.root, in: head),
-                           observedFinal: nil, shown: shown, start: shown.member(steps[0], "before"), step: steps[1])
-        return .success(reproduce(coding, read, format: format, endpoint: endpoint))
-    }
-
-    /// Steps as the JSON form lists them, parsed into one document: the first, where
-    /// the log starts, and the divergence's.
-    private static func parsed(_ steps: [[UInt8]]) -> (document: JSONDocument, steps: [JSONValue]) {
-        var writer = JSONWriter(capacity: steps.reduce(16) { $0 + $1.count + 1 })
-        writer.beginArray()
-        for step in steps { writer.raw(step) }
-        writer.endArray()
-        let document = parsed(writer.finish())
-        return (document, Array(document.elements(document.root)))
-    }
-
-    /// JSON this build just wrote.
-    private static func parsed(_ json: [UInt8]) -> JSONDocument {
-        guard let document = try? JSONReader.parse(json, maxDepth: .max) else {
-            preconditionFailure("an answer this build wrote is JSON")
-        }
-        return document
+                           observedFinal: kept.observedFinal, start: check.firstStepValues?.before ?? kept.final,
+                           step: kept.step?.values)
+        return reproduce(coding, read, format: format, endpoint: endpoint)
     }
 
     /// What a repro reads of a log, however it was read.
@@ -111,22 +82,23 @@ enum Repro {
         /// The step the divergence is decided at: its own, or the last for `observedFinal`
         /// (`-1` for a log without steps).
         let stepIndex: Int
-        /// The document of the divergence's values, the log's events and `observedFinal`.
+        /// The document of the divergence's values and of `observedFinal`.
         let values: JSONDocument
         /// The log's members (its head line's, for NDJSON), in `headDocument`.
         let head: JSONValue
         let headDocument: JSONDocument
-        /// The log's own event of the divergence's step, and its `observedFinal` when
-        /// that diverged.
+        /// The log's own event of the divergence's step, in `eventDocument`.
         let event: JSONValue?
+        let eventDocument: JSONDocument
         /// What the ruleset's repro keeps of the log's events before that step.
         let prelude: Prelude
+        /// The log's `observedFinal`, when that diverged.
         let observedFinal: JSONValue?
-        /// The canonical steps read, in `shown`: the state the log starts from, and the
-        /// divergence's step.
-        let shown: JSONDocument
-        let start: JSONValue?
-        let step: JSONValue?
+        /// Where the log starts: the state before its first step (its final state
+        /// when it has none).
+        let start: ShownState
+        /// The divergence's step.
+        let step: StepValues?
 
         /// The request's members the log carries, but for `skipped` ones.
         func writeHead(to request: inout JSONWriter, skipping skipped: [String]) {
@@ -142,29 +114,33 @@ enum Repro {
         /// it runs on the machine the repro's route drove.
         func writeEvent(to request: inout JSONWriter) {
             guard let event else { return }
+            let document = eventDocument
             request.beginObject()
-            for member in values.members(event) where !values.string(member.key, equals: "session") {
-                guard let name = values.string(member.key) else { continue }
+            for member in document.members(event) where !document.string(member.key, equals: "session") {
+                guard let name = document.string(member.key) else { continue }
                 request.key(escaping: name)
-                request.value(member.value, of: values)
+                request.value(member.value, of: document)
             }
             request.endObject()
         }
     }
 
     private static func reproduce<Coding: ReproCoding>(_: Coding.Type, _ log: ReadLog<Coding.Prelude>, format: AnswerFormat,
-                                                       endpoint: RulesetEndpoint) -> [UInt8] {
+                                                       endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
         let divergence = log.divergence, stepIndex = log.stepIndex
-        let (requestBytes, eventClasses) = Coding.reproRequest(log)
-        guard case .success(let repro) = endpoint.answer(requestBytes),
-              let reproShown = try? JSONReader.parse(repro.json, maxDepth: .max) else {
-            preconditionFailure("\(endpoint.name) refused a repro made of its own log")
+        guard let (requestBytes, eventClasses) = Coding.reproRequest(log) else { return .failure(.unreproducible) }
+        // The log's own event goes into a JSON request two levels deeper than an NDJSON
+        // line holds it: the limit is the log's, not the repro's.
+        let repro: RulesetAnswer
+        switch endpoint.answer(requestBytes, maxDepth: JSONReader.defaultMaxDepth + 2) {
+        case .success(let answer): repro = answer
+        case .failure(let rejection): return .failure(.reproRefused(rejection))
         }
 
         if format != .json {
-            return tests(format, endpoint: endpoint, divergence: divergence, in: log.values,
+            return .success(tests(format, endpoint: endpoint, divergence: divergence, in: log.values,
                          lengths: (stepIndex + 1, eventClasses.count), eventClasses: eventClasses,
-                         request: requestBytes, answer: repro)
+                         request: requestBytes, answer: repro))
         }
 
         var writer = JSONWriter(capacity: 1024 + requestBytes.count * 4)
@@ -184,17 +160,15 @@ enum Repro {
         }
         writer.endArray()
         writer.key("path")
-        if let reproSteps = reproShown.member(reproShown.root, "steps") {
-            writer.value(reproSteps, of: reproShown)
-        } else {
-            writer.raw("[]")
-        }
+        writer.beginArray()
+        for index in 0..<repro.text.stepped.stepCount { repro.text.stepped.writeStep(index, to: &writer) }
+        writer.endArray()
         writer.key("verdict")
         writer.string(escaping: repro.verdict.rawValue)
         writer.key("request")
         writer.raw(requestBytes)
         writer.endObject()
-        return writer.finish()
+        return .success(writer.finish())
     }
 }
 
@@ -202,8 +176,8 @@ enum Repro {
 protocol ReproCoding: ModelCoding {
     associatedtype Prelude: ReproPrelude = NothingKept
     /// The repro's request, and the model's event class of each of its events (`nil`
-    /// for an event of none).
-    static func reproRequest(_ log: Repro.ReadLog<Prelude>) -> (request: [UInt8], eventClasses: [String?])
+    /// for an event of none); `nil` when the log's states are not the model's.
+    static func reproRequest(_ log: Repro.ReadLog<Prelude>) -> (request: [UInt8], eventClasses: [String?])?
 }
 
 /// What a repro keeps of a log's events before its divergence, noted one by one as
@@ -240,15 +214,13 @@ extension CanonicalStepCoding {
     /// show both: the shortest route through the graph of every state, from where the
     /// log starts to the divergence's `before`, then the log's own event. The
     /// request keeps every member of the log but its events and `observedFinal`.
-    static func reproRequest(_ log: Repro.ReadLog<NothingKept>) -> (request: [UInt8], eventClasses: [String?]) {
-        let shown = log.shown
-        let target = log.step.flatMap { shown.member($0, "before") } ?? log.start
+    static func reproRequest(_ log: Repro.ReadLog<NothingKept>) -> (request: [UInt8], eventClasses: [String?])? {
+        let target = log.step?.before ?? log.start
         let graph = everyStateGraph
-        guard let startNode = log.start.flatMap({ everyStateNodesByFields[shown.modelFields(of: $0)] }),
-              let targetNode = target.flatMap({ everyStateNodesByFields[shown.modelFields(of: $0)] }),
-              let route = graph.shortestRoute(from: startNode, to: targetNode) else {
-            preconditionFailure("every state is a node of the whole graph, and the log reached the target")
-        }
+        // Every state is a node of the whole graph, and the log reached the target.
+        guard let startNode = everyStateNodesByFields[log.start.fields],
+              let targetNode = everyStateNodesByFields[target.fields],
+              let route = graph.shortestRoute(from: startNode, to: targetNode) else { return nil }
 
         var machine = graph.machine(at: startNode)
         let routeEvents = route.map { graph.model.apply(eventClass: graph.transitions[$0].eventClass, to: &machine).event }
@@ -269,7 +241,7 @@ extension CanonicalStepCoding {
         let classNames = graph.model.eventClasses
         var eventClasses: [String?] = route.map { classNames[graph.transitions[$0].eventClass] }
         if log.stepIndex >= 0 {
-            let canonical = log.step.flatMap { shown.member($0, "event") }.flatMap { event($0, in: shown) }
+            let canonical = log.step?.event as? Model.Event
             eventClasses.append(canonical.map { classNames[graph.model.eventClass(of: $0)] })
         }
         return (request.finish(), eventClasses)
@@ -302,6 +274,18 @@ extension Repro {
 }
 
 extension RequestRejection {
+    /// A log whose states the model does not hold: never one the endpoint accepted.
+    static var unreproducible: RequestRejection {
+        RequestRejection(kind: .invalidRequest, detail: "the log reaches a state its ruleset's model does not hold, so no repro can be built")
+    }
+
+    /// The ruleset refused the repro built of the log: an answer over its cap (a refresh
+    /// store repeated by many runs), say. Its problems point into the repro, not the log.
+    static func reproRefused(_ rejection: RequestRejection) -> RequestRejection {
+        RequestRejection(kind: .invalidRequest,
+                         detail: "the log's repro cannot be checked: \(rejection.detail)")
+    }
+
     /// A log with no mismatch: nothing diverged, so nothing can be reproduced.
     static func nothingToReproduce(_ verdict: Verdict) -> RequestRejection {
         let why = switch verdict {

@@ -8,7 +8,7 @@ struct RulesetModel: Sendable {
     fileprivate let diagram: @Sendable (DiagramFormat, String) -> [UInt8]
     fileprivate let coverage: @Sendable ([UInt8], RulesetEndpoint) -> Result<CoverageAnswer, RequestRejection>
     fileprivate let repro: @Sendable ([UInt8], AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>
-    fileprivate let reproLines: @Sendable (NDJSONChunks, () -> [UInt8]?, AnswerFormat, RulesetEndpoint)
+    fileprivate let reproLines: @Sendable (NDJSONChunks, Int, AnswerFormat, RulesetEndpoint)
         -> Result<[UInt8], RequestRejection>?
 
     init<Coding: ReproCoding>(_ coding: Coding.Type) {
@@ -16,8 +16,8 @@ struct RulesetModel: Sendable {
         diagram = { format, title in Diagram.text(coding.graph, format: format, title: title) }
         coverage = { body, endpoint in Coverage.answer(coding, body, endpoint: endpoint) }
         repro = { body, format, endpoint in Repro.answer(coding, body, format: format, endpoint: endpoint) }
-        reproLines = { chunks, whole, format, endpoint in
-            Repro.answer(coding, ndjson: chunks, whole: whole, format: format, endpoint: endpoint)
+        reproLines = { chunks, maxLineBytes, format, endpoint in
+            Repro.answer(coding, ndjson: chunks, maxLineBytes: maxLineBytes, format: format, endpoint: endpoint)
         }
     }
 }
@@ -56,20 +56,18 @@ extension RulesetEndpoint {
     /// `POST /rulesets/{name}/repro`: the shortest request that fails as the log's
     /// first mismatch does (`Repro`), from its JSON or NDJSON form, as JSON or a Swift
     /// file with its test.
-    public func repro(_ body: [UInt8], ndjson: Bool = false, format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection> {
+    /// An NDJSON body's lines are at most `maxLineBytes` long (`--max-line-bytes`).
+    public func repro(_ body: [UInt8], ndjson: Bool = false, maxLineBytes: Int = NDJSONCheck.defaultMaxLineBytes,
+                      format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection> {
         guard ndjson else { return model.repro(body, format, self) }
-        guard let answer = model.reproLines(NDJSONChunks(body), { body }, format, self) else {
-            preconditionFailure("a body in memory is always read")
-        }
-        return answer
+        return model.reproLines(NDJSONChunks(body), maxLineBytes, format, self) ?? .failure(.unreadLog)
     }
 
-    /// The repro of an NDJSON log read in chunks (`device-oracle repro --ndjson FILE`,
-    /// in the memory of a line as `check` reads it); `whole` reads it again whole for a
-    /// log that diverges only in its `observedFinal`. `nil` when it could not be read.
-    public func repro(ndjson chunks: NDJSONChunks, whole: () -> [UInt8]?,
+    /// The repro of an NDJSON log read in chunks (`device-oracle repro --ndjson FILE`),
+    /// in the memory of a line as `check` reads it. `nil` when it could not be read.
+    public func repro(ndjson chunks: NDJSONChunks, maxLineBytes: Int = NDJSONCheck.defaultMaxLineBytes,
                       format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection>? {
-        model.reproLines(chunks, whole, format, self)
+        model.reproLines(chunks, maxLineBytes, format, self)
     }
 
     /// `POST /rulesets/{name}/coverage`: `{"logs": [<request body>, ...]}`.

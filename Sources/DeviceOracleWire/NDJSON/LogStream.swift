@@ -34,6 +34,9 @@ struct LogStream<Evaluation: LogEvaluation> {
         evaluation.writeLastStep(index: index, to: &writer, document: document)
     }
 
+    /// The step `element` just ran, as values.
+    func lastStepValues() -> StepValues? { evaluation.lastStepValues() }
+
     /// The mismatches and diagnostics found since the last call.
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) { evaluation.takeFindings() }
 
@@ -75,6 +78,7 @@ struct LineStream {
     let begin: (JSONValue, inout RequestDecoder) -> Void
     let element: (JSONValue, Int, inout RequestDecoder) -> Bool
     let writeStep: (Int, inout JSONWriter, JSONDocument) -> Void
+    let lastStepValues: () -> StepValues?
     let takeFindings: () -> (mismatches: MismatchList, diagnostics: [Diagnostic])
     let readObservedFinal: (JSONValue, inout RequestDecoder) -> Void
     let end: (JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
@@ -83,6 +87,7 @@ struct LineStream {
         begin = { box.stream.begin($0, decoder: &$1) }
         element = { box.stream.element($0, index: $1, decoder: &$2) }
         writeStep = { box.stream.writeStep(index: $0, to: &$1, document: $2) }
+        lastStepValues = { box.stream.lastStepValues() }
         takeFindings = { box.stream.takeFindings() }
         readObservedFinal = { box.stream.readObservedFinal($0, decoder: &$1) }
         end = { box.stream.end(observedFinalIn: $0) }

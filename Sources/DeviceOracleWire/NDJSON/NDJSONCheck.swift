@@ -47,14 +47,21 @@ public final class NDJSONCheck {
     private var beganNow = false
     private var sawLine = false
     @exclusivity(unchecked) private var stepCount = 0
-    /// Whether to keep `firstStep` and `firstMismatch` (a repro's check).
+    /// Whether to keep what a repro reads (`firstStepValues`, `divergence`).
     private let keepsFirstMismatch: Bool
-    /// The first element's step, as the JSON form lists it (kept when asked).
-    private(set) var firstStep: [UInt8]?
-    /// The first mismatch of an element, that element's line and step (kept when asked):
-    /// what a repro reads of a log it never holds whole.
-    private(set) var firstMismatch: (mismatch: Mismatch, line: NDJSONLayout.Line, step: [UInt8])?
-    /// Called with each element before the first mismatching one (a repro's prelude).
+    /// The first element's step, as values (kept when asked).
+    private(set) var firstStepValues: StepValues?
+    /// The first mismatch, with what a repro reads of it (kept when asked): what a repro
+    /// reads of a log it never holds whole.
+    private(set) var divergence: KeptDivergence?
+    /// The last element's step while no mismatch was found: where a divergence of
+    /// `observedFinal` is reproduced.
+    private var lastStep: KeptDivergence.Step?
+    /// The last element, not yet handed to `noteElementBeforeMismatch`: it is noted
+    /// once another follows, so a divergence at the last step has the prelude of the
+    /// elements before it alone.
+    private var unnotedLine: NDJSONLayout.Line?
+    /// Called with each element before the one a divergence is decided at (a repro's prelude).
     var noteElementBeforeMismatch: ((JSONValue, JSONDocument) -> Void)?
 
     private enum Phase {
@@ -207,7 +214,7 @@ public final class NDJSONCheck {
         beganNow = true
     }
 
-    private static let emptyHead = try! JSONReader.parse(Array("{}".utf8))
+    private static let emptyHead = JSONDocument.emptyObject
 
     /// The head line's document (`{}` for a body without one), once the answer began.
     var headDocument: JSONDocument { head?.document ?? Self.emptyHead }
@@ -220,10 +227,7 @@ public final class NDJSONCheck {
         }
         stepCount += 1
         let taken = stream.takeFindings()
-        if keepsFirstMismatch {
-            keepFirst(taken.mismatches.entries.first, line: line, index: index)
-            if firstMismatch == nil { noteElementBeforeMismatch?(line.document.root, line.document) }
-        }
+        if keepsFirstMismatch, divergence == nil { keep(taken.mismatches.entries.first, line: line, index: index) }
         let failing = findings.absorb(taken.mismatches, taken.diagnostics, document: line.document)
         switch detail {
         case .all: break
@@ -234,14 +238,22 @@ public final class NDJSONCheck {
         writer.endLine()
     }
 
-    private func keepFirst(_ mismatch: Mismatch?, line: NDJSONLayout.Line, index: Int) {
-        func step() -> [UInt8] {
-            var step = JSONWriter(capacity: 512)
-            stream.writeStep(index, &step, line.document)
-            return step.finish()
+    /// Keeps what a repro reads of the element just run, until the first mismatch.
+    private func keep(_ mismatch: Mismatch?, line: NDJSONLayout.Line, index: Int) {
+        if let previous = unnotedLine {
+            noteElementBeforeMismatch?(previous.document.root, previous.document)
+            unnotedLine = nil
         }
-        if index == 0 { firstStep = step() }
-        if firstMismatch == nil, let mismatch { firstMismatch = (mismatch, line, step()) }
+        guard let values = stream.lastStepValues() else { return }
+        if index == 0 { firstStepValues = values }
+        let step = KeptDivergence.Step(index: index, line: line, values: values)
+        if let mismatch {
+            divergence = KeptDivergence(mismatch: mismatch, values: line.document, step: step, observedFinal: nil,
+                                        final: ShownState())
+        } else {
+            lastStep = step
+            unnotedLine = line
+        }
     }
 
     /// Takes the stream's new findings into the summary's; whether there were any.
@@ -253,25 +265,35 @@ public final class NDJSONCheck {
 
     /// The body has ended well: the summary line.
     private func end() {
-        if let tail {
+        if let tail, let value = tail.document.member(tail.document.root, "observedFinal") {
             var decoder = RequestDecoder(document: tail.document)
-            let value = tail.document.member(tail.document.root, "observedFinal")!
             stream.readObservedFinal(value, &decoder)
             if let rejection = decoder.rejection() {
                 fail(line: tail.number, rejection)
                 return
             }
         }
-        let observedFinalDocument = tail?.document ?? head!.document
+        let observedFinalDocument = tail?.document ?? headDocument
         let ended = stream.end(observedFinalDocument)
-        absorbFindings(document: observedFinalDocument)
+        let taken = stream.takeFindings()
+        if keepsFirstMismatch, divergence == nil, let mismatch = taken.mismatches.entries.first {
+            divergence = KeptDivergence(mismatch: mismatch, values: observedFinalDocument, step: lastStep,
+                                        observedFinal: observedFinalDocument.member(observedFinalDocument.root, "observedFinal"),
+                                        final: ended.answer.finalState)
+        }
+        _ = findings.absorb(taken.mismatches, taken.diagnostics, document: observedFinalDocument)
         let verdict = Verdict(mismatchCount: findings.mismatchCount, carried: findings.carried,
                               staticCheckPassed: ended.staticCheckPassed)
         findings.writeSummary(ruleset: endpoint.name, answer: ended.answer, verdict: verdict, stepCount: stepCount,
                               to: &writer)
+        summary = StreamedSummary(verdict: verdict, mismatches: findings.mismatches,
+                                  diagnostics: findings.listedDiagnostics.map(AnswerDiagnostic.init))
         writer.endLine()
         phase = .ended(.end(verdict: verdict.rawValue))
     }
+
+    /// What the summary line says, as values, once the stream has ended well.
+    private(set) var summary: StreamedSummary?
 
     /// The problem that ended the stream (its problem line's), if one did.
     public private(set) var problem: RequestRejection?
@@ -294,24 +316,26 @@ public final class NDJSONCheck {
 }
 
 /// The mismatches and diagnostics of a streamed log, as its summary lists them:
-/// the first `listed` of each, with their totals.
+/// the first `listed` of each, with their totals. Kept as values (`AnswerMismatch`,
+/// whose values are written once, as the lines they point into are gone): the summary
+/// line and the in-process result (`NDJSONAnswer`) are both renderings of them.
 struct StreamedFindings: ~Copyable {
     static let listed = 10_000
 
     private(set) var mismatchCount = 0
     private(set) var carried = false
-    /// The listed mismatches, written as they were found (their values are lines' that are gone).
-    private var mismatches = JSONWriter(capacity: 256)
+    /// The listed mismatches, in the order they were found.
+    private(set) var mismatches: [AnswerMismatch] = []
     private var stepDiagnostics: [Diagnostic] = []
     /// Diagnostics of the whole request (index null): listed after the steps'.
     private var requestDiagnostics: [Diagnostic] = []
-    private var diagnosticCount = 0
+    private(set) var diagnosticCount = 0
 
     /// Whether there were any.
     mutating func absorb(_ found: MismatchList, _ diagnostics: [Diagnostic], document: JSONDocument) -> Bool {
         carried = carried || found.carried
         for mismatch in found.entries {
-            if mismatchCount < Self.listed { mismatch.write(to: &mismatches, document: document) }
+            if mismatchCount < Self.listed { mismatches.append(AnswerMismatch(mismatch, in: document)) }
             mismatchCount += 1
         }
         for diagnostic in diagnostics {
@@ -325,6 +349,9 @@ struct StreamedFindings: ~Copyable {
         return !found.entries.isEmpty || !diagnostics.isEmpty
     }
 
+    /// The listed diagnostics, in the summary's order: by step, whole-request ones last.
+    var listedDiagnostics: ArraySlice<Diagnostic> { (stepDiagnostics + requestDiagnostics).prefix(Self.listed) }
+
     /// The JSON form's answer without `steps`, then the totals.
     func writeSummary(ruleset: String, answer: any SteppedAnswer, verdict: Verdict, stepCount: Int,
                       to writer: inout JSONWriter) {
@@ -337,11 +364,11 @@ struct StreamedFindings: ~Copyable {
         writer.string(escaping: verdict.rawValue)
         writer.key("mismatches")
         writer.beginArray()
-        if mismatchCount > 0 { writer.raw(mismatches.bytes) }
+        for mismatch in mismatches { mismatch.write(to: &writer) }
         writer.endArray()
         writer.key("diagnostics")
         writer.beginArray()
-        for diagnostic in (stepDiagnostics + requestDiagnostics).prefix(Self.listed) { diagnostic.write(to: &writer) }
+        for diagnostic in listedDiagnostics { diagnostic.write(to: &writer) }
         writer.endArray()
         writer.key("stepCount")
         writer.integer(stepCount)
@@ -351,4 +378,33 @@ struct StreamedFindings: ~Copyable {
         writer.integer(diagnosticCount)
         writer.endObject()
     }
+}
+
+/// What a streamed log's summary line lists, as values.
+struct StreamedSummary {
+    let verdict: Verdict
+    let mismatches: [AnswerMismatch]
+    let diagnostics: [AnswerDiagnostic]
+}
+
+/// What a repro reads of a streamed log's first mismatch.
+struct KeptDivergence {
+    /// A step, with the line of its element.
+    struct Step {
+        let index: Int
+        let line: NDJSONLayout.Line
+        let values: StepValues
+    }
+
+    let mismatch: Mismatch
+    /// The document of the mismatch's values: its element's line, or the line with
+    /// `observedFinal`.
+    let values: JSONDocument
+    /// The step it is decided at: its own, or the last for `observedFinal` (`nil` for a
+    /// log without elements).
+    let step: Step?
+    /// The log's `observedFinal`, when that diverged.
+    let observedFinal: JSONValue?
+    /// The answer's `final`: where a log without elements starts.
+    let final: ShownState
 }

@@ -51,6 +51,19 @@ private struct RunRecord: Sendable {
     var after: Int
 }
 
+/// What the model routes read of a rendered store, beside its text.
+private struct StoreValues: Sendable {
+    var cursor: String?
+    var lastSuccessAt: Double?
+    var isEmpty: Bool
+
+    init(_ store: ServiceStore) {
+        cursor = store.cursor
+        lastSuccessAt = store.lastSuccessAt
+        isEmpty = store.items.isEmpty
+    }
+}
+
 /// What refresh writes of its answer: `configCheck` when a config was given,
 /// `final`, the run steps, then `summary`.
 private struct RefreshAnswer: SteppedAnswer {
@@ -59,9 +72,50 @@ private struct RefreshAnswer: SteppedAnswer {
     let records: [RunRecord]
     /// Each distinct store the steps show, rendered once.
     let storeTexts: [[UInt8]]
+    /// Each rendered store's values, by the same index.
+    let storeValues: [StoreValues]
     let summary: RefreshSummary
 
     var stepCount: Int { records.count }
+
+    func values(ofStep index: Int) -> StepValues {
+        let record = records[index], decision = record.step.decision, after = storeValues[record.after]
+        var observed: [(name: String, value: FieldValue)] = []
+        for field in RunField.allCases {
+            let value: FieldValue
+            switch field {
+            case .outcome: value = .string(decision.outcome.rawValue)
+            case .taskCompleted: value = decision.taskCompleted.map(FieldValue.bool) ?? .null
+            case .pagesCommitted: value = .number(Double(decision.pagesCommitted))
+            case .commits: value = .number(Double(decision.commits))
+            case .tempFilesLeft: value = .number(Double(decision.tempFilesLeft))
+            case .cursor: value = after.cursor.map(FieldValue.string) ?? .null
+            case .lastSuccessAt: value = after.lastSuccessAt.map(FieldValue.number) ?? .null
+            case .nextEarliestBeginAt: value = decision.nextEarliestBeginAt.map(FieldValue.number) ?? .null
+            // The store's items are objects: plain only when there are none.
+            case .items:
+                guard after.isEmpty else { continue }
+                value = .array([])
+            }
+            observed.append((field.rawValue, value))
+        }
+        let firstAction = record.step.actions.array.first
+        return StepValues(before: shownStore(record.before), event: nil,
+                          canonicalObserved: observed,
+                          run: RunValues(removesStaleTemp: firstAction == .removeStaleTemp, commits: decision.commits))
+    }
+
+    var finalState: ShownState { shownStore(records.last?.after ?? 0) }
+
+    private func shownStore(_ index: Int) -> ShownState {
+        ShownState(store: storeTexts[index], lastSuccessAt: storeValues[index].lastSuccessAt)
+    }
+
+    var staticCheckFailures: [String] {
+        (checks ?? []).filter { !$0.passed }.map { check in
+            "configCheck: \(check.check.rawValue)\(check.identifier.map { " '\($0)'" } ?? ""): \(check.detail ?? "")"
+        }
+    }
 
     func writeHead(to writer: inout JSONWriter) {
         if let checks {
@@ -118,6 +172,7 @@ private struct RefreshEvaluation: LogEvaluation {
     var records: [RunRecord] = []
     /// Each distinct store the steps show, rendered once.
     var storeTexts: [[UInt8]] = []
+    var storeValues: [StoreValues] = []
     var summary = RefreshSummary()
     var mismatches = MismatchList()
     var diagnostics: [Diagnostic] = []
@@ -159,6 +214,7 @@ private struct RefreshEvaluation: LogEvaluation {
             decoder.reportMissing("runs", in: root, "a request needs 'runs', 'config' or both")
         }
         storeTexts.append(store.json())
+        storeValues.append(StoreValues(store))
         _ = budget.spend(storeTexts[0].count)
         return Head(config: config, machine: RefreshMachine(state: RefreshState(store: store), schedule: schedule),
                     observedFinal: observedFinal, runs: given.sequence)
@@ -169,6 +225,7 @@ private struct RefreshEvaluation: LogEvaluation {
         compareFinal(head.observedFinal, with: head.machine.state.store, document: document)
         let checks = head.config?.checks()
         let answer = RefreshAnswer(document: decoder.document, checks: checks, records: records, storeTexts: storeTexts,
+                                   storeValues: storeValues,
                                    summary: summary)
         return (answer, checks.map { $0.allSatisfy(\.passed) })
     }
@@ -197,14 +254,24 @@ private struct RefreshEvaluation: LogEvaluation {
         // What an NDJSON log keeps is the machine and the current store's text.
         records.removeAll(keepingCapacity: true)
         storeTexts.removeFirst(storeTexts.count - 1)
+        storeValues.removeFirst(storeValues.count - 1)
         guard decoder.has(object, .object) else { return false }
         _ = runOne(object, index: index, on: &head.machine, arrival: &arrival, decoder: &decoder)
         return !decoder.hasProblems
     }
 
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
-        RefreshAnswer(document: document, checks: nil, records: records, storeTexts: storeTexts, summary: summary)
-            .writeStep(records.count - 1, index: index, to: &writer)
+        lastAnswer(document: document).writeStep(records.count - 1, index: index, to: &writer)
+    }
+
+    func lastStepValues() -> StepValues? {
+        records.isEmpty ? nil : lastAnswer(document: nil).values(ofStep: records.count - 1)
+    }
+
+    /// What is kept of an NDJSON log: its last run, over the stores it saw.
+    private func lastAnswer(document: JSONDocument?) -> RefreshAnswer {
+        RefreshAnswer(document: document ?? .emptyObject, checks: nil, records: records, storeTexts: storeTexts,
+                      storeValues: storeValues, summary: summary)
     }
 
     func readObservedFinal(_ value: JSONValue, into head: inout Head, decoder: inout RequestDecoder) {
@@ -234,6 +301,7 @@ private struct RefreshEvaluation: LogEvaluation {
         // A run that committed nothing left the store as it was.
         if decision.commits > 0 {
             storeTexts.append(machine.state.store.json())
+            storeValues.append(StoreValues(machine.state.store))
         }
         let after = storeTexts.count - 1
         records.append(RunRecord(id: envelope.id, at: run.at, step: step, before: before, after: after))

@@ -23,20 +23,21 @@ import DeviceOracleRules
 /// `cursor`). So a repro is never longer than the log. Prefix runs take the times of
 /// the log's runs just before the divergence.
 extension RefreshModelCoding: ReproCoding {
-    static func reproRequest(_ log: Repro.ReadLog<RefreshRunUp>) -> (request: [UInt8], eventClasses: [String?]) {
-        let shown = log.shown, values = log.values
-        let before = log.step.flatMap { shown.member($0, "before") } ?? log.start
+    static func reproRequest(_ log: Repro.ReadLog<RefreshRunUp>) -> (request: [UInt8], eventClasses: [String?])? {
+        let values = log.values
+        let before = log.step?.before ?? log.start
         var failures = 0, staleTempFile = false
         if let step = log.step {
             failures = log.prelude.failures
-            let actions = shown.member(step, "actions").map { Array(shown.elements($0)) } ?? []
-            staleTempFile = actions.first.map { shown.string($0, matches: RefreshAction.removeStaleTemp.rawValue) } ?? false
+            staleTempFile = step.run?.removesStaleTemp ?? false
         }
         var finalField: String?, commitsToPad = 0
         if log.observedFinal != nil {
             finalField = String(log.divergence.field.dropFirst("final.".count))
             if finalField == "commits", case .number(let total) = log.divergence.expected {
-                commitsToPad = Int(total) - (log.step.flatMap { shown.member($0, "commits") }.flatMap(shown.integer) ?? 0)
+                // A total beyond any count of runs cannot be padded: the repro is the log's.
+                guard total.magnitude < 1e15 else { return nil }
+                commitsToPad = Int(total) - (log.step?.run?.commits ?? 0)
             }
         }
 
@@ -57,7 +58,7 @@ extension RefreshModelCoding: ReproCoding {
             shapes.append(RunShape(.crash, .write, page: commits))
         }
         var padding: [RunShape] = []
-        let lastSuccessAt = before.flatMap { shown.member($0, "lastSuccessAt") }.flatMap(shown.number)
+        let lastSuccessAt = before.lastSuccessAt
         if let lastSuccessAt, commitsToPad > 0 {
             padding.append(RunShape(succeededAt: lastSuccessAt, pageCount: commitsToPad))
             commitsToPad = 0
@@ -72,18 +73,19 @@ extension RefreshModelCoding: ReproCoding {
         // Each run at the time of one of the log's runs before the divergence, the
         // latest last; any more at the earliest of those.
         let times = log.prelude.latestTimes.suffix(shapes.count)
-        let earliest = times.first ?? log.event.flatMap { values.member($0, "at") }.flatMap(values.number) ?? 0
+        let earliest = times.first ?? log.event.flatMap { log.eventDocument.member($0, "at") }
+            .flatMap(log.eventDocument.number) ?? 0
         let unmatched = shapes.count - times.count
-        let runs = shapes.enumerated().map { index, shape in
+        let runs = shapes.enumerated().compactMap { index, shape in
             shape.run(at: index < unmatched ? earliest : times[times.startIndex + index - unmatched])
         }
 
         var request = JSONWriter(capacity: 512 + 96 * runs.count)
         request.beginObject()
         log.writeHead(to: &request, skipping: ["runs", "observedFinal", "store"])
-        if let store = before {
+        if let store = before.store {
             request.key("store")
-            request.value(store, of: shown)
+            request.raw(store)
         }
         request.key("runs")
         request.beginArray()
@@ -103,7 +105,7 @@ extension RefreshModelCoding: ReproCoding {
         let classNames = graph.model.eventClasses
         var eventClasses: [String?] = runs.map { classNames[graph.model.eventClass(of: $0)] }
         if let event = log.event {
-            eventClasses.append(eventClass(ofRun: event, in: values).map { classNames[$0] })
+            eventClasses.append(eventClass(ofRun: event, in: log.eventDocument).map { classNames[$0] })
         }
         return (request.finish(), eventClasses)
     }
@@ -124,9 +126,9 @@ extension RefreshModelCoding: ReproCoding {
             self.pageCount = pageCount
         }
 
-        func run(at time: Double) -> RefreshRun<Int> {
-            // The fault names the run's last page.
-            try! RefreshRun(at: succeededAt ?? time, pages: Array(repeating: RefreshPage(), count: pageCount), fault: fault)
+        /// `nil` never: the fault names the run's last page.
+        func run(at time: Double) -> RefreshRun<Int>? {
+            try? RefreshRun(at: succeededAt ?? time, pages: Array(repeating: RefreshPage(), count: pageCount), fault: fault)
         }
     }
 }
