@@ -39,14 +39,4 @@ enum AudioSessionModelCoding: CanonicalStepCoding {
             writer.event(type)
         }
     }
-
-    static func event(_ value: JSONValue, in answer: JSONDocument) -> AudioSessionEvent? {
-        switch answer.eventType(value) {
-        case "interruptionEnded"?: .interruptionEnded(shouldResume: answer.shouldResume(of: value))
-        case "routeChanged"?: .routeChanged(reason: answer.routeChangeReason(of: value))
-        case "playSound"?: .playSound(name: answer.member(value, "name").flatMap(answer.string) ?? "")
-        case let type?: plainEvents[type]
-        case nil: nil
-        }
-    }
 }

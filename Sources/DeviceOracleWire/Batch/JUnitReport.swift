@@ -42,60 +42,26 @@ extension CheckReport {
     }
 }
 
-/// What failed in a failed answer, read from the answer itself: its failed
-/// static checks (`patternCheck`, `configCheck`), then its mismatches in order.
+/// What failed in a failed answer, from its values: its failed static checks
+/// (`patternCheck`, `configCheck`), then its mismatches in order.
 private struct Failure {
     var lines: [String] = []
     var message = ""
 
     init(_ answer: RulesetAnswer) {
-        guard let document = try? JSONReader.parse(answer.json, maxDepth: .max) else {
-            preconditionFailure("an answer is JSON")
-        }
-        let root = document.root
-        var staticFailures = 0
-        if let check = document.member(root, "patternCheck"), let violations = document.member(check, "violations") {
-            for violation in document.elements(violations) {
-                let text = { (name: StaticString) in document.member(violation, name).map { document.compactText($0) } ?? "null" }
-                lines.append("patternCheck: \(document.text(violation, "rule")) at \(document.text(violation, "pointer")): "
-                             + "expected \(text("expected")), observed \(text("observed"))")
-                staticFailures += 1
-            }
-        }
-        if let check = document.member(root, "configCheck"), let checks = document.member(check, "checks") {
-            for entry in document.elements(checks) where document.member(entry, "pass").flatMap(document.bool) == false {
-                let identifier = document.member(entry, "identifier").flatMap(document.string).map { " '\($0)'" } ?? ""
-                lines.append("configCheck: \(document.text(entry, "check"))\(identifier): \(document.text(entry, "detail"))")
-                staticFailures += 1
-            }
-        }
-        var mismatchCount = 0
-        for mismatch in document.member(root, "mismatches").map({ Array(document.elements($0)) }) ?? [] {
-            let step = document.member(mismatch, "index").flatMap(document.integer).map { "step \($0)" } ?? "final"
-            let value = { (name: StaticString) in document.member(mismatch, name).map { document.compactText($0) } ?? "null" }
-            var line = "\(step): \(document.text(mismatch, "field")): expected \(value("expected")), observed \(value("observed"))"
-            if let detail = document.member(mismatch, "detail").flatMap(document.string) { line += " (\(detail))" }
+        lines = answer.text.stepped.staticCheckFailures
+        let staticFailures = lines.count
+        let mismatches = answer.mismatches
+        for mismatch in mismatches {
+            let step = mismatch.step.map { "step \($0)" } ?? "final"
+            var line = "\(step): \(mismatch.field): expected \(mismatch.expected), observed \(mismatch.observed)"
+            if let detail = mismatch.detail { line += " (\(detail))" }
             lines.append(line)
-            mismatchCount += 1
         }
         var parts: [String] = []
         if staticFailures > 0 { parts.append(staticFailures == 1 ? "1 failed static check" : "\(staticFailures) failed static checks") }
-        if mismatchCount > 0 { parts.append(mismatchCount == 1 ? "1 mismatch" : "\(mismatchCount) mismatches") }
+        if !mismatches.isEmpty { parts.append(mismatches.count == 1 ? "1 mismatch" : "\(mismatches.count) mismatches") }
         message = parts.joined(separator: ", ")
-    }
-}
-
-private extension JSONDocument {
-    /// A string member's text, or "" when it has none.
-    func text(_ object: JSONValue, _ name: StaticString) -> String {
-        member(object, name).flatMap(string) ?? ""
-    }
-
-    /// A value as compact JSON text.
-    func compactText(_ value: JSONValue) -> String {
-        var writer = JSONWriter(capacity: 64)
-        writer.value(value, of: self)
-        return String(decoding: writer.finish(), as: UTF8.self)
     }
 }
 

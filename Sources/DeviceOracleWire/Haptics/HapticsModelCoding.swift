@@ -23,8 +23,4 @@ enum HapticsModelCoding: CanonicalStepCoding {
     static func writeEvent(_ event: HapticsEvent, to writer: inout JSONWriter) {
         writer.event(event.rawValue)
     }
-
-    static func event(_ value: JSONValue, in answer: JSONDocument) -> HapticsEvent? {
-        answer.eventType(value).flatMap(HapticsEvent.init(rawValue:))
-    }
 }

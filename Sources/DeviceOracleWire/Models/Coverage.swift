@@ -39,7 +39,7 @@ enum Coverage {
             decoder.required(given[.logs], of: .array, member: "logs", in: decoder.document.root)
         }) {
         case .success((let read?, let parsed)): (logs, document) = (read, parsed)
-        case .success: preconditionFailure("a missing 'logs' is reported")
+        case .success: return .failure(RequestRejection(kind: .invalidRequest, detail: "a coverage request needs 'logs'"))
         case .failure(let rejection): return .failure(rejection)
         }
 
@@ -53,15 +53,11 @@ enum Coverage {
             case .failure(let rejection):
                 rejections.append(rejection)
             case .success(let answer) where rejections.isEmpty:
-                // The answer in its public form: what a step shows is what counts.
-                guard let shown = try? JSONReader.parse(answer.json, maxDepth: .max) else {
-                    preconditionFailure("an answer is JSON")
-                }
-                for transition in Coding.transitions(ofLog: log, in: document, answer: shown) {
+                for transition in Coding.transitions(ofLog: log, in: document, answer: answer) {
                     if let transition { taken[transition] += 1 } else { stepsOutsideModel += 1 }
                 }
-                summaries.append(LogSummary(verdict: answer.verdict, steps: shown.count(of: "steps"),
-                                            mismatches: shown.count(of: "mismatches")))
+                summaries.append(LogSummary(verdict: answer.verdict, steps: answer.text.stepped.stepCount,
+                                            mismatches: answer.text.envelope.mismatches.count))
             case .success:
                 // Already a 422: the other logs are only validated.
                 break
@@ -123,13 +119,6 @@ enum Coverage {
     }
 
     private static let members = ClosedNames<Member>("member")
-}
-
-private extension JSONDocument {
-    /// The number of elements of a top-level array member.
-    func count(of member: StaticString) -> Int {
-        self.member(root, member).map(count) ?? 0
-    }
 }
 
 extension JSONWriter {

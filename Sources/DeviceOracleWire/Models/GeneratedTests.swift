@@ -30,8 +30,8 @@ struct GeneratedTests {
     struct Sequence {
         /// The model's event class of each step (`nil` for one no machine reached).
         let eventClasses: [String?]
-        /// A request the ruleset endpoint accepted, and its answer with every step.
-        let request: [UInt8]
+        /// The answer the ruleset endpoint gave a request, with every step: it holds
+        /// the request as the endpoint read it, and the values of its steps.
         let answer: RulesetAnswer
         /// Comment lines written before the assertion (what the device did, for a repro).
         var note: [String] = []
@@ -76,11 +76,7 @@ struct GeneratedTests {
     /// The request, one element of its sequence per line, each with `observed` set to
     /// the canonical values of its step.
     private func requestText(_ sequence: Sequence) -> String {
-        guard let request = try? JSONReader.parse(sequence.request, maxDepth: .max),
-              let answer = try? JSONReader.parse(sequence.answer.json, maxDepth: .max) else {
-            preconditionFailure("an accepted request and its answer are JSON")
-        }
-        let steps = answer.member(answer.root, "steps").map { Array(answer.elements($0)) } ?? []
+        let request = sequence.answer.text.document, stepped = sequence.answer.text.stepped
         var head = JSONWriter(capacity: 256)
         head.beginObject()
         var elements: [String] = []
@@ -100,7 +96,9 @@ struct GeneratedTests {
                     writer.key(escaping: fieldName)
                     writer.value(field.value, of: request)
                 }
-                if index < steps.count { writeCanonicalObserved(of: steps[index], in: answer, to: &writer) }
+                if index < stepped.stepCount {
+                    writeCanonicalObserved(stepped.values(ofStep: index), to: &writer, document: request)
+                }
                 writer.endObject()
                 elements.append(String(decoding: writer.finish(), as: UTF8.self))
             }
@@ -111,27 +109,15 @@ struct GeneratedTests {
     }
 
     /// `"observed": {…}`: the step's canonical value of every field `observed` may name
-    /// that the answer shows as a plain value (a decision member, else a field of `after`).
-    private func writeCanonicalObserved(of step: JSONValue, in answer: JSONDocument, to writer: inout JSONWriter) {
-        let after = answer.member(step, "after")
+    /// that the step shows as a plain value.
+    private func writeCanonicalObserved(_ step: StepValues, to writer: inout JSONWriter, document: JSONDocument) {
         writer.key("observed")
         writer.beginObject()
-        for name in endpoint.observables {
-            guard let value = answer.member(step, named: name) ?? after.flatMap({ answer.member($0, named: name) }),
-                  Self.isPlain(value, in: answer) else { continue }
+        for (name, value) in step.canonicalObserved {
             writer.key(escaping: name)
-            writer.value(value, of: answer)
+            value.write(to: &writer, document: document)
         }
         writer.endObject()
-    }
-
-    /// A value compared as it is: not an object, and no array of objects.
-    private static func isPlain(_ value: JSONValue, in document: JSONDocument) -> Bool {
-        switch document.kind(value) {
-        case .object: false
-        case .array: document.elements(value).allSatisfy { document.kind($0) != .object && document.kind($0) != .array }
-        default: true
-        }
     }
 
     /// `PlaybackTransitionsPlanTests`, `AudioSessionReproStep7Tests`: a plan's and a

@@ -11,7 +11,7 @@ protocol ModelCoding: SendableMetatype {
     static func writeRequest(start: Int, events: [Model.Event], to writer: inout JSONWriter)
     /// For each step of a log the ruleset answered, the transition it took (a
     /// position in `graph.transitions`), or `nil` when it took none of the model's.
-    static func transitions(ofLog log: JSONValue, in document: JSONDocument, answer: JSONDocument) -> [Int?]
+    static func transitions(ofLog log: JSONValue, in document: JSONDocument, answer: RulesetAnswer) -> [Int?]
 }
 
 /// A ruleset whose steps show the state `before` them and the `event` in
@@ -19,9 +19,6 @@ protocol ModelCoding: SendableMetatype {
 protocol CanonicalStepCoding: ReproCoding {
     /// The graph's nodes by their fields, as `before` writes them.
     static var nodesByFields: [[ModelField]: Int] { get }
-    /// The event a step's canonical `event` stands for; `nil` for `null` (nothing
-    /// reached the state machine).
-    static func event(_ value: JSONValue, in answer: JSONDocument) -> Model.Event?
     /// The graph from a machine in every state, where a log's `initial` may start.
     static var everyStateGraph: StateGraph<Model> { get }
     /// Its nodes by their fields.
@@ -33,12 +30,11 @@ protocol CanonicalStepCoding: ReproCoding {
 extension CanonicalStepCoding {
     /// A step whose state the model never reaches (set through `initial`) or
     /// whose event reached no machine took no transition of the model.
-    static func transitions(ofLog _: JSONValue, in _: JSONDocument, answer: JSONDocument) -> [Int?] {
-        guard let steps = answer.member(answer.root, "steps") else { return [] }
-        return answer.elements(steps).map { step in
-            guard let before = answer.member(step, "before"),
-                  let node = nodesByFields[answer.modelFields(of: before)],
-                  let event = answer.member(step, "event").flatMap({ event($0, in: answer) }) else { return nil }
+    static func transitions(ofLog _: JSONValue, in _: JSONDocument, answer: RulesetAnswer) -> [Int?] {
+        let stepped = answer.text.stepped
+        return (0..<stepped.stepCount).map { index in
+            let step = stepped.values(ofStep: index)
+            guard let node = nodesByFields[step.before.fields], let event = step.event as? Model.Event else { return nil }
             return graph.transitionIndex(from: node, eventClass: graph.model.eventClass(of: event))
         }
     }
@@ -48,34 +44,6 @@ extension StateGraph {
     /// Each node's position, by its fields.
     var nodesByFields: [[ModelField]: Int] {
         Dictionary(uniqueKeysWithValues: nodes.enumerated().map { (model.fields(of: $0.element), $0.offset) })
-    }
-}
-
-extension JSONDocument {
-    /// A state object's members as model fields, in the order written.
-    func modelFields(of state: JSONValue) -> [ModelField] {
-        members(state).compactMap { member in
-            guard let name = string(member.key) else { return nil }
-            if let flag = bool(member.value) { return ModelField(name, .bool(flag)) }
-            return string(member.value).map { ModelField(name, .name($0)) }
-        }
-    }
-
-    /// The `type` of a canonical event object; `nil` for `null`.
-    func eventType(_ event: JSONValue) -> String? {
-        guard kind(event) == .object else { return nil }
-        return member(event, "type").flatMap(string)
-    }
-
-    /// A canonical `routeChanged`'s reason: a step shows a known reason by its
-    /// name, so anything else is one AVAudioSession does not define.
-    func routeChangeReason(of event: JSONValue) -> RouteChangeReason? {
-        member(event, "reason").flatMap(string).flatMap(RouteChangeReason.init(name:))
-    }
-
-    /// A canonical `interruptionEnded`'s `shouldResume`, when it shows one.
-    func shouldResume(of event: JSONValue) -> Bool? {
-        member(event, "shouldResume").flatMap(bool)
     }
 }
 

@@ -6,23 +6,24 @@ import DeviceOracleRules
 /// that request — made by running it, so a plan can never disagree with a check.
 enum Plan {
     static func answer<Coding: ModelCoding>(_: Coding.Type, _ request: PlanRequest, format: AnswerFormat,
-                                            endpoint: RulesetEndpoint) -> [UInt8] {
+                                            endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
         let graph = Coding.graph, model = graph.model
         let paths = switch request.coverage {
         case .transitions: TransitionCover.paths(covering: graph, maxLength: request.maxLength)
         case .random: RandomWalk.paths(model, count: request.count, length: request.maxLength, seed: request.seed)
         }
         // Each walk's request, and the answer the endpoint gives it.
-        let sequences = paths.map { path in
+        var sequences: [(path: ModelPath, request: [UInt8], answer: RulesetAnswer)] = []
+        for path in paths {
             var machine = model.starts[path.start]
             let events = path.eventClasses.map { model.apply(eventClass: $0, to: &machine).event }
             var body = JSONWriter(capacity: 64 * events.count + 64)
             Coding.writeRequest(start: path.start, events: events, to: &body)
             let requestBytes = body.finish()
-            guard case .success(let answer) = endpoint.answer(requestBytes) else {
-                preconditionFailure("\(endpoint.name) refused a request its own model wrote")
+            switch endpoint.answer(requestBytes) {
+            case .success(let answer): sequences.append((path, requestBytes, answer))
+            case .failure(let rejection): return .failure(.reproRefused(rejection))
             }
-            return (path: path, request: requestBytes, answer: answer)
         }
         if format != .json {
             let tests = GeneratedTests(format: format, endpoint: endpoint, suite: GeneratedTests.suite(endpoint, GeneratedTests.capitalized(request.coverage.rawValue) + "Plan"), header: [
@@ -32,10 +33,10 @@ enum Plan {
                 "Each test checks one sequence with every step's `observed` set to the canonical values \(endpoint.name) answered,",
                 "so it asserts the canonical decision and state after every step.",
             ])
-            return tests.file(sequences.map { sequence in
+            return .success(tests.file(sequences.map { sequence in
                 GeneratedTests.Sequence(eventClasses: sequence.path.eventClasses.map { model.eventClasses[$0] },
-                                        request: sequence.request, answer: sequence.answer)
-            })
+                                        answer: sequence.answer)
+            }))
         }
         var writer = JSONWriter(capacity: 1 << 16)
         writer.beginObject()
@@ -76,6 +77,6 @@ enum Plan {
         }
         writer.endArray()
         writer.endObject()
-        return writer.finish()
+        return .success(writer.finish())
     }
 }

@@ -269,7 +269,7 @@ extension Repro {
             "The device showed \(divergence.field) = \(text(divergence.observed)) here (the log's \(step));",
             "the rules say \(text(divergence.expected)).",
         ]
-        return tests.file([GeneratedTests.Sequence(eventClasses: eventClasses, request: request, answer: answer, note: note)])
+        return tests.file([GeneratedTests.Sequence(eventClasses: eventClasses, answer: answer, note: note)])
     }
 }
 
@@ -279,8 +279,9 @@ extension RequestRejection {
         RequestRejection(kind: .invalidRequest, detail: "the log reaches a state its ruleset's model does not hold, so no repro can be built")
     }
 
-    /// The ruleset refused the repro built of the log: an answer over its cap (a refresh
-    /// store repeated by many runs), say. Its problems point into the repro, not the log.
+    /// The ruleset refused a request built of the log or the model: an answer over its
+    /// cap (a refresh store repeated by many runs), say. Its problems point into that
+    /// request, not the body.
     static func reproRefused(_ rejection: RequestRejection) -> RequestRejection {
         RequestRejection(kind: .invalidRequest,
                          detail: "the log's repro cannot be checked: \(rejection.detail)")

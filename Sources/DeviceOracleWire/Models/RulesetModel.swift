@@ -4,7 +4,7 @@ import DeviceOracleRules
 /// A ruleset's state model as its endpoint serves it, whatever the model's types:
 /// plans, diagrams and coverage of device logs, through its `ModelCoding`.
 struct RulesetModel: Sendable {
-    fileprivate let plan: @Sendable (PlanRequest, AnswerFormat, RulesetEndpoint) -> [UInt8]
+    fileprivate let plan: @Sendable (PlanRequest, AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>
     fileprivate let diagram: @Sendable (DiagramFormat, String) -> [UInt8]
     fileprivate let coverage: @Sendable ([UInt8], RulesetEndpoint) -> Result<CoverageAnswer, RequestRejection>
     fileprivate let repro: @Sendable ([UInt8], AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>
@@ -27,7 +27,7 @@ extension RulesetEndpoint {
     /// and `count` (an empty body takes the defaults).
     /// `?format=xctest|swift-testing` makes it a Swift file of tests, one per sequence.
     public func plan(_ body: [UInt8], format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection> {
-        PlanRequest.decode(body).map { model.plan($0, format, self) }
+        PlanRequest.decode(body).flatMap { model.plan($0, format, self) }
     }
 
     /// `device-oracle plan`: the same answer from command-line values.

@@ -23,16 +23,4 @@ enum PlaybackModelCoding: CanonicalStepCoding {
         case .routeChanged(let reason): writer.routeChangedEvent(reason)
         }
     }
-
-    static func event(_ value: JSONValue, in answer: JSONDocument) -> PlaybackEvent? {
-        switch answer.eventType(value) {
-        case "interruptionBegan": .interruptionBegan
-        case "interruptionEnded": answer.shouldResume(of: value).map { .interruptionEnded(shouldResume: $0) }
-        case "userPaused": .userPaused
-        case "outputDisconnected": .outputDisconnected
-        case "userPlayed": .userPlayed
-        case "routeChanged": .routeChanged(reason: answer.routeChangeReason(of: value))
-        default: nil
-        }
-    }
 }

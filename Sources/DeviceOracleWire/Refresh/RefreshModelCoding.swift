@@ -62,7 +62,7 @@ enum RefreshModelCoding: ModelCoding {
 
     /// Read from the log itself, which the endpoint has validated: the answer's
     /// steps show stores, not what a run leaves the next.
-    static func transitions(ofLog log: JSONValue, in document: JSONDocument, answer _: JSONDocument) -> [Int?] {
+    static func transitions(ofLog log: JSONValue, in document: JSONDocument, answer _: RulesetAnswer) -> [Int?] {
         guard let runs = document.member(log, "runs") else { return [] }
         var node = graph.startNodes[0]
         return document.elements(runs).map { run in
