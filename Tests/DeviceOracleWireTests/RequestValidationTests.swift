@@ -10,6 +10,25 @@ final class RequestValidationTests: XCTestCase {
         DeviceOracleWireTests.problems(playback, body, file: file, line: line)
     }
 
+    func testABodyWithThousandsOfProblemsListsTheFirstFiftyInDocumentOrderAndCountsThemAll() throws {
+        // Each event has an unknown type and lacks nothing else; the last object also
+        // lacks `type`, whose problem sorts after its object's other problems.
+        let events = Array(repeating: #"{"type":"nope"}"#, count: 3_000).joined(separator: ",")
+        let rejection = try XCTUnwrap(rejection(playback, #"{"events":["# + events + #",{"id":"x"}]}"#))
+
+        XCTAssertEqual(rejection.detail, "3001 problems in the request body; the first 50 are listed")
+        XCTAssertEqual(rejection.problems.map(\.pointer), (0..<50).map { "/events/\($0)/type" })
+    }
+
+    func testABodyWithThousandsOfDuplicateKeysListsTheFirstFifty() throws {
+        let members = (0..<2_000).map { _ in #""id":"a""# }.joined(separator: ",")
+        let rejection = try XCTUnwrap(rejection(playback, #"{"events":[{"type":"userPlayed","# + members + "}]}"))
+
+        XCTAssertEqual(rejection.detail, "1999 problems in the request body; the first 50 are listed")
+        XCTAssertEqual(rejection.problems.count, 50)
+        XCTAssertEqual(Set(rejection.problems.map(\.detail)), ["duplicate key 'id'"])
+    }
+
     // MARK: 400
 
     func testProblemsOfARequestInsideABodyPointThroughTheCallersPointer() throws {

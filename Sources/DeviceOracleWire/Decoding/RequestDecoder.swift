@@ -8,7 +8,11 @@ struct RequestDecoder {
     static let listedProblems = 50
 
     let document: JSONDocument
+    /// The problems that may still be among the first listed: a body with millions of
+    /// problems keeps a few of them, not millions of sentences.
     private var recorded: [RecordedProblem] = []
+    /// How many were reported.
+    private var recordedCount = 0
     /// The document's repeated keys inside the value this decoder reads.
     private let duplicateKeys: [JSONValue]
     /// The value this decoder reads, and the pointer to it, which its caller knows:
@@ -19,6 +23,8 @@ struct RequestDecoder {
     private struct RecordedProblem {
         /// Document position, for ordering.
         let position: Int
+        /// The order it was reported in, among problems at one position.
+        var sequence = 0
         let value: JSONValue
         /// A member that is missing from the object `value`.
         let missingMember: String?
@@ -51,13 +57,27 @@ struct RequestDecoder {
     var hasProblems: Bool { !recorded.isEmpty || !duplicateKeys.isEmpty }
 
     mutating func report(_ detail: String, at value: JSONValue) {
-        recorded.append(RecordedProblem(position: value.index, value: value, missingMember: nil, detail: detail))
+        record(RecordedProblem(position: value.index, value: value, missingMember: nil, detail: detail))
     }
 
     /// A required member that `object` lacks; listed after the object's other problems.
     mutating func reportMissing(_ member: String, in object: JSONValue, _ detail: String) {
-        recorded.append(RecordedProblem(position: document.end(of: object), value: object, missingMember: member,
-                                        detail: detail))
+        record(RecordedProblem(position: document.end(of: object), value: object, missingMember: member, detail: detail))
+    }
+
+    private mutating func record(_ problem: RecordedProblem) {
+        var problem = problem
+        problem.sequence = recordedCount
+        recordedCount += 1
+        recorded.append(problem)
+        // Problems come mostly in document order, so the first listed are kept by a
+        // sort now and then of a few times as many: linear in the problems reported.
+        if recorded.count == 4 * Self.listedProblems { recorded = Self.first(recorded) }
+    }
+
+    /// The first `listedProblems` in document order; stable.
+    private static func first(_ problems: [RecordedProblem]) -> [RecordedProblem] {
+        Array(problems.sorted { ($0.position, $0.sequence) < ($1.position, $1.sequence) }.prefix(listedProblems))
     }
 
     /// The value unless it is absent or `null`.
@@ -153,19 +173,18 @@ struct RequestDecoder {
     func rejection() -> RequestRejection? {
         guard hasProblems else { return nil }
         var all = recorded
-        for key in duplicateKeys {
-            all.append(RecordedProblem(position: key.index, value: key, missingMember: nil,
+        // In document order already: only the first can be listed.
+        for (offset, key) in duplicateKeys.prefix(Self.listedProblems).enumerated() {
+            all.append(RecordedProblem(position: key.index, sequence: recordedCount + offset, value: key, missingMember: nil,
                                        detail: "duplicate key '\(document.string(key) ?? "")'"))
         }
         // Stable: problems at one position keep the order they were found in.
-        let ordered = all.enumerated().sorted { ($0.element.position, $0.offset) < ($1.element.position, $1.offset) }
-        let problems = ordered.prefix(Self.listedProblems).map { entry in
-            let problem = entry.element
+        let problems = Self.first(all).map { problem in
             var pointer = pointer(to: problem.value)
             if let member = problem.missingMember { pointer += "/" + JSONDocument.escapePointerToken(member) }
             return RequestRejection.Problem(pointer: pointer, detail: problem.detail)
         }
-        return RequestRejection(listing: problems, of: all.count)
+        return RequestRejection(listing: problems, of: recordedCount + duplicateKeys.count)
     }
 }
 
@@ -179,11 +198,23 @@ extension RequestRejection {
         problemCount = total
     }
 
-    /// One `422` for requests inside one body (the logs of a coverage request),
-    /// each already pointing into it, in document order.
-    init(merging rejections: [RequestRejection]) {
-        self.init(listing: rejections.flatMap(\.problems), of: rejections.reduce(0) { $0 + $1.problemCount })
+}
+
+/// One `422` for requests inside one body (the logs of a coverage request), each
+/// already pointing into it, merged in document order as they come: the first
+/// problems listed, and how many there were.
+struct MergedRejections {
+    private(set) var listed: [RequestRejection.Problem] = []
+    private(set) var total = 0
+
+    var isEmpty: Bool { total == 0 }
+
+    mutating func add(_ rejection: RequestRejection) {
+        listed += rejection.problems.prefix(RequestDecoder.listedProblems - listed.count)
+        total += rejection.problemCount
     }
+
+    var rejection: RequestRejection { RequestRejection(listing: listed, of: total) }
 }
 
 extension JSONKind {

@@ -47,11 +47,11 @@ enum Coverage {
         var taken = [Int](repeating: 0, count: graph.transitions.count)
         var stepsOutsideModel = 0
         var summaries: [LogSummary] = []
-        var rejections: [RequestRejection] = []
+        var rejections = MergedRejections()
         for (index, log) in document.elements(logs).enumerated() {
             switch endpoint.answer(log, at: "/logs/\(index)", in: document) {
             case .failure(let rejection):
-                rejections.append(rejection)
+                rejections.add(rejection)
             case .success(let answer) where rejections.isEmpty:
                 for transition in Coding.transitions(ofLog: log, in: document, answer: answer) {
                     if let transition { taken[transition] += 1 } else { stepsOutsideModel += 1 }
@@ -63,7 +63,7 @@ enum Coverage {
                 break
             }
         }
-        if !rejections.isEmpty { return .failure(RequestRejection(merging: rejections)) }
+        if !rejections.isEmpty { return .failure(rejections.rejection) }
 
         let verdict = Verdict(combining: summaries.map(\.verdict))
         var writer = JSONWriter(capacity: 4096 + 64 * summaries.count)
