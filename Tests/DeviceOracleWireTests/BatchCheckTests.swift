@@ -177,6 +177,20 @@ final class BatchCheckTests: XCTestCase {
         XCTAssertEqual(json["/cases/3/problem/offset"], "11")
         XCTAssertEqual(json["/cases/4/problem/errors/0/detail"], #""the request body must be a JSON object, got an array""#)
     }
+    func testABatchWhoseAnswersWouldOutgrowTheReportIsRefusedAtTheCaseThatCrossesIt() throws {
+        let log = #"{"events":[{"type":"userPlayed"},{"type":"userPaused"}]}"#
+        let body = #"{"cases":["# + (0..<3).map { #"{"name":"c\#($0)","ruleset":"playback","request":\#(log)}"# }
+            .joined(separator: ",") + "]}"
+        let one = try PlaybackRuleset.endpoint.answer(Array(log.utf8)).get().json.count
+
+        let fits = BatchCheck.answer(Array(body.utf8), reportBytes: 3 * one)
+        let outgrows = BatchCheck.answer(Array(body.utf8), reportBytes: 3 * one - 1)
+
+        XCTAssertNoThrow(try fits.get())
+        guard case .failure(let rejection) = outgrows else { return XCTFail("expected a 422") }
+        XCTAssertEqual(rejection.status, 422)
+        XCTAssertEqual(rejection.problems.map(\.pointer), ["/cases/2/request"])
+    }
 }
 
 /// The parts of a JUnit report the tests look at, read with Foundation's XMLParser.

@@ -9,29 +9,48 @@ public enum BatchCheck {
     /// case whose request is refused, or whose ruleset this build does not serve,
     /// is an error case — one bad log never hides the other results. Its problems
     /// point into the batch (`/cases/3/request/events/0/type`).
+    ///
+    /// The JSON report holds every case's answer: it is refused (`422`) when their
+    /// text would exceed `reportBytes` (64 MiB), as a refresh answer is.
     public static func answer(_ body: [UInt8]) -> Result<CheckReport, RequestRejection> {
+        answer(body, reportBytes: reportBytes)
+    }
+
+    static func answer(_ body: [UInt8], reportBytes: Int) -> Result<CheckReport, RequestRejection> {
         let document: JSONDocument, given: [GivenCase]
         switch RequestBody.object(body, members: batchMembers, read: readCases) {
         case .success(let read): (given, document) = read
         case .failure(let rejection): return .failure(rejection)
         }
 
-        let cases = given.map { entry in
+        var budget = AnswerBudget(limit: reportBytes)
+        var cases: [CheckReport.Case] = []
+        cases.reserveCapacity(given.count)
+        for entry in given {
             let name = document.string(entry.name) ?? ""
             let pointer = "/cases/\(entry.index)"
             switch rulesetNames.match(entry.ruleset, in: document) {
             case let endpoint?:
-                return CheckReport.Case(name: name, ruleset: endpoint.name,
-                                        outcome: outcome(endpoint.answer(entry.request, at: pointer + "/request", in: document)))
+                let outcome = outcome(endpoint.answer(entry.request, at: pointer + "/request", in: document))
+                if case .answered(let answered) = outcome, !budget.spend(answered.json.count) {
+                    var decoder = RequestDecoder(document: document)
+                    decoder.report("the report would exceed \(budget.limitDescription) with this case's answer: "
+                                   + "send fewer cases, or cases with shorter answers", at: entry.request)
+                    return .failure(decoder.rejection() ?? RequestRejection(kind: .invalidRequest, detail: "the report is too large"))
+                }
+                cases.append(CheckReport.Case(name: name, ruleset: endpoint.name, outcome: outcome))
             case nil:
                 let given = document.string(entry.ruleset) ?? ""
-                return CheckReport.Case(name: name, ruleset: given,
-                                        outcome: .refused(unknownRuleset(entry.ruleset, at: pointer + "/ruleset",
-                                                                         in: document, names: rulesetNames)))
+                cases.append(CheckReport.Case(name: name, ruleset: given,
+                                              outcome: .refused(unknownRuleset(entry.ruleset, at: pointer + "/ruleset",
+                                                                               in: document, names: rulesetNames))))
             }
         }
         return .success(CheckReport(cases: cases))
     }
+
+    /// The most a JSON report's answers may hold.
+    static let reportBytes = AnswerBudget.refreshBytes
 
     /// One case per file, named by its path. A file is a request body that names
     /// its ruleset in its top-level `ruleset` — the versioned name, which the
@@ -81,7 +100,7 @@ public enum BatchCheck {
 
     private static func outcome(_ result: Result<RulesetAnswer, RequestRejection>) -> CheckReport.Outcome {
         switch result {
-        case .success(let answer): .answered(answer)
+        case .success(let answer): .answered(CheckReport.AnsweredCase(answer))
         case .failure(let rejection): .refused(rejection)
         }
     }
@@ -90,7 +109,7 @@ public enum BatchCheck {
                                        names: ClosedNames<RulesetEndpoint>) -> RequestRejection {
         var decoder = RequestDecoder(document: document, scope: value, at: pointer)
         decoder.report(names.unknownNameDetail(document.string(value) ?? ""), at: value)
-        return decoder.rejection()!
+        return decoder.rejection() ?? RequestRejection(kind: .invalidRequest, detail: "unknown ruleset")
     }
 
     /// A case as the batch gives it (its position in `cases`), its members where they must be.

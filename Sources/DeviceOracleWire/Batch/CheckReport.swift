@@ -12,9 +12,24 @@ public struct CheckReport: Sendable {
     }
 
     enum Outcome: Sendable {
-        case answered(RulesetAnswer)
+        case answered(AnsweredCase)
         /// The request (or its ruleset name) was refused: a JUnit error.
         case refused(RequestRejection)
+    }
+
+    /// What the report keeps of an answer: its verdict, its text (for the JSON report)
+    /// and what failed (for the JUnit report). Never the answer itself, whose steps and
+    /// stores a batch of many cases would hold all at once.
+    struct AnsweredCase: Sendable {
+        let verdict: Verdict
+        let json: [UInt8]
+        let failure: Failure?
+
+        init(_ answer: RulesetAnswer) {
+            verdict = answer.verdict
+            json = answer.json
+            failure = answer.verdict == .fail ? Failure(answer) : nil
+        }
     }
 
     public struct Totals: Sendable, Equatable {

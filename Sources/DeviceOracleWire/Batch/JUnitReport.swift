@@ -24,7 +24,7 @@ extension CheckReport {
                           #"      <skipped message="unchecked: the request carried no observed, observedFinal or static check"/>"#,
                           "    </testcase>"]
             case .answered(let answer):
-                let failure = Failure(answer)
+                let failure = answer.failure ?? Failure()
                 lines += [testcase + ">",
                           #"      <failure message="\#(xmlEscaped(failure.message))" type="fail">"#
                               + xmlEscaped(failure.lines.joined(separator: "\n"), attribute: false) + "</failure>",
@@ -44,9 +44,11 @@ extension CheckReport {
 
 /// What failed in a failed answer, from its values: its failed static checks
 /// (`patternCheck`, `configCheck`), then its mismatches in order.
-private struct Failure {
+struct Failure: Sendable {
     var lines: [String] = []
     var message = ""
+
+    init() {}
 
     init(_ answer: RulesetAnswer) {
         lines = answer.text.stepped.staticCheckFailures
