@@ -177,6 +177,7 @@ final class BatchCheckTests: XCTestCase {
         XCTAssertEqual(json["/cases/3/problem/offset"], "11")
         XCTAssertEqual(json["/cases/4/problem/errors/0/detail"], #""the request body must be a JSON object, got an array""#)
     }
+
     func testABatchWhoseAnswersWouldOutgrowTheReportIsRefusedAtTheCaseThatCrossesIt() throws {
         let log = #"{"events":[{"type":"userPlayed"},{"type":"userPaused"}]}"#
         let body = #"{"cases":["# + (0..<3).map { #"{"name":"c\#($0)","ruleset":"playback","request":\#(log)}"# }
