@@ -1,5 +1,5 @@
 #!/bin/bash
-# Times each input whose cost once grew faster than its size (README, "Robustness")
+# Times each input whose cost once grew faster than its size (docs/operations.md, "Per-request costs")
 # at n and 2n with the release build: a linear cost about doubles, a quadratic one
 # quadruples. Bodies from bench/attacks.py; `check` for one request, a server on
 # PORT for /check and coverage. Usage: bench/quadratic.sh [N] (default 75000).

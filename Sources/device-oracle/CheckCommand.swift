@@ -33,7 +33,7 @@ enum CheckCommand {
         }
         let ndjson = takeFlag("--ndjson", from: &arguments)
         guard (1...2).contains(arguments.count) else {
-            printError("usage: device-oracle check <ruleset> [FILE|-] [--steps all|failing|none] [--ndjson]")
+            printError("usage: " + CommandLineHelp.check.synopsis)
             return 2
         }
         guard let endpoint = rulesetEndpoint(named: text(arguments[0])) else { return 2 }
@@ -151,7 +151,7 @@ enum CheckCommand {
         let flag = rest.removeFirst()
         let reportPath = text(flag) == "--junit" ? rest.popFirst() : Array(flag.dropFirst("--junit=".utf8.count))
         guard let reportPath, !reportPath.isEmpty, !rest.isEmpty else {
-            printError("usage: device-oracle check --junit REPORT.xml FILE...")
+            printError("usage: " + CommandLineHelp.checkJUnit.synopsis)
             return 2
         }
         var files: [(name: String, body: [UInt8])] = []

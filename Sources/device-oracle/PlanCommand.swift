@@ -12,7 +12,7 @@ enum PlanCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         guard let name = arguments.first, !name.hasPrefix("-") else {
-            printError("usage: device-oracle plan <ruleset> [--coverage transitions|random] [--max-length N] [--seed S] [--count K] [--format json|xctest|swift-testing]")
+            printError("usage: " + CommandLineHelp.plan.synopsis)
             return 2
         }
         guard let endpoint = rulesetEndpoint(named: name) else { return 2 }

@@ -21,7 +21,7 @@ enum ReproCommand {
             return 2
         }
         guard (1...2).contains(arguments.count), arguments[0].first != UInt8(ascii: "-") else {
-            printError("usage: device-oracle repro <ruleset> [FILE|-] [--ndjson] [--format json|xctest|swift-testing]")
+            printError("usage: " + CommandLineHelp.repro.synopsis)
             return 2
         }
         guard let endpoint = rulesetEndpoint(named: String(decoding: arguments[0], as: UTF8.self)) else { return 2 }

@@ -36,30 +36,28 @@ enum ServeCommand {
             printError("cannot start: \(error)")
             exit(1)
         }
-        logger.emit(.info, "listening", [
-            ("host", .string(address.host)),
-            ("port", .int(address.port)),
-            ("version", .string(deviceOracleVersion)),
-            ("eventLoops", .int(configuration.eventLoops)),
-            ("maxBodyBytes", .int(configuration.maxBodyBytes)),
-            ("maxStreamBytes", .int(configuration.maxStreamBytes)),
-            ("maxLineBytes", .int(options.maxLineBytes)),
-            ("maxConnections", .int(configuration.maxConnections)),
-            ("headerTimeout", .double(configuration.headerTimeout)),
-            ("bodyTimeout", .double(configuration.bodyTimeout)),
-            ("sendTimeout", .double(configuration.sendTimeout)),
-            ("idleTimeout", .double(configuration.idleTimeout)),
-            ("minRate", .double(configuration.minReceiveRate)),
-            ("minRateGrace", .double(configuration.minReceiveRateGrace)),
-            ("maxMemoryBytes", .int(configuration.maxMemoryBytes)),
-            ("maxMemorySource", .string(options.memoryBudgetSource)),
-            ("memoryWait", .double(configuration.memoryWait)),
-            ("maxHeadBytes", .int(configuration.headLimits.maxHeadBytes)),
-            ("maxHeaderFields", .int(configuration.headLimits.maxFields)),
-            ("maxTargetBytes", .int(configuration.headLimits.maxTargetBytes)),
-            ("logLevel", .string(options.logLevel.name)),
-            ("metrics", .bool(configuration.metrics)),
-        ])
+        // Every flag's value, in the order of `ServeOptions.settings`, with what the
+        // process decided around them (the bound address, its loops and fixed limits).
+        var fields: [(String, LogValue)] = []
+        for setting in ServeOptions.settings {
+            switch setting.logKey {
+            case "host":
+                fields.append(("host", .string(address.host)))
+            case "port":
+                fields += [("port", .int(address.port)), ("version", .string(deviceOracleVersion)),
+                           ("eventLoops", .int(configuration.eventLoops))]
+            case "maxMemoryBytes":
+                fields += [(setting.logKey, setting.current(options)), ("maxMemorySource", .string(options.memoryBudgetSource))]
+            case "logLevel":
+                fields += [("maxHeadBytes", .int(configuration.headLimits.maxHeadBytes)),
+                           ("maxHeaderFields", .int(configuration.headLimits.maxFields)),
+                           ("maxTargetBytes", .int(configuration.headLimits.maxTargetBytes)),
+                           (setting.logKey, setting.current(options))]
+            default:
+                fields.append((setting.logKey, setting.current(options)))
+            }
+        }
+        logger.emit(.info, "listening", fields)
         // The main thread only waits: the signal handlers exit the process. Not
         // `dispatchMain()`, whose exit of the main thread valgrind cannot follow, and
         // instruction counts under callgrind are the steady measure of this server.

@@ -181,8 +181,8 @@ final class EndToEndTests: XCTestCase {
         XCTAssertEqual(bad.waitForExit(), 2)
     }
 
-    /// One version: the binary's, the startup line's, `openapi.yaml`'s and README's
-    /// dependency line agree, so a release changes them together.
+    /// One version: the binary's, the startup line's, `openapi.yaml`'s, the library page's
+    /// and the startup line docs/operations.md shows agree, so a release changes them together.
     func testOneVersionEverywhere() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
         let printed = try ServerProcess(["--version"])
@@ -191,12 +191,39 @@ final class EndToEndTests: XCTestCase {
         let (server, _) = try startServer()
 
         let openapi = try String(contentsOf: root.appendingPathComponent("openapi.yaml"), encoding: .utf8)
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let library = try String(contentsOf: root.appendingPathComponent("docs/library.md"), encoding: .utf8)
+        let operations = try String(contentsOf: root.appendingPathComponent("docs/operations.md"), encoding: .utf8)
         XCTAssertTrue(version.split(separator: ".").count == 3 && version.allSatisfy { $0.isNumber || $0 == "." }, version)
         XCTAssertEqual(server.startupLine()?["version"] as? String, version)
         XCTAssertTrue(openapi.contains("\n  version: \(version)\n"), "openapi.yaml's info.version is not \(version)")
-        XCTAssertTrue(readme.contains("from: \"\(version)\")"), "README's dependency line does not name \(version)")
-        XCTAssertFalse(readme.contains(#""version":"0."#), "README shows a startup line of another version")
+        XCTAssertTrue(library.contains("It is \(version) and"), "docs/library.md's Releases does not name \(version)")
+        XCTAssertTrue(operations.contains(#""version":"\#(version)""#), "docs/operations.md shows a startup line of another version")
+    }
+
+    /// `--help` shows every subcommand's flags, and the startup line names the value of
+    /// every `serve` flag `--help` lists (`--max-body-bytes` as `maxBodyBytes`): both come
+    /// from one table.
+    func testHelpListsEveryFlagAndTheStartupLineNamesEachServeFlag() throws {
+        let help = try ServerProcess(["--help"])
+        XCTAssertEqual(help.waitForExit(), 0)
+        for word in ["--ndjson", "--format json|xctest|swift-testing", "--steps all|failing|none", "--coverage",
+                     "--max-length", "--seed", "--count", "--junit REPORT.xml", "--max-memory-bytes", "MAX_MEMORY_BYTES",
+                     "--max-line-bytes", "--max-stream-bytes", "--min-rate-grace", "--memory-wait", "--metrics on|off"] {
+            XCTAssertTrue(help.stdoutText.contains(word), word)
+        }
+        let serveSection = help.stdoutText.components(separatedBy: "\nserve:\n").last?.components(separatedBy: "\n\n").first ?? ""
+        let flags = serveSection.split(separator: "\n").compactMap { line -> String? in
+            let trimmed = line.drop { $0 == " " }
+            return trimmed.hasPrefix("--") ? String(trimmed.prefix { $0 != " " }.dropFirst(2)) : nil
+        }
+        XCTAssertEqual(flags.count, 16, serveSection)
+        let (server, _) = try startServer()
+        let startup = try XCTUnwrap(server.startupLine())
+        for flag in flags {
+            let parts = flag.split(separator: "-")
+            let key = String(parts[0]) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+            XCTAssertNotNil(startup[key], "the startup line does not name --\(flag) as \(key)")
+        }
     }
 
     func testVersionAndHelp() throws {

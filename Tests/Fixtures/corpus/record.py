@@ -7,7 +7,7 @@ Usage: Tests/Fixtures/corpus/record.py BINARY [OUT]   (OUT: corpus.jsonl beside 
 
 Run it with the binary of the commit whose answers are the reference; the test then
 holds every later build to those bytes. Requests are deterministic: plans with fixed
-seeds, then fixed mutations of them, plus README's examples.
+seeds, then fixed mutations of them, plus the documentation's examples (README and docs/).
 """
 import json
 import pathlib
@@ -20,7 +20,9 @@ import time
 here = pathlib.Path(__file__).resolve().parent
 binary = sys.argv[1]
 out = pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else here / "corpus.jsonl"
-readme = here.parent.parent.parent / "README.md"
+root = here.parent.parent.parent
+# README first, then docs/ (where most examples moved in issue 46), in name order.
+pages = [root / "README.md"] + sorted((root / "docs").glob("*.md"))
 
 ENDPOINTS = {
     "playback": "/playback/apply",
@@ -198,8 +200,8 @@ def variants(ruleset, index, request, answer):
 
 
 def readme_examples():
-    """README's `curl … -d '…'` examples, with their paths."""
-    for line in readme.read_text().splitlines():
+    """The documentation's `curl … -d '…'` examples, with their paths."""
+    for line in (line for page in pages for line in page.read_text().splitlines()):
         match = re.match(r"^\$ curl .*?localhost:8080(/\S+) -d '(.*)'", line)
         if match:
             yield match.group(1), match.group(2)
