@@ -16,7 +16,7 @@ extension PlaybackEvent {
     /// may be `Int`, `UInt` or `NSNumber`.
     public static func translating(notification name: String,
                                    userInfo: [AnyHashable: Any]?) -> TranslatedNotification<PlaybackEvent> {
-        let translated = NotificationTranslation.playback(NotificationJSON.encode(name: name, userInfo: userInfo))
+        let translated = NotificationTranslation.playback(name, userInfo: NotificationValues.userInfo(userInfo))
         return TranslatedNotification(event: translated.event, diagnostics: translated.diagnosticCodes)
     }
 }
@@ -26,56 +26,47 @@ extension AudioSessionEvent {
     /// media-services notifications are events here.
     public static func translating(notification name: String,
                                    userInfo: [AnyHashable: Any]?) -> TranslatedNotification<AudioSessionEvent> {
-        let translated = NotificationTranslation.audioSession(NotificationJSON.encode(name: name, userInfo: userInfo))
+        let translated = NotificationTranslation.audioSession(name, userInfo: NotificationValues.userInfo(userInfo))
         return TranslatedNotification(event: translated.event, diagnostics: translated.diagnosticCodes)
     }
 }
 
-/// A notification as the JSON a log carries it in, so it meets the one translation
-/// the service uses. Values of types JSON has no word for become `null`, which the
-/// translation treats as missing.
-enum NotificationJSON {
-    /// Deeper values are cut to `null`: no real userInfo nests, and the writer recurses.
+/// A `userInfo` as the values a log's JSON would carry, so it meets the one
+/// translation the service uses. Values of types JSON has no word for become `null`,
+/// which the translation treats as missing.
+enum NotificationValues {
+    /// Deeper values are cut to `null`: no real userInfo nests.
     static let maxDepth = 16
 
-    static func encode(name: String, userInfo: [AnyHashable: Any]?) -> [UInt8] {
-        var writer = JSONWriter(capacity: 256)
-        writer.beginObject()
-        writer.key("notification")
-        writer.string(escaping: name)
-        if let userInfo {
-            writer.key("userInfo")
-            write(userInfo, to: &writer, depth: 0)
-        }
-        writer.endObject()
-        return writer.finish()
+    static func userInfo(_ userInfo: [AnyHashable: Any]?) -> [String: NotificationValue]? {
+        guard let userInfo else { return nil }
+        guard case .object(let members) = value(userInfo, depth: 0) else { return nil }
+        return members
     }
 
-    private static func write(_ value: Any, to writer: inout JSONWriter, depth: Int) {
-        guard depth < maxDepth else { return writer.null() }
+    private static func value(_ value: Any, depth: Int) -> NotificationValue {
+        guard depth < maxDepth else { return .null }
         // Integers before Bool: an NSNumber holding 1 also casts to `true`.
         switch value {
-        case let number as Int: writer.integer(number)
-        case let number as UInt: number <= UInt(Int.max) ? writer.integer(Int(number)) : writer.number(Double(number))
-        case let number as Int32: writer.integer(Int(number))
-        case let number as UInt32: writer.integer(Int(number))
-        case let number as Int64: writer.integer(Int(number))
-        case let number as Double: writer.number(number)
-        case let flag as Bool: writer.bool(flag)
-        case let text as String: writer.string(escaping: text)
-        case let elements as [Any]:
-            writer.beginArray()
-            for element in elements { write(element, to: &writer, depth: depth + 1) }
-            writer.endArray()
+        case let number as Int: return .number(Double(number))
+        case let number as UInt: return .number(Double(number))
+        case let number as Int32: return .number(Double(number))
+        case let number as UInt32: return .number(Double(number))
+        case let number as Int64: return .number(Double(number))
+        case let number as Double: return number.isFinite ? .number(number) : .null
+        case let flag as Bool: return .bool(flag)
+        case let text as String: return .string(text)
+        case let elements as [Any]: return .array(elements.map { self.value($0, depth: depth + 1) })
         case let members as [AnyHashable: Any]:
-            writer.beginObject()
-            // Sorted: a dictionary's order is not stable, and a repeated key is impossible.
-            for (key, member) in members.map({ ("\($0.key.base)", $0.value) }).sorted(by: { $0.0 < $1.0 }) {
-                writer.key(escaping: key)
-                write(member, to: &writer, depth: depth + 1)
+            // Keys as text; of two keys that read alike (`1` and `"1"`), the first in
+            // sorted order, as a JSON reader keeps the first of a repeated key.
+            var object: [String: NotificationValue] = [:]
+            for (key, member) in members.map({ ("\($0.key.base)", $0.value) }).sorted(by: { $0.0 < $1.0 })
+            where object[key] == nil {
+                object[key] = self.value(member, depth: depth + 1)
             }
-            writer.endObject()
-        default: writer.null()
+            return .object(object)
+        default: return .null
         }
     }
 }

@@ -130,6 +130,11 @@ final class ClosedNames<Name: Sendable>: Sendable {
         }
     }
 
+    /// The name `text` spells (a value an app handed over, not a request's).
+    func match(_ text: String) -> Name? {
+        spellings.firstIndex(of: text).map { names[$0] }
+    }
+
     /// "unknown event type 'userPause'; did you mean 'userPaused'?"
     func unknownNameDetail(_ name: String) -> String {
         var detail = "unknown \(kind) '\(name)'"

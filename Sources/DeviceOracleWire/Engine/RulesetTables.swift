@@ -347,7 +347,7 @@ extension JSONWriter {
         key("type")
         string("routeChanged")
         key("reason")
-        if let reason { string(escaping: reason.name) } else if let given, let document { value(given.given, of: document) }
+        if let reason { string(escaping: reason.name) } else if let given = given?.given, let document { value(given, of: document) }
         endObject()
     }
 }

@@ -6,8 +6,14 @@ import DeviceOracleRules
 struct GivenRouteChangeReason: Sendable {
     /// `nil` when the value is not one AVAudioSession defines.
     let reason: RouteChangeReason?
-    /// The value in the request, echoed when the reason is unknown.
-    let given: JSONValue
+    /// The value in the request, echoed when the reason is unknown; `nil` for a reason
+    /// an app handed over as a value (`NotificationValue`), which no answer echoes.
+    let given: JSONValue?
+
+    init(reason: RouteChangeReason?) {
+        self.reason = reason
+        given = nil
+    }
 
     init(_ given: JSONValue, in document: JSONDocument) {
         self.given = given
@@ -26,7 +32,7 @@ struct GivenRouteChangeReason: Sendable {
         writer.key("type")
         writer.string("routeChanged")
         writer.key("reason")
-        if let reason { writer.string(escaping: reason.name) } else { writer.value(given, of: document) }
+        if let reason { writer.string(escaping: reason.name) } else if let given { writer.value(given, of: document) } else { writer.null() }
         writer.endObject()
     }
 }
@@ -84,26 +90,43 @@ enum AudioSessionNotification: Sendable {
     /// rulesets that model them; elsewhere they are unknown.
     static func translate(_ notification: JSONValue, userInfo: JSONValue?, in document: JSONDocument,
                           mediaServices: Bool, missingOptions: inout Bool) -> AudioSessionNotification {
-        switch names.match(notification, in: document) {
+        translate(names.match(notification, in: document), userInfo: userInfo.map { JSONUserInfo(object: $0, document: document) },
+                  mediaServices: mediaServices, missingOptions: &missingOptions) { .routeChanged(GivenRouteChangeReason($0, in: document)) }
+    }
+
+    /// The same translation of a notification an app handed over as values (the
+    /// in-process product): its name and its `userInfo`.
+    static func translate(_ name: String, userInfo: [String: NotificationValue]?, mediaServices: Bool,
+                          missingOptions: inout Bool) -> AudioSessionNotification {
+        translate(names.match(name), userInfo: userInfo.map(ValueUserInfo.init), mediaServices: mediaServices,
+                  missingOptions: &missingOptions) { .routeChanged(GivenRouteChangeReason(reason: $0.routeChangeReason)) }
+    }
+
+    /// The one translation, whatever `userInfo` is read from; `routeChanged` makes the
+    /// route change of a present reason.
+    private static func translate<UserInfo: NotificationUserInfo>(
+        _ name: Name?, userInfo: UserInfo?, mediaServices: Bool, missingOptions: inout Bool,
+        routeChanged: (UserInfo.Value) -> AudioSessionNotification
+    ) -> AudioSessionNotification {
+        switch name {
         case .interruption?:
-            let type = userInfo.flatMap { document.member($0, "AVAudioSessionInterruptionTypeKey") }
-            switch type.map({ interruptionType($0, in: document) }) ?? nil {
+            switch userInfo?.value("AVAudioSessionInterruptionTypeKey").flatMap({ userInfo?.interruptionType($0) }) {
             case .began?:
                 return .interruptionBegan
             case .ended?:
-                let options = userInfo.flatMap { document.member($0, "AVAudioSessionInterruptionOptionKey") }
-                guard let options, !document.isNull(options) else {
+                guard let userInfo, let options = userInfo.value("AVAudioSessionInterruptionOptionKey") else {
                     missingOptions = true
                     return .interruptionEnded(shouldResume: false)
                 }
-                return .interruptionEnded(shouldResume: shouldResume(options, in: document))
+                return .interruptionEnded(shouldResume: userInfo.shouldResume(options))
             case nil:
                 return .untranslated(.unknownInterruptionType)
             }
         case .routeChange?:
-            let reason = userInfo.flatMap { document.member($0, "AVAudioSessionRouteChangeReasonKey") }
-            guard let reason, !document.isNull(reason) else { return .untranslated(.unknownRouteChangeReason) }
-            return .routeChanged(GivenRouteChangeReason(reason, in: document))
+            guard let reason = userInfo?.value("AVAudioSessionRouteChangeReasonKey") else {
+                return .untranslated(.unknownRouteChangeReason)
+            }
+            return routeChanged(reason)
         case .mediaServicesLost? where mediaServices:
             return .mediaServicesLost
         case .mediaServicesReset? where mediaServices:
@@ -120,10 +143,32 @@ enum AudioSessionNotification: Sendable {
         return missingOptions ? .missingInterruptionOptions : nil
     }
 
-    private enum InterruptionType { case began, ended }
+    fileprivate enum InterruptionType { case began, ended }
+}
 
+/// A notification's `userInfo` as the translation reads it: a member by key (`nil`
+/// when absent or `null`), and the few readings the keys' values need.
+private protocol NotificationUserInfo {
+    associatedtype Value
+    func value(_ key: StaticString) -> Value?
     /// `AVAudioSession.InterruptionType`: 1 or "began", 0 or "ended".
-    private static func interruptionType(_ value: JSONValue, in document: JSONDocument) -> InterruptionType? {
+    func interruptionType(_ value: Value) -> AudioSessionNotification.InterruptionType?
+    /// Bit 0 of `AVAudioSession.InterruptionOptions` (two's complement for a negative
+    /// integer; a non-integral number has no bits), the string "shouldResume", or an
+    /// array holding that string.
+    func shouldResume(_ options: Value) -> Bool
+}
+
+/// A log's `userInfo`: an object node.
+private struct JSONUserInfo: NotificationUserInfo {
+    let object: JSONValue
+    let document: JSONDocument
+
+    func value(_ key: StaticString) -> JSONValue? {
+        document.member(object, key).flatMap { document.isNull($0) ? nil : $0 }
+    }
+
+    func interruptionType(_ value: JSONValue) -> AudioSessionNotification.InterruptionType? {
         switch document.kind(value) {
         case .number:
             switch document.number(value) {
@@ -140,10 +185,7 @@ enum AudioSessionNotification: Sendable {
         }
     }
 
-    /// Bit 0 of `AVAudioSession.InterruptionOptions` (two's complement for a
-    /// negative integer; a non-integral number has no bits), the string
-    /// "shouldResume", or an array holding that string.
-    private static func shouldResume(_ options: JSONValue, in document: JSONDocument) -> Bool {
+    func shouldResume(_ options: JSONValue) -> Bool {
         switch document.kind(options) {
         case .number:
             return document.integer(options).map { $0 & 1 == 1 } ?? false
@@ -153,6 +195,52 @@ enum AudioSessionNotification: Sendable {
             return document.elements(options).contains { document.string($0, equals: "shouldResume") }
         default:
             return false
+        }
+    }
+}
+
+/// A value of a `userInfo` an app handed over, as JSON would carry it: what the
+/// in-process product translates, without writing it as text first.
+package enum NotificationValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([NotificationValue])
+    case object([String: NotificationValue])
+
+    /// A known reason by its number or name; `nil` for any other value.
+    var routeChangeReason: RouteChangeReason? {
+        switch self {
+        case .number(let number): Int(exactly: number).flatMap(RouteChangeReason.init(rawValue:))
+        case .string(let name): RouteChangeReason.allCases.first { $0.name == name }
+        default: nil
+        }
+    }
+}
+
+private struct ValueUserInfo: NotificationUserInfo {
+    let members: [String: NotificationValue]
+
+    func value(_ key: StaticString) -> NotificationValue? {
+        guard let value = members["\(key)"], value != .null else { return nil }
+        return value
+    }
+
+    func interruptionType(_ value: NotificationValue) -> AudioSessionNotification.InterruptionType? {
+        switch value {
+        case .number(1), .string("began"): .began
+        case .number(0), .string("ended"): .ended
+        default: nil
+        }
+    }
+
+    func shouldResume(_ options: NotificationValue) -> Bool {
+        switch options {
+        case .number(let number): Int(exactly: number).map { $0 & 1 == 1 } ?? false
+        case .string(let text): text == "shouldResume"
+        case .array(let elements): elements.contains(.string("shouldResume"))
+        default: false
         }
     }
 }
