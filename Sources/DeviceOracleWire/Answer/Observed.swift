@@ -68,20 +68,32 @@ struct Mismatch: Sendable {
     }
 
     func write(to writer: inout JSONWriter, document: JSONDocument) {
-        writer.beginObject()
-        writer.key("index")
-        if let index { writer.integer(index) } else { writer.null() }
-        writer.key("field")
-        writer.string(escaping: field)
-        writer.key("expected")
-        expected.write(to: &writer, document: document)
-        writer.key("observed")
-        observed.write(to: &writer, document: document)
+        writer.mismatch(index: index, field: field, detail: detail,
+                        expected: { expected.write(to: &$0, document: document) },
+                        observed: { observed.write(to: &$0, document: document) })
+    }
+}
+
+extension JSONWriter {
+    /// `{"index", "field", "expected", "observed", "detail"?}`: a mismatch as every
+    /// answer lists it, whatever holds its values.
+    @inline(__always)
+    mutating func mismatch(index: Int?, field: String, detail: String?, expected: (inout JSONWriter) -> Void,
+                           observed: (inout JSONWriter) -> Void) {
+        beginObject()
+        key("index")
+        if let index { integer(index) } else { null() }
+        key("field")
+        string(escaping: field)
+        key("expected")
+        expected(&self)
+        key("observed")
+        observed(&self)
         if let detail {
-            writer.key("detail")
-            writer.string(escaping: detail)
+            key("detail")
+            string(escaping: detail)
         }
-        writer.endObject()
+        endObject()
     }
 }
 

@@ -31,20 +31,8 @@ extension AnswerMismatch {
 
     /// Exactly as `Mismatch.write` writes the mismatch it was made from.
     func write(to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("index")
-        if let step { writer.integer(step) } else { writer.null() }
-        writer.key("field")
-        writer.string(escaping: field)
-        writer.key("expected")
-        writer.raw(Array(expected.utf8))
-        writer.key("observed")
-        writer.raw(Array(observed.utf8))
-        if let detail {
-            writer.key("detail")
-            writer.string(escaping: detail)
-        }
-        writer.endObject()
+        writer.mismatch(index: step, field: field, detail: detail, expected: { $0.raw(Array(expected.utf8)) },
+                        observed: { $0.raw(Array(observed.utf8)) })
     }
 }
 
