@@ -138,6 +138,7 @@ func checkedAnswer(_ endpoint: RulesetEndpoint, _ body: JSON, steps: Int) throws
     try expect(parsed.elements(parsed["steps"]).count == steps, "\(parsed.elements(parsed["steps"]).count) steps for \(steps) events")
     try expect(parsed.string(parsed["verdict"]) == answer.verdict.rawValue, "the header's verdict differs from the body's")
     try checkStepDetails(answer, parsed)
+    try checkTypedEvaluation(endpoint, answer, parsed)
     try checkNDJSONForm(endpoint, body, answer: answer)
     return parsed
 }
@@ -199,6 +200,14 @@ func checkNDJSONForm(_ endpoint: RulesetEndpoint, _ body: JSON, answer: RulesetA
         + ",\"diagnosticCount\":\(parsed.elements(parsed["diagnostics"]).count)}"
     let summary = String(decoding: answerLines.last!, as: UTF8.self)
     try expect(summary == expected, "NDJSON summary\n\(summary)\nexpected\n\(expected)")
+    // The in-process result reads the summary's values, not its line.
+    guard let typed = check.summary else { throw Broken(message: "NDJSON: no typed summary") }
+    try expect(typed.verdict == answer.verdict && typed.mismatches.count == answer.mismatches.count
+                   && zip(typed.mismatches, answer.mismatches).allSatisfy { $0.expected == $1.expected && $0.observed == $1.observed
+                       && $0.field == $1.field && $0.step == $1.step && $0.detail == $1.detail }
+                   && typed.diagnostics.map(\.code) == answer.diagnostics.map(\.code)
+                   && typed.diagnostics.map(\.step) == answer.diagnostics.map(\.step),
+               "NDJSON: the typed summary differs from the JSON form's findings")
 }
 
 /// `?steps=` (streaming.md, "Detail"): `failing` lists exactly the steps a mismatch
