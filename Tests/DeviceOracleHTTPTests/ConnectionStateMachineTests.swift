@@ -21,6 +21,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         var budget = Int.max
         var reserved = 0
         var isOutputBackedUp = false
+        var isOutputDrained = true
         var isDraining = false
         let answerRecording = AnswerRecording.lines
 
