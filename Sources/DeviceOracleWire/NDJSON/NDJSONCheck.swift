@@ -115,7 +115,8 @@ public final class NDJSONCheck {
         func size(_ line: NDJSONLayout.Line?) -> Int {
             line.map { $0.document.input.count + $0.document.nodeCount * 16 } ?? 0
         }
-        return lines.heldBytes + size(head) + size(tail) + stream.heldBytes() + findings.listedBytes + writer.byteCount
+        return lines.heldBytes + layout.heldBytes + size(head) + size(tail) + stream.heldBytes() + findings.heldBytes
+            + writer.allocatedByteCount
     }
 
     /// The server ends the stream (a line slower than the minimum rate, a timeout, the
@@ -359,8 +360,8 @@ struct StreamedFindings: ~Copyable {
     /// One entry, written to be measured before it is listed.
     private var entry = JSONWriter(capacity: 0)
 
-    /// What the lists hold, in bytes.
-    var listedBytes: Int { mismatches.byteCount + diagnosticBytes }
+    /// The memory the lists hold, in bytes.
+    var heldBytes: Int { mismatches.allocatedByteCount + entry.allocatedByteCount + diagnosticBytes }
 
     /// Whether there were any.
     mutating func absorb(_ found: MismatchList, _ diagnostics: [Diagnostic], document: JSONDocument) -> Bool {
