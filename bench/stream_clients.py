@@ -90,6 +90,12 @@ def mismatch_client():
             summary.update(mismatchCount=parsed["mismatchCount"], listed=len(parsed["mismatches"]))
         except ValueError:
             pass
+    problem = rest.find(b'{"problem":')
+    if problem >= 0:
+        try:
+            summary["problem"] = json.loads(rest[problem:].split(b"\n", 1)[0])["problem"]["status"]
+        except (ValueError, KeyError):
+            summary["problem"] = "unreadable"
     with lock:
         result["mismatchSummaries"].append(summary)
 
