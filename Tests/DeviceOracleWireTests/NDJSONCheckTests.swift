@@ -347,6 +347,20 @@ final class NDJSONCheckTests: XCTestCase {
         XCTAssertLessThanOrEqual(answered.lines.last!.utf8.count, StreamedFindings.listedBytes + 256 * 1024)
     }
 
+    func testTheSummarysDiagnosticListStopsAtItsByteBoundToo() throws {
+        // Each run's page repeats 1,000 ids of 100 bytes: its diagnostic names them all (~100 KB).
+        let items = (0..<1_000).map { #"{"id":"\#(String(repeating: "i", count: 96))\#(1_000 + $0)"}"# }.joined(separator: ",")
+        let run = { (index: Int) in #"{"at":\#(index * 1_000),"pages":[{"items":[\#(items),\#(items)]}]}"# }
+
+        let answered = answer((0..<60).map(run).joined(separator: "\n"), ruleset: "refresh", detail: .none)
+
+        let summary = try summary(answered)
+        XCTAssertEqual(count("diagnosticCount", in: summary), 60)
+        let listed = summary.member(summary.root, "diagnostics").map { summary.count($0) } ?? -1
+        XCTAssertGreaterThan(listed, 0)
+        XCTAssertLessThan(listed, 60, "cut at the byte bound, not the count")
+    }
+
     func testTheNDJSONRefreshAnswerHasTheJSONFormsCapAndEndsWithAProblemLineWhereItPassesIt() throws {
         // Every step repeats the store (about 300 KB) before and after: over 64 MiB by run ~110.
         let head = refreshStoreHead(items: 2_700)
