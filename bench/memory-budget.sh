@@ -7,6 +7,11 @@
 # byte of its body (what `ServiceRoutes.memoryPerBodyByte` must cover), and point 6: 20
 # HTTP/1.0 clients that never read their answer, cut by --send-timeout 1, and RSS after;
 # and point 14: RSS back near idle after a mixed load of small bodies and 3 MB answers.
+# Last, issue 42's amplifying streams (bench/stream_clients.py): 60 never-reading clients of
+# refresh store x steps alone, then at once with fewer: refresh store x
+# steps over NDJSON to clients that never read, 10,000 mismatches of a whole store's ids
+# in one summary, 128 slow streams: peak RSS within the budget + 64 MiB, a normal request
+# answered 200 throughout, and RSS back under 64 MiB once they have left.
 # Usage: bench/memory-budget.sh [--seconds N] [--clients C] [BINARY]   (defaults 20, 20)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -148,4 +153,40 @@ after=$(rss_mib "$server_pid")
 echo "  idle $idle MiB, 1.5 s after the cut answers: $after MiB"
 python3 -c "import sys; sys.exit(0 if float('$after') < 64 else 1)" || { echo "  FAIL: memory kept after the send timeout"; failed=1; }
 kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=
+
+# $1 never-reading refresh clients, $2 clients of 10,000 mismatches, $3 slow streams.
+amplifying_streams() {
+  start_server "$work/server.log" "$binary" --log-level warn
+  local budget idle after result
+  budget=$(sed -n 's/.*"maxMemoryBytes":\([0-9]*\).*/\1/p' "$work/server.log" | head -1)
+  idle=$(rss_mib "$server_pid")
+  result=$(python3 "$here/stream_clients.py" "$port" "$server_pid" "$here/bodies/playback-small.json" "$seconds" "$@")
+  sleep 2  # the last stream's end schedules the trim a second later
+  after=$(rss_mib "$server_pid")
+  echo "  $result"
+  python3 - "$result" "$budget" "$idle" "$after" "$2" <<'PY' || failed=1
+import json, sys
+r, budget, idle, after = json.loads(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+mismatch_clients = int(sys.argv[5])
+limit = budget / 1048576 + 64
+print(f"  peak RSS {r['peakRSSMiB']} MiB (limit {limit:.0f}), normal answers {r['normal']}, slowest "
+      f"{r['normalSlowestSeconds']} s, slow streams refused {r['slowRefused']}, idle {idle} MiB, after {after} MiB")
+problems = []
+if r["peakRSSMiB"] > limit: problems.append("peak RSS over the budget + 64 MiB")
+if set(r["normal"]) != {"200"}: problems.append(f"a normal request was not answered 200: {r['normal']}")
+if r["slowRefused"]: problems.append("slow streams were refused at their start")
+summaries = r["mismatchSummaries"]
+if len(summaries) != mismatch_clients or any(s.get("mismatchCount") != 10000 or not 0 < s.get("listed", 0) < 10000
+                                             for s in summaries):
+    problems.append(f"a 10,000-mismatch summary is missing or not cut by bytes: {summaries}")
+if after >= 64: problems.append("RSS not back under 64 MiB after the streams left")
+for p in problems: print("  FAIL:", p)
+sys.exit(1 if problems else 0)
+PY
+  kill -TERM "$server_pid"; wait "$server_pid" || true; server_pid=
+}
+echo "amplifying NDJSON streams (issue 42): 60 never-reading refresh clients (~900 KB store, 300 lines) alone:"
+amplifying_streams 60 0 0
+echo "amplifying NDJSON streams at once: 10 never-reading refresh clients, 4 x 10,000 mismatches, 128 slow streams:"
+amplifying_streams 10 4 128
 exit "$failed"

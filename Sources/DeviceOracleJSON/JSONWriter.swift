@@ -25,6 +25,8 @@ public struct JSONWriter: ~Copyable {
 
     /// Bytes written so far.
     public var byteCount: Int { count }
+    /// The memory the writer holds, written or not (it keeps its capacity when emptied).
+    public var allocatedByteCount: Int { capacity }
 
     /// The text, once writing is done.
     public consuming func finish() -> [UInt8] { bytes }

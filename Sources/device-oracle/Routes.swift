@@ -34,8 +34,7 @@ enum ServiceRoutes {
         let rulesetList = rulesetsDocument()
         routes.append(Route(path: "/rulesets", methods: [.GET]) { _ in .json(200, rulesetList) })
         for endpoint in Rulesets.all {
-            let ndjson = StreamedBody(mediaTypes: NDJSONRequest.mediaTypes,
-                                      memoryShare: max(StreamedBody.defaultMemoryShare, 4 * maxLineBytes)) { request in
+            let ndjson = StreamedBody(mediaTypes: NDJSONRequest.mediaTypes) { request in
                 NDJSONRequest(endpoint, request, maxLineBytes: maxLineBytes)
             }
             routes.append(Route(path: endpoint.path, methods: [.POST], body: .json, streamed: ndjson) { request in
@@ -274,7 +273,9 @@ final class NDJSONRequest: StreamedRequestHandler {
     init(_ endpoint: RulesetEndpoint, _ request: HTTPRequest, maxLineBytes: Int) {
         switch ServiceRoutes.stepDetail(query: request.query) {
         case .success(let detail):
-            check = NDJSONCheck(endpoint: endpoint, detail: detail, maxLineBytes: maxLineBytes) { problem(for: $0).json }
+            let check = NDJSONCheck(endpoint: endpoint, detail: detail, maxLineBytes: maxLineBytes) { problem(for: $0).json }
+            check.pausesAtOutputBytes = StreamedBody.outputHighWater
+            self.check = check
             refusal = nil
         case .failure(let invalid):
             check = nil
@@ -292,18 +293,29 @@ final class NDJSONRequest: StreamedRequestHandler {
         return progress(check.finish(output: &output))
     }
 
+    var heldBytes: Int { check?.heldBytes ?? 0 }
+
+    /// The server ended the stream after the answer began: the problem line says why
+    /// (`/problems/request-timeout`, `/problems/overloaded`, …), as after a bad line.
+    func cut(_ error: HTTPError, output: inout [UInt8]) -> StreamedProgress? {
+        let problemJSON = ProblemDetails(status: error.status, detail: error.detail).json
+        return check?.cut(problemJSON: problemJSON, output: &output).map(progress)
+    }
+
     private func progress(_ progress: NDJSONCheck.Progress) -> StreamedProgress {
         switch progress {
         case .more(let completedLine):
-            completedLine ? .completedUnit : .more
+            // Output passed the mark in the middle of the bytes: the rest waits for it to go.
+            if let check, check.unread > 0 { return .pause(unread: check.unread) }
+            return completedLine ? .completedUnit : .more
         case .begin:
-            .begin(HTTPResponse(status: 200, contentType: "application/x-ndjson"), trailers: ["Oracle-Verdict"])
+            return .begin(HTTPResponse(status: 200, contentType: "application/x-ndjson"), trailers: ["Oracle-Verdict"])
         case .rejected(let rejection):
-            .respond(problem(for: rejection).response)
+            return .respond(problem(for: rejection).response)
         case .end(let verdict):
             // After a problem line the rest is not read: the connection closes.
-            .end(trailers: [("Oracle-Verdict", verdict)], readsRest: verdict != NDJSONCheck.invalidVerdict,
-                 logFields: [("verdict", verdict)])
+            return .end(trailers: [("Oracle-Verdict", verdict)], readsRest: verdict != NDJSONCheck.invalidVerdict,
+                        logFields: [("verdict", verdict)])
         }
     }
 }

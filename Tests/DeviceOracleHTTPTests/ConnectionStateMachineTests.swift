@@ -21,6 +21,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         var budget = Int.max
         var reserved = 0
         var isOutputBackedUp = false
+        var isOutputDrained = true
         var isDraining = false
         let answerRecording = AnswerRecording.lines
 
@@ -76,7 +77,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         }
 
         func releaseMemory(_ bytes: Int) { reserved -= bytes }
-        func largeWorkEnded() {}
+        var trims = 0
+        func largeWorkEnded() { trims += 1 }
     }
 
     /// A streamed request's handler that does what each test scripts: per call, what it
@@ -87,6 +89,22 @@ final class ConnectionStateMachineTests: XCTestCase {
         /// What the call with no bytes right after `begin` says (`.more` when nil).
         var afterBegin: (output: String, progress: StreamedProgress)?
         var received = ""
+        /// Runs at each call with bytes (a test changes the effects mid-call).
+        var whenReceiving: (() -> Void)?
+        /// What the handler says it holds (`heldBytes`).
+        var held = 0
+        /// What `cut` writes and answers; nil: it has no cut (the default's behaviour).
+        var onCut: ((HTTPError) -> (output: String, progress: StreamedProgress))?
+        var cuts: [HTTPError] = []
+
+        var heldBytes: Int { held }
+
+        func cut(_ problem: HTTPError, output: inout [UInt8]) -> StreamedProgress? {
+            cuts.append(problem)
+            guard let step = onCut?(problem) else { return nil }
+            output += Array(step.output.utf8)
+            return step.progress
+        }
 
         func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> StreamedProgress {
             if bytes.isEmpty {
@@ -95,6 +113,7 @@ final class ConnectionStateMachineTests: XCTestCase {
                 return afterBegin?.progress ?? .more
             }
             received += String(decoding: bytes, as: UTF8.self)
+            whenReceiving?()
             guard !onReceive.isEmpty else { return .more }
             let step = onReceive.removeFirst()
             output += Array(step.output.utf8)
@@ -839,6 +858,172 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.refusals, [408])
+    }
+
+    // MARK: Streams under backpressure and within the budget (issue 42)
+
+    /// What the loop does once the output has gone with no new bytes: parse on.
+    private func parseWithoutInput(at now: Int64) {
+        var index = 0
+        _ = machine.parse(UnsafeRawBufferPointer(start: nil, count: 0), index: &index, now: now, effects: effects)
+    }
+
+    private let endInvalid = StreamedProgress.end(trailers: [("Oracle-Verdict", "invalid")], readsRest: false)
+
+    func testAPausedStreamKeepsTheRestOfItsReadAndHandsItOverFirstOnceTheOutputHasGone() {
+        accept()
+        handler.onReceive = [("", begin200)]
+        handler.afterBegin = ("A\n", .pause(unread: 4))
+        effects.isOutputDrained = false
+        read(streamHead() + "6\r\na\nb\nc\n", at: start)
+        XCTAssertEqual(handler.received, "a\nb\nc\n")
+
+        var index = 0
+        let later = Array(("\r\n" + chunk("d\n")).utf8)
+        later.withUnsafeBytes { _ = machine.parse($0, index: &index, now: start, effects: effects) }
+        XCTAssertEqual(index, 0, "a later read waits behind the held rest")
+        XCTAssertTrue(machine.resumesWithoutInput)
+
+        effects.isOutputDrained = true
+        handler.onReceive = [("B\nC\n", .completedUnit), ("D\n", .completedUnit)]
+        parseWithoutInput(at: start)
+        later.withUnsafeBytes { _ = machine.parse($0, index: &index, now: start, effects: effects) }
+
+        XCTAssertEqual(handler.received, "a\nb\nc\nb\nc\nd\n", "the rest, then the later read, in order")
+        XCTAssertEqual(String(decoding: effects.streamedBytes, as: UTF8.self), "A\nB\nC\nD\n")
+        XCTAssertFalse(machine.resumesWithoutInput)
+    }
+
+    func testAPausedReadsRestIsCountedInTheStreamsShare() {
+        accept()
+        handler.onReceive = [("", begin200)]
+        let line = String(repeating: "x", count: 99) + "\n"
+        handler.afterBegin = ("A\n", .pause(unread: 100 * 100))
+        effects.isOutputDrained = false
+
+        read(streamHead() + chunk(String(repeating: line, count: 101)), at: start)
+
+        XCTAssertEqual(effects.reserved, StreamedBody.defaultMemoryShare + 64 * 1024)
+    }
+
+    func testAStreamsShareFollowsWhatItsHandlerHoldsLineByLine() {
+        accept()
+        read(streamHead(), at: start)
+        XCTAssertEqual(effects.reserved, StreamedBody.defaultMemoryShare)
+
+        handler.held = 1_000_000
+        read(chunk("{\"long\":\"line so far"), at: start)
+        XCTAssertEqual(effects.reserved, StreamedBody.defaultMemoryShare + 16 * 64 * 1024, "in 64 KiB steps")
+
+        handler.held = 0
+        read(chunk("\"}\n"), at: start)
+        XCTAssertEqual(effects.reserved, StreamedBody.defaultMemoryShare, "given back once the line has gone")
+    }
+
+    func testManySlowStreamsHoldWhatTheyHoldNotTheWholeBudget() {
+        let budget = 512 * 1024 * 1024
+        effects.budget = budget
+        var machines: [ConnectionStateMachine] = []
+        for _ in 0..<128 {
+            accept()
+            read(streamHead() + chunk(#"{"type":"userPlayed"}"# + "\n"), at: start)
+            machines.append(machine)
+        }
+
+        XCTAssertEqual(effects.reserved, 128 * StreamedBody.defaultMemoryShare)
+        accept()
+        read(postHead(1000) + String(repeating: " ", count: 998) + "{}", at: start)
+        XCTAssertEqual(effects.answers.map(\.status), [200], "a normal request still fits")
+    }
+
+    func testAStreamWhoseHoldingTheBudgetCannotTakeEndsWith503InBand() {
+        accept()
+        effects.budget = StreamedBody.defaultMemoryShare + 64 * 1024
+        handler.onReceive = [("A\n", begin200)]
+        handler.onCut = { ("{\"problem\":{\"status\":\($0.status)}}\n", self.endInvalid) }
+        read(streamHead() + chunk("a\n"), at: start)
+
+        handler.held = 1_000_000
+        read(chunk("{\"long"), at: start)
+
+        XCTAssertEqual(handler.cuts.map(\.status), [503])
+        XCTAssertEqual(String(decoding: effects.streamedBytes, as: UTF8.self), "A\n{\"problem\":{\"status\":503}}\n")
+        XCTAssertEqual(effects.streamedTrailers.count, 1, "the answer ends with its last chunk and trailers")
+        XCTAssertEqual(effects.reserved, 0)
+    }
+
+    func testAStreamWhoseHoldingTheBudgetCannotTakeBeforeItsAnswerIs503() {
+        accept()
+        effects.budget = StreamedBody.defaultMemoryShare
+        read(streamHead(), at: start)
+
+        handler.held = 1_000_000
+        read(chunk("{\"head"), at: start)
+
+        XCTAssertEqual(effects.refusals, [503])
+        XCTAssertEqual(effects.reserved, 0)
+    }
+
+    func testALineSlowerThanTheMinimumRateEndsABegunStreamInBand() {
+        accept { $0.minReceiveRate = 1024 }
+        handler.onReceive = [("A\n", begin200)]
+        handler.onCut = { ("{\"problem\":{\"status\":\($0.status)}}\n", self.endInvalid) }
+        read(streamHead() + chunk(#"{"type":"userPlayed"}"# + "\n"), at: start)
+
+        read(chunk(#"{"type":"userPlayed"}"# + "\n"), at: start + 25 * second)
+
+        XCTAssertEqual(handler.cuts.map(\.status), [408])
+        XCTAssertEqual(effects.refusals, [], "its status has gone: the problem is in the answer")
+        XCTAssertEqual(String(decoding: effects.streamedBytes, as: UTF8.self), "A\n{\"problem\":{\"status\":408}}\n")
+        XCTAssertEqual(effects.streamedTrailers.map { $0.map(\.1) }, [["invalid"]])
+        XCTAssertEqual(effects.accessStatuses, [200])
+        XCTAssertEqual(effects.reserved, 0)
+        XCTAssertEqual(wait(start + 25 * second), .shutdownWriteAndLinger(deadline: start + 26 * second))
+    }
+
+    func testABegunStreamStalledPastTheBodyTimeoutEndsInBand() {
+        accept()
+        handler.onReceive = [("A\n", begin200)]
+        handler.onCut = { ("{\"problem\":{\"status\":\($0.status)}}\n", self.endInvalid) }
+        read(streamHead() + chunk("a\n"), at: start)
+        _ = wait(start)
+
+        XCTAssertEqual(machine.timerFired(now: start + 30 * second, effects: effects), .proceed)
+
+        XCTAssertEqual(handler.cuts.map(\.status), [408])
+        XCTAssertEqual(effects.streamedTrailers.count, 1)
+        XCTAssertEqual(effects.refusals, [])
+    }
+
+    func testAContentLengthBodyWhoseLastBytesBackedUpTheOutputIsSeenToEndOnceItHasGone() {
+        accept()
+        handler.onReceive = [("", begin200)]
+        handler.afterBegin = (String(repeating: "A", count: 100) + "\n", .completedUnit)
+        handler.whenReceiving = { [effects] in effects.isOutputBackedUp = true }
+        handler.onBodyEnded = [("{\"summary\":true}\n", .end(trailers: [("X-Lines", "1")], readsRest: true))]
+        read(streamHead("Content-Length: 2") + "a\n", at: start)
+        XCTAssertEqual(effects.streamedTrailers.count, 0, "the body's end is due but output waits")
+        XCTAssertTrue(machine.resumesWithoutInput, "so parsing goes on once it has gone, with no more bytes")
+
+        effects.isOutputBackedUp = false
+        parseWithoutInput(at: start + second)
+
+        XCTAssertEqual(effects.streamedTrailers.count, 1, "the summary and the last chunk, not a 30 s stall")
+        XCTAssertEqual(wait(start + second), .poll(.read, .arm(.idle, deadline: start + 61 * second)))
+    }
+
+    func testEveryStreamsEndSchedulesTheHeapTrim() {
+        accept()
+        handler.onReceive = [("", begin200)]
+        handler.onBodyEnded = [("", .end(trailers: [], readsRest: true))]
+        read(streamHead("Content-Length: 2") + "a\n", at: start)
+        XCTAssertEqual(effects.trims, 1, "a small stream that ended")
+
+        accept()
+        handler.onReceive = [("A\n", begin200)]
+        read(streamHead() + chunk("a\n"), at: start)
+        machine.closed(effects: effects)
+        XCTAssertEqual(effects.trims, 2, "a stream whose peer left")
     }
 }
 

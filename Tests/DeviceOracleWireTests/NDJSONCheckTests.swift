@@ -257,4 +257,124 @@ final class NDJSONCheckTests: XCTestCase {
         XCTAssertTrue(answered.lines[2].hasPrefix(#"{"index":2,"id":"b","event":{"type":"playSound","name":"\"boss\"\u0001"},"#))
         XCTAssertTrue(answered.lines[2].contains(#""actions":["playNewPlayer"],"soundPlayed":true}"#))
     }
+
+    // MARK: Bounds (issue 42)
+
+    /// What `body` answered when each call may stop once its output passes `mark`, and
+    /// the rest is given again, as the HTTP route does: the calls' unread rests too.
+    private func pausedAnswer(_ body: String, ruleset: String = "playback", mark: Int) -> (lines: [String], unread: [Int]) {
+        let check = NDJSONCheck(endpoint: Rulesets.named(ruleset)!, detail: .all, maxLineBytes: 1 << 20) { _ in Array("{}".utf8) }
+        check.pausesAtOutputBytes = mark
+        var output: [UInt8] = []
+        var unread: [Int] = []
+        var rest = Array(body.utf8)[...]
+        var ended = false
+        while !rest.isEmpty, !ended {
+            var progress = rest.withUnsafeBytes { check.receive($0, output: &output) }
+            if case .begin = progress { progress = check.receive(UnsafeRawBufferPointer(start: nil, count: 0), output: &output) }
+            if case .end = progress { ended = true }
+            unread.append(check.unread)
+            rest = rest.suffix(check.unread)
+        }
+        while !ended { if case .end = check.finish(output: &output) { ended = true } }
+        return (output.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }, unread)
+    }
+
+    func testACallStopsBetweenLinesOnceItsOutputPassesTheMarkAndTheRestGivenAgainGoesOn() {
+        let body = (0..<5).map { _ in played }.joined(separator: "\n") + "\n"
+
+        let paused = pausedAnswer(body, mark: 1)
+        let whole = answer(body)
+
+        XCTAssertEqual(paused.lines, whole.lines, "the same answer, line for line")
+        let lineBytes = played.utf8.count + 1
+        XCTAssertEqual(paused.unread, [4 * lineBytes, 3 * lineBytes, 2 * lineBytes, lineBytes, 0],
+                       "one line per call: each call stops after the line that passed the mark")
+    }
+
+    func testWithoutAMarkACallTakesEveryLineOfItsBytes() {
+        let body = (0..<5).map { _ in played }.joined(separator: "\n") + "\n"
+
+        XCTAssertEqual(pausedAnswer(body, mark: .max).unread, [0])
+    }
+
+    func testALinesPartAfterTheLineThatPassedTheMarkIsUnreadTooAndIsReadWholeWhenGivenAgain() {
+        let paused = pausedAnswer(played + "\n" + played, mark: 1)
+
+        XCTAssertEqual(paused.unread, [played.utf8.count, 0])
+        XCTAssertEqual(paused.lines, answer(played + "\n" + played).lines, "the last line (no LF) read whole at the end")
+    }
+
+    func testTheServerCanEndABegunStreamWithAProblemLine() {
+        let check = NDJSONCheck(endpoint: Rulesets.named("playback")!, detail: .all, maxLineBytes: 1 << 20) { _ in [] }
+        var output: [UInt8] = []
+        _ = Array((played + "\n").utf8).withUnsafeBytes { check.receive($0, output: &output) }
+        output = []
+
+        let progress = check.cut(problemJSON: Array(#"{"status":408}"#.utf8), output: &output)
+
+        guard case .end(let verdict) = progress else { return XCTFail("\(String(describing: progress))") }
+        XCTAssertEqual(verdict, "invalid")
+        XCTAssertEqual(String(decoding: output, as: UTF8.self), #"{"problem":{"status":408}}"# + "\n")
+    }
+
+    func testTheServerCannotCutAStreamWhoseAnswerHasNotBegun() {
+        let check = NDJSONCheck(endpoint: Rulesets.named("playback")!, detail: .all, maxLineBytes: 1 << 20) { _ in [] }
+        var output: [UInt8] = []
+        _ = Array(#"{"initial":{"isPlaying":true}}"#.utf8).withUnsafeBytes { check.receive($0, output: &output) }
+
+        XCTAssertNil(check.cut(problemJSON: [], output: &output), "the server answers its own status")
+    }
+
+    /// A refresh head whose store holds `items` items of long ids (about 110 bytes each).
+    private func refreshStoreHead(items: Int) -> String {
+        let list = (0..<items).map { #"{"id":"\#(String(repeating: "x", count: 100))-\#($0)"}"# }.joined(separator: ",")
+        return #"{"store":{"items":["# + list + "]}}"
+    }
+
+    func testTheSummarysMismatchListStopsAtItsByteBoundAndTheCountSaysHowManyThereWere() throws {
+        // Each run's `items` mismatch lists every id the store holds: about 100 KB.
+        let head = refreshStoreHead(items: 900)
+        let runs = (0..<60).map { #"{"at":\#($0),"observed":{"items":[]}}"# }
+
+        let answered = answer(([head] + runs).joined(separator: "\n"), ruleset: "refresh", detail: .none)
+
+        let summary = try summary(answered)
+        XCTAssertEqual(count("mismatchCount", in: summary), 60)
+        let listed = summary.member(summary.root, "mismatches").map { summary.count($0) } ?? -1
+        XCTAssertGreaterThan(listed, 0)
+        XCTAssertLessThan(listed, 60, "cut at the byte bound, not the count")
+        XCTAssertLessThanOrEqual(answered.lines.last!.utf8.count, StreamedFindings.listedBytes + 256 * 1024)
+    }
+
+    func testTheSummarysDiagnosticListStopsAtItsByteBoundToo() throws {
+        // Each run's page repeats 1,000 ids of 100 bytes: its diagnostic names them all (~100 KB).
+        let items = (0..<1_000).map { #"{"id":"\#(String(repeating: "i", count: 96))\#(1_000 + $0)"}"# }.joined(separator: ",")
+        let run = { (index: Int) in #"{"at":\#(index * 1_000),"pages":[{"items":[\#(items),\#(items)]}]}"# }
+
+        let answered = answer((0..<60).map(run).joined(separator: "\n"), ruleset: "refresh", detail: .none)
+
+        let summary = try summary(answered)
+        XCTAssertEqual(count("diagnosticCount", in: summary), 60)
+        let listed = summary.member(summary.root, "diagnostics").map { summary.count($0) } ?? -1
+        XCTAssertGreaterThan(listed, 0)
+        XCTAssertLessThan(listed, 60, "cut at the byte bound, not the count")
+    }
+
+    func testTheNDJSONRefreshAnswerHasTheJSONFormsCapAndEndsWithAProblemLineWhereItPassesIt() throws {
+        // Every step repeats the store (about 300 KB) before and after: over 64 MiB by run ~110.
+        let head = refreshStoreHead(items: 2_700)
+        let runs = (0..<200).map { #"{"at":\#($0)}"# }
+
+        let answered = answer(([head] + runs).joined(separator: "\n"), ruleset: "refresh", detail: .none)
+
+        XCTAssertEqual(answered.verdict, "invalid")
+        XCTAssertTrue(answered.lines.last!.hasPrefix(#"{"problem":{"status":422,"line":"#), answered.lines.last!)
+        let json = Rulesets.named("refresh")!.answer(Array((#"{"store":"# + head.dropFirst(9).dropLast() + #","runs":["#
+            + runs.joined(separator: ",") + "]}").utf8))
+        guard case .failure(let rejection) = json else { return XCTFail("the JSON form is refused too") }
+        XCTAssertTrue(rejection.problems.first!.detail.hasPrefix("the answer would exceed 64 MiB"))
+        let line = Int(answered.lines.last!.split(separator: ":")[3].prefix { $0.isNumber })!
+        XCTAssertEqual("/runs/\(line - 2)", rejection.problems.first!.pointer, "the same run in both forms")
+    }
 }

@@ -162,4 +162,32 @@ final class NDJSONEndToEndTests: OracleProcessTestCase {
         XCTAssertEqual(cli.waitForExit(), 2)
         XCTAssertTrue(cli.stdoutText.split(separator: "\n").last?.hasPrefix(#"{"problem":"#) ?? false)
     }
+
+    /// Issue 42 finding 13: a Content-Length body whose answer passed the backpressure
+    /// mark only after the whole body had arrived was never seen to end: the server
+    /// waited out the 30 s body timeout and closed without the summary or last chunk.
+    func testAContentLengthBodyWhoseAnswerOutgrowsTheMarkAfterItsLastByteStillEnds() throws {
+        let (_, port) = try startServer()
+        // A store of ~150 KB: every step (before and after) passes the 256 KiB mark alone,
+        // the last one included, after the body's last byte has been read.
+        let items = (0..<1_500).map { #"{"id":"\#($0)","title":"\#(String(repeating: "t", count: 80))"}"# }
+        let body = #"{"store":{"items":["# + items.joined(separator: ",") + "]}}\n"
+            + (0..<10).map { #"{"at":\#($0 * 1000)}"# + "\n" }.joined()
+        let socket = try XCTUnwrap(RawSocket(port: port))
+
+        socket.send("POST /refresh/run HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nConnection: close\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        let (data, closed) = socket.read(timeout: 10)
+
+        XCTAssertTrue(closed, "answered whole well before the 30 s body timeout")
+        let separator = try XCTUnwrap(data.range(of: Data("\r\n\r\n".utf8)))
+        var exchange = RawExchange()
+        exchange.head = String(decoding: data[..<separator.lowerBound], as: UTF8.self)
+        exchange.body = data[separator.upperBound...]
+        let (lines, trailers) = try lines(exchange)
+        XCTAssertGreaterThan(exchange.body.count, 10 * 256 * 1024, "every step passed the mark")
+        XCTAssertEqual(lines.count, 11, "ten steps and the summary")
+        XCTAssertEqual(try json(Data(lines[10].utf8))["stepCount"] as? Int, 10)
+        XCTAssertEqual(trailers["oracle-verdict"], "unchecked")
+    }
+
 }

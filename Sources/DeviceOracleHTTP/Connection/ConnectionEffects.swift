@@ -5,6 +5,8 @@
 protocol ConnectionEffects: AnyObject {
     /// Parsing stops while this much output waits or a streamed body is still going out.
     var isOutputBackedUp: Bool { get }
+    /// Every answer byte queued so far has gone to the socket: a paused stream may go on.
+    var isOutputDrained: Bool { get }
     /// The server is shutting down: answers close their connection.
     var isDraining: Bool { get }
     /// Access records (the access log's lines, `/metrics`' counts) are built only as far

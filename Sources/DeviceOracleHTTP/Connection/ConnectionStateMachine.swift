@@ -232,6 +232,14 @@ struct ConnectionStateMachine {
     private var body: [UInt8] = []
     /// The share of the budget a streamed request holds (`StreamedBody.memoryShare`), whatever its length.
     private var reservedStreamShare = 0
+    /// The rest of a read a streamed request's handler did not take when it paused
+    /// (`StreamedProgress.pause`): handed over first once the output has gone.
+    private var heldInput: [UInt8] = []
+    /// The last `parse` stopped because output waited, maybe with an event still due
+    /// that needs no more bytes (the end of a Content-Length body whose last bytes were
+    /// all read): parsing must go on once the output has gone, whether or not more
+    /// bytes arrive.
+    private var stoppedForOutput = false
     private var peerClosedInput = false
 
     /// A new connection, accepted at `now`: its first head is due within the header timeout.
@@ -279,6 +287,12 @@ struct ConnectionStateMachine {
         }
     }
 
+    /// Parsing must go on once the output has gone even if no more bytes arrive: held
+    /// input of a paused stream, or an event due without input.
+    var resumesWithoutInput: Bool {
+        isReadingRequests && (stoppedForOutput || !heldInput.isEmpty)
+    }
+
     /// The share of the budget an offloaded handler's request holds, for its completion
     /// to give back when the connection has closed meanwhile.
     var offloadedReservation: Int { share(of: reservedBodyBytes) }
@@ -307,8 +321,18 @@ struct ConnectionStateMachine {
     /// Parses `input[index...]` until a handler must run or nothing more can be parsed now.
     mutating func parse<Effects: ConnectionEffects>(_ input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
                                                     effects: Effects) -> ParseResult {
+        stoppedForOutput = false
         while isReadingRequests {
-            if effects.isOutputBackedUp { break }
+            if effects.isOutputBackedUp {
+                stoppedForOutput = true
+                break
+            }
+            if !heldInput.isEmpty {
+                // A paused stream goes on once its output has gone, before any later byte.
+                guard effects.isOutputDrained else { break }
+                resumeHeldInput(now: now, effects: effects)
+                continue
+            }
             guard let event = framer.next(input, index: &index) else { break }
             switch event {
             case .head(let head):
@@ -318,7 +342,7 @@ struct ConnectionStateMachine {
             case .end:
                 if let run = requestComplete(now: now, effects: effects) { return run }
             case .failure(let error, let summary):
-                refuse(error, summary: summary, effects: effects)
+                refuse(error, summary: summary, now: now, effects: effects)
             }
         }
         return .stop
@@ -331,7 +355,7 @@ struct ConnectionStateMachine {
         let seconds = Double(now - rateClock.startedAt) / 1e9 - settings.minReceiveRateGrace
         guard seconds > 0 && Double(rateClock.bytes) < settings.minReceiveRate * seconds else { return }
         refuse(HTTPError(status: 408, detail: "the request arrived at under \(settings.minReceiveRate) bytes/s on average after its first \(settings.minReceiveRateGrace) s"),
-               summary: HeadSummary(), effects: effects)
+               summary: HeadSummary(), now: now, effects: effects)
     }
 
     /// The peer closed its side (a read returned 0).
@@ -357,11 +381,11 @@ struct ConnectionStateMachine {
         switch kind {
         case .header where framer.isInsideHead:
             refuse(HTTPError(status: 408, detail: "the request head did not arrive within \(settings.headerTimeout) s"),
-                   summary: HeadSummary(), effects: effects)
+                   summary: HeadSummary(), now: now, effects: effects)
             return .proceed
         case .body:
             refuse(HTTPError(status: 408, detail: "the request body made no progress for \(settings.bodyTimeout) s"),
-                   summary: HeadSummary(), effects: effects)
+                   summary: HeadSummary(), now: now, effects: effects)
             return .proceed
         case .memoryRetry:
             guard case .awaitingMemory(let exchange, let waiting) = takeState() else {
@@ -457,6 +481,7 @@ struct ConnectionStateMachine {
         if case .streaming(let stream) = state { logCutStream(stream, effects: effects) }
         // An offloaded handler still holds its request: its completion gives the share back.
         if case .running = state {} else { releaseReservation(effects: effects) }
+        heldInput = []
         state = .closed
         timer.kind = nil
     }
@@ -477,6 +502,7 @@ struct ConnectionStateMachine {
         if case .awaitingHead(let waiting) = state { startedAt = waiting.startedAt }
         var exchange = Exchange(head: head, routeIndex: nil, decided: nil, keepsBody: false, startedAt: startedAt)
         body = []  // a refused request's part-read body goes; a completed one's was taken
+        heldInput = []
         let router = settings.router
         switch head.withPathAndContentType({ router.choose(method: head.method, path: $0, contentType: $1) }) {
         case .respond(let decided):
@@ -502,7 +528,7 @@ struct ConnectionStateMachine {
         if case .length(let length) = head.framing, length > bodyLimit {
             refuse(HTTPError(status: 413, detail: "the body of \(length) bytes is over the limit of \(bodyLimit) bytes"),
                    summary: HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent),
-                   effects: effects)
+                   now: now, effects: effects)
             return
         }
         if let response = exchange.decided, response.status >= 400, head.framing != .none,
@@ -544,7 +570,7 @@ struct ConnectionStateMachine {
             guard case .ended = stream.answer else {
                 stream.receivedBytes += bytes.count
                 let progress = stream.handler.receive(bytes, output: &stream.output)
-                apply(progress, to: stream, bodyEnded: false, now: now, effects: effects)
+                apply(progress, to: stream, input: bytes, bodyEnded: false, now: now, effects: effects)
                 return
             }
             state = .streaming(stream)  // the answer has ended: the rest is thrown away
@@ -571,7 +597,8 @@ struct ConnectionStateMachine {
             if case .ended(let keepAlive) = stream.answer {
                 endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
             } else {
-                apply(stream.handler.bodyEnded(output: &stream.output), to: stream, bodyEnded: true, now: now, effects: effects)
+                apply(stream.handler.bodyEnded(output: &stream.output), to: stream, input: Self.noBytes, bodyEnded: true,
+                      now: now, effects: effects)
             }
             return nil
         default:
@@ -614,10 +641,24 @@ struct ConnectionStateMachine {
     }
 
     /// A framing error or timeout: answer, then close with a lingering close.
-    private mutating func refuse<Effects: ConnectionEffects>(_ error: HTTPError, summary: HeadSummary, effects: Effects) {
+    private mutating func refuse<Effects: ConnectionEffects>(_ error: HTTPError, summary: HeadSummary, now: Int64,
+                                                             effects: Effects) {
+        if case .streaming = state, case .streaming(var stream) = takeState() {
+            if case .begun = stream.answer, let progress = stream.handler.cut(error, output: &stream.output),
+               case .end(let trailers, _, let logFields) = progress {
+                // Its status has gone: the handler ends its answer saying why (in-band),
+                // and nothing more is read.
+                heldInput = []
+                apply(.end(trailers: trailers, readsRest: false, logFields: logFields), to: stream, input: Self.noBytes,
+                      bodyEnded: false, now: now, effects: effects)
+                return
+            }
+            state = .streaming(stream)
+        }
         if case .streaming(let stream) = state, !stream.isUndecided {
             // Its status has gone: the handler hears nothing more, and the connection
             // closes after what was written (a chunked answer then lacks its last chunk).
+            heldInput = []
             logCutStream(stream, effects: effects)
             releaseReservation(effects: effects)
             state = .closingAfterWrite(linger: false, lingerAllowance: 0)
@@ -670,8 +711,10 @@ struct ConnectionStateMachine {
     }
 
     /// Performs what the handler decided after a call (`bodyEnded`: the call was `bodyEnded`).
+    /// `input`: the bytes the handler was last given, whose rest a `pause` keeps.
     private mutating func apply<Effects: ConnectionEffects>(_ progress: StreamedProgress, to stream: consuming Stream,
-                                                            bodyEnded: Bool, now: Int64, effects: Effects) {
+                                                            input: UnsafeRawBufferPointer, bodyEnded: Bool, now: Int64,
+                                                            effects: Effects) {
         var stream = stream
         var progress = progress
         while true {
@@ -682,9 +725,21 @@ struct ConnectionStateMachine {
                 queueOutput(of: &stream, effects: effects)
                 if case .completedUnit = progress { rateClock.restart(at: now) }
                 state = .streaming(stream)
+                followHeldBytes(of: stream, now: now, effects: effects)
+                return
+            case .pause(let unread):
+                precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
+                precondition(!stream.isUndecided, "a streamed handler paused before its answer began")
+                queueOutput(of: &stream, effects: effects)
+                let kept = min(max(unread, 0), input.count)
+                if kept > 0 { heldInput = Array(input[(input.count - kept)...]) }
+                rateClock.restart(at: now)  // a unit was completed
+                state = .streaming(stream)
+                followHeldBytes(of: stream, now: now, effects: effects)
                 return
             case .respond(let response):
                 precondition(stream.isUndecided, "a streamed handler responded after its answer began")
+                heldInput = []
                 finish(response, exchange: stream.exchange, forceClose: true, now: now, effects: effects)
                 return
             case .begin(var response, let trailers):
@@ -733,12 +788,50 @@ struct ConnectionStateMachine {
         effects.queueStreamedBytes(piece, chunked: chunked)
     }
 
+    /// Hands a paused stream the rest of the read it did not take.
+    private mutating func resumeHeldInput<Effects: ConnectionEffects>(now: Int64, effects: Effects) {
+        guard case .streaming(var stream) = takeState() else { return }
+        var held: [UInt8] = []
+        swap(&held, &heldInput)
+        held.withUnsafeBytes { input in
+            let progress = stream.handler.receive(input, output: &stream.output)
+            apply(progress, to: stream, input: input, bodyEnded: false, now: now, effects: effects)
+        }
+    }
+
+    static var noBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
+
+    /// A stream's share of the budget is taken in steps of this size as what it holds grows.
+    static let streamShareStep = 64 * 1024
+
+    /// A stream's share of the budget follows what it holds after each call: the
+    /// route's base share, what its handler holds (`heldBytes`) and a paused read's rest
+    /// (its output waiting for the peer is counted by the connection as it waits). When
+    /// the budget cannot take more, the stream ends: `503`, in-band once its answer began.
+    private mutating func followHeldBytes<Effects: ConnectionEffects>(of stream: borrowing Stream, now: Int64,
+                                                                      effects: Effects) {
+        let held = streamShare(stream.exchange) + max(0, stream.handler.heldBytes) + heldInput.count
+        let step = Self.streamShareStep
+        let wanted = (held + step - 1) / step * step
+        if wanted < reservedStreamShare {
+            effects.releaseMemory(reservedStreamShare - wanted)
+            reservedStreamShare = wanted
+        } else if wanted > reservedStreamShare {
+            if effects.reserveMemory(wanted - reservedStreamShare) {
+                reservedStreamShare = wanted
+            } else {
+                refuse(HTTPError(status: 503, detail: "the server's memory budget of \(settings.memoryLimit) bytes for requests in flight cannot hold this stream's next \(wanted - reservedStreamShare) bytes; retry later"),
+                       summary: HeadSummary(), now: now, effects: effects)
+            }
+        }
+    }
+
     /// The stream's answer has been queued whole and its body read (or left unread):
     /// the next request, or a lingering close.
     private mutating func endStream<Effects: ConnectionEffects>(_ stream: Stream, keepAlive: Bool, now: Int64,
                                                                 effects: Effects) {
+        heldInput = []
         releaseReservation(effects: effects)
-        if stream.receivedBytes + stream.sentBytes >= settings.offloadBodyBytes { effects.largeWorkEnded() }
         rateClock.restart(at: now)
         timer.kind = nil
         state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: stream.exchange.startedAt, hasAnswered: true))
@@ -789,6 +882,9 @@ struct ConnectionStateMachine {
         if reservedStreamShare > 0 {
             effects.releaseMemory(reservedStreamShare)
             reservedStreamShare = 0
+            // However it ended (its end, a cut, a peer that never read and left), a
+            // stream's lines, state and output were freed: the heap is trimmed once quiet.
+            effects.largeWorkEnded()
         }
         guard reservedBodyBytes > 0 else { return }
         effects.releaseMemory(share(of: reservedBodyBytes))

@@ -39,7 +39,7 @@ final class HTTPConnection: ConnectionEffects {
     }
 
     /// Pipelined requests stop being parsed while this much output waits.
-    static let outputHighWater = 256 * 1024
+    static let outputHighWater = DeviceOracleHTTP.StreamedBody.outputHighWater
     /// A streamed body is pulled in pieces of this size, the next one once less
     /// than this waits for the socket: about two pieces in memory at a time.
     /// Measured on the 100k-event log's 20 MB answer: 1 MiB took 6–10 % less time
@@ -194,6 +194,7 @@ final class HTTPConnection: ConnectionEffects {
     // MARK: Effects the machine decides
 
     var isOutputBackedUp: Bool { output.count + loop.scratch.count >= Self.outputHighWater || streamedBody != nil }
+    var isOutputDrained: Bool { !hasPendingOutput }
     var isDraining: Bool { loop.draining }
     var answerRecording: AnswerRecording { loop.answerRecording }
 
@@ -379,7 +380,14 @@ final class HTTPConnection: ConnectionEffects {
             }
             // The socket took everything: write the streamed body's next piece.
             if streamedBody != nil { continue }
-            guard machine.isReadingRequests, !pending.isEmpty else { break }
+            guard machine.isReadingRequests else { break }
+            if pending.isEmpty {
+                // Nothing waits in the socket's order, but a paused stream's held read or
+                // an event due without bytes (a Content-Length body's end) goes on now.
+                guard machine.resumesWithoutInput else { break }
+                process(UnsafeRawBufferPointer(start: nil, count: 0))
+                continue
+            }
             let buffered = pending
             pending = []
             buffered.withUnsafeBytes { process($0) }

@@ -5,16 +5,22 @@
 /// is the handler's business: the server knows no line, no JSON.
 ///
 /// One handler serves one request, on the connection's event loop, one call at a time.
-/// Output is bounded by the caller: while answer bytes wait for a slow peer, no more body
-/// is read (and so no more is handed over), so a request's memory stays what the
-/// handler keeps plus one read plus what waits to be sent.
+/// Output is produced under backpressure: while answer bytes wait for a slow peer, no
+/// more body is read (and so no more is handed over), and a handler whose output passes
+/// its high-water mark in the middle of one read stops there (`pause`): the server keeps
+/// the rest of that read and hands it over first once the output has gone. So a
+/// request's memory stays what the handler keeps (`heldBytes`) plus one read plus what
+/// waits to be sent, and the memory budget counts exactly that.
 ///
 /// Bounds: `--max-body-bytes` does not apply, `--max-stream-bytes` does (`413` before the
-/// answer has begun; after, the handler hears nothing more and the connection closes
-/// after what was written, so the answer lacks its last chunk). The body timeout applies
-/// between reads; the minimum receive rate applies per unit of the body: its clock
-/// restarts whenever a call returns `completedUnit` (and when reading resumes after the
-/// answer waited for the peer: that wait was not the sender's).
+/// answer has begun). The body timeout applies between reads; the minimum receive rate
+/// applies per unit of the body: its clock restarts whenever a call returns
+/// `completedUnit` or `pause` (and when reading resumes after the answer waited for the
+/// peer: that wait was not the sender's). A stream the server ends after its answer
+/// began (the stream limit, a timeout, the minimum rate, a framing error, the memory
+/// budget) is ended by the handler's `cut`, in-band; a handler without one hears
+/// nothing more and the connection closes after what was written, so the answer lacks
+/// its last chunk.
 public protocol StreamedRequestHandler: AnyObject {
     /// The next bytes of the body (one read's worth at most). Answer body bytes go into
     /// `output` (without framing) once the answer has begun. Right after a call returns
@@ -25,6 +31,21 @@ public protocol StreamedRequestHandler: AnyObject {
     /// it returns `begin` (the answer can begin only once the body has ended), until it
     /// returns `end` or `respond`.
     func bodyEnded(output: inout [UInt8]) -> StreamedProgress
+    /// The bytes the handler holds now beyond what `StreamedBody.memoryShare` covers
+    /// (a long line read so far, the state the body built, its summary's lists): the
+    /// stream's share of the memory budget follows it after every call. 0 by default.
+    var heldBytes: Int { get }
+    /// The server ends the stream after its answer began (`problem` says why: a line
+    /// slower than the minimum rate, the body timeout, the stream limit, a framing error,
+    /// the memory budget). The handler writes its answer's last bytes saying so and
+    /// returns `end` (its `readsRest` is ignored: nothing more is read). Nil, the
+    /// default: the connection closes after what was written.
+    func cut(_ problem: HTTPError, output: inout [UInt8]) -> StreamedProgress?
+}
+
+extension StreamedRequestHandler {
+    public var heldBytes: Int { 0 }
+    public func cut(_ problem: HTTPError, output: inout [UInt8]) -> StreamedProgress? { nil }
 }
 
 /// What a `StreamedRequestHandler` decided after a call.
@@ -35,6 +56,12 @@ public enum StreamedProgress {
     /// NDJSON, a line). The minimum-rate clock restarts: a stream of units that each
     /// arrive at the minimum rate is never cut for its average, however long it runs.
     case completedUnit
+    /// Once the answer has begun: the output passed the handler's high-water mark, so it
+    /// stopped between two units, taking all but the last `unread` bytes of the bytes it
+    /// was last given (by this call, or by the call that returned `begin` just before).
+    /// Those are handed over again, first, once the output has been sent; reading waits
+    /// until then. At least one unit was completed (the rate clock restarts).
+    case pause(unread: Int)
     /// Before the answer has begun only: answer this instead, whole (a problem found in
     /// what was read so far); the rest of the body is not read and the connection closes.
     case respond(HTTPResponse)
@@ -53,15 +80,19 @@ public enum StreamedProgress {
 
 /// The media types a route takes as a stream, and how it makes a handler for one request.
 public struct StreamedBody: Sendable {
-    /// What one streamed request holds of the memory budget, whatever its length: a
-    /// line of `--max-line-bytes` (1 MiB) a few times over while it is read and
-    /// answered, plus the output that may wait for the peer (256 KiB).
-    public static let defaultMemoryShare = 4 * 1024 * 1024
+    /// What one streamed request holds of the memory budget at least, whatever its
+    /// length: a read (64 KiB) kept while the answer waits, a short line and the
+    /// handler's fixed state. What the handler holds beyond (`heldBytes`) and the output
+    /// waiting for the peer are counted as they are held.
+    public static let defaultMemoryShare = 256 * 1024
+    /// The answer bytes a handler writes in one call before it stops between two units
+    /// (`StreamedProgress.pause`): the connection's own high-water mark for output.
+    public static let outputHighWater = 256 * 1024
 
     /// Media types (lower case, without parameters) whose bodies go to `handler`;
     /// any other body is read whole as the route's `body` says.
     public let mediaTypes: [String]
-    /// What one request is counted at in the memory budget.
+    /// What one request is counted at in the memory budget at least (see `heldBytes`).
     public let memoryShare: Int
     /// Makes the handler of one request, given its head (`body` is empty).
     public let handler: @Sendable (HTTPRequest) -> any StreamedRequestHandler

@@ -44,6 +44,13 @@ protocol LogEvaluation: SendableMetatype {
         -> (answer: Stepped, staticCheckPassed: Bool?)
     /// Hands over the mismatches and diagnostics found since the last call.
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic])
+    /// What an NDJSON log's evaluation holds between lines beyond its fixed parts (refresh:
+    /// its store), counted in the memory budget. 0 by default.
+    var heldBytes: Int { get }
+}
+
+extension LogEvaluation {
+    var heldBytes: Int { 0 }
 }
 
 extension LogEvaluation {

@@ -40,6 +40,9 @@ struct LogStream<Evaluation: LogEvaluation> {
     /// The mismatches and diagnostics found since the last call.
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) { evaluation.takeFindings() }
 
+    /// What the evaluation holds between lines (`LogEvaluation.heldBytes`).
+    var heldBytes: Int { evaluation.heldBytes }
+
     /// The tail line's `observedFinal`, reporting its problems.
     mutating func readObservedFinal(_ value: JSONValue, decoder: inout RequestDecoder) {
         evaluation.readObservedFinal(value, into: &head, decoder: &decoder)
@@ -82,6 +85,7 @@ struct LineStream {
     let takeFindings: () -> (mismatches: MismatchList, diagnostics: [Diagnostic])
     let readObservedFinal: (JSONValue, inout RequestDecoder) -> Void
     let end: (JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
+    let heldBytes: () -> Int
 
     init<Evaluation>(_ box: Box<Evaluation>) {
         begin = { box.stream.begin($0, decoder: &$1) }
@@ -91,5 +95,6 @@ struct LineStream {
         takeFindings = { box.stream.takeFindings() }
         readObservedFinal = { box.stream.readObservedFinal($0, decoder: &$1) }
         end = { box.stream.end(observedFinalIn: $0) }
+        heldBytes = { box.stream.heldBytes }
     }
 }

@@ -22,6 +22,16 @@ public final class NDJSONCheck {
         case end(verdict: String)
     }
 
+    /// When set (the HTTP route: the connection's high-water mark), `receive` stops
+    /// between two lines once the answer bytes it wrote in one call reach this many,
+    /// leaving the rest of its bytes (`unread`) to be given again. Unset, it takes
+    /// every line of its bytes.
+    public var pausesAtOutputBytes = Int.max
+    /// After a call that returned `more` or `begin`, or the call with no bytes right
+    /// after `begin`: how many bytes at the end of the last non-empty bytes given were
+    /// not taken (0 unless `pausesAtOutputBytes` stopped it). Give them again, first.
+    public private(set) var unread = 0
+
     /// The longest line, unless told otherwise (`--max-line-bytes`).
     public static let defaultMaxLineBytes = 1 << 20
 
@@ -92,12 +102,40 @@ public final class NDJSONCheck {
     /// The next bytes of the body; answer bytes are appended to `output`.
     public func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> Progress {
         guard bytes.count > 0, isReading else { return take(completedLine: false, output: &output) }
-        let elements = lines.feed(bytes)
-        for element in elements {
-            guard isReading else { break }
+        unread = 0
+        var index = 0, completed = false
+        while isReading, let element = lines.next(bytes, from: &index) {
+            completed = true
             read(element)
+            if writer.byteCount >= pausesAtOutputBytes, index < bytes.count, isReading {
+                // Output under backpressure: the rest waits until this has gone.
+                unread = bytes.count - index
+                break
+            }
         }
-        return take(completedLine: !elements.isEmpty, output: &output)
+        return take(completedLine: completed, output: &output)
+    }
+
+    /// What this check holds now beyond its fixed parts: the line being read, the head
+    /// line, what the ruleset built (refresh's store) and the summary's lists.
+    public var heldBytes: Int {
+        func size(_ line: NDJSONLayout.Line?) -> Int {
+            line.map { $0.document.input.count + $0.document.nodeCount * 16 } ?? 0
+        }
+        return lines.heldBytes + layout.heldBytes + size(head) + size(tail) + stream.heldBytes() + findings.heldBytes
+            + writer.allocatedByteCount
+    }
+
+    /// The server ends the stream (a line slower than the minimum rate, a timeout, the
+    /// memory budget): once the answer has begun, its last line is `{"problem":
+    /// <problemJSON>}` and the verdict `invalid`, as after a bad line. Nil before the
+    /// answer began or after it ended (the caller answers or closes as it would).
+    public func cut(problemJSON: [UInt8], output: inout [UInt8]) -> Progress? {
+        guard case .streaming = phase else { return nil }
+        beganNow = false
+        unread = 0
+        writeProblemLine(problemJSON)
+        return take(completedLine: false, output: &output)
     }
 
     /// The body has ended.
@@ -306,9 +344,13 @@ public final class NDJSONCheck {
             phase = .ended(.rejected(rejection))
             return
         }
+        writeProblemLine(problemJSON(rejection))
+    }
+
+    private func writeProblemLine(_ problem: [UInt8]) {
         writer.beginObject()
         writer.key("problem")
-        writer.raw(problemJSON(rejection))
+        writer.raw(problem)
         writer.endObject()
         writer.endLine()
         phase = .ended(.end(verdict: Self.invalidVerdict))
@@ -316,11 +358,17 @@ public final class NDJSONCheck {
 }
 
 /// The mismatches and diagnostics of a streamed log, as its summary lists them:
-/// the first `listed` of each, with their totals. Kept as values (`AnswerMismatch`,
-/// whose values are written once, as the lines they point into are gone): the summary
-/// line and the in-process result (`NDJSONAnswer`) are both renderings of them.
+/// the first `listed` of each, as long as the listed ones' JSON stays within
+/// `listedBytes` per list, with their totals (`mismatchCount`, `diagnosticCount`: a
+/// count over the list's length says the list was cut). Kept as values
+/// (`AnswerMismatch`, whose values are written once, as the lines they point into are
+/// gone): the summary line and the in-process result (`NDJSONAnswer`) are both
+/// renderings of them.
 struct StreamedFindings: ~Copyable {
     static let listed = 10_000
+    /// One list's JSON at most (a refresh `items` mismatch carries whole stores): an
+    /// entry that would take the list past it is not listed, nor is any after it.
+    static let listedBytes = 4 << 20
 
     private(set) var mismatchCount = 0
     private(set) var carried = false
@@ -330,19 +378,44 @@ struct StreamedFindings: ~Copyable {
     /// Diagnostics of the whole request (index null): listed after the steps'.
     private var requestDiagnostics: [Diagnostic] = []
     private(set) var diagnosticCount = 0
+    /// The listed mismatches' and diagnostics' JSON, in bytes, as the summary lists them.
+    private var mismatchBytes = 0, diagnosticBytes = 0
+    /// A list reached `listedBytes`: nothing more is listed in it.
+    private var mismatchesFull = false, diagnosticsFull = false
+    /// One entry, written to be measured before it is listed.
+    private var entry = JSONWriter(capacity: 0)
+
+    /// The memory the lists hold, in bytes.
+    var heldBytes: Int { mismatchBytes + entry.allocatedByteCount + diagnosticBytes }
 
     /// Whether there were any.
     mutating func absorb(_ found: MismatchList, _ diagnostics: [Diagnostic], document: JSONDocument) -> Bool {
         carried = carried || found.carried
         for mismatch in found.entries {
-            if mismatchCount < Self.listed { mismatches.append(AnswerMismatch(mismatch, in: document)) }
+            if mismatchCount < Self.listed, !mismatchesFull {
+                let listed = AnswerMismatch(mismatch, in: document)
+                listed.write(to: &entry)
+                let size = entry.take().count
+                if mismatchBytes + 1 + size <= Self.listedBytes {
+                    mismatchBytes += (mismatches.isEmpty ? 0 : 1) + size
+                    mismatches.append(listed)
+                } else {
+                    mismatchesFull = true
+                }
+            }
             mismatchCount += 1
         }
         for diagnostic in diagnostics {
-            if diagnostic.index == nil {
-                if requestDiagnostics.count < Self.listed { requestDiagnostics.append(diagnostic) }
-            } else if stepDiagnostics.count < Self.listed {
-                stepDiagnostics.append(diagnostic)
+            let listed = diagnostic.index == nil ? requestDiagnostics.count : stepDiagnostics.count
+            if listed < Self.listed, !diagnosticsFull {
+                diagnostic.write(to: &entry)
+                let size = entry.take().count + 1
+                if diagnosticBytes + size > Self.listedBytes {
+                    diagnosticsFull = true
+                } else {
+                    diagnosticBytes += size
+                    if diagnostic.index == nil { requestDiagnostics.append(diagnostic) } else { stepDiagnostics.append(diagnostic) }
+                }
             }
             diagnosticCount += 1
         }

@@ -26,25 +26,42 @@ struct NDJSONLines {
     /// The lines that `bytes` completes, in order.
     mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [Element] {
         var elements: [Element] = []
-        var rest = bytes[...]
-        while let newline = rest.firstIndex(of: UInt8(ascii: "\n")) {
+        var index = 0
+        while let element = next(bytes, from: &index) { elements.append(element) }
+        return elements
+    }
+
+    /// The next line that `bytes[index...]` completes, with `index` moved past its LF
+    /// (so a caller may stop between two lines and give the rest later); nil when no
+    /// more line ends in them: then `index` is `bytes.count` and their last part is held.
+    mutating func next(_ bytes: UnsafeRawBufferPointer, from index: inout Int) -> Element? {
+        while index < bytes.count {
+            let rest = bytes[index...]
+            guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")) else {
+                index = bytes.count
+                return skipping ? nil : hold(UnsafeRawBufferPointer(rebasing: rest))
+            }
+            var element: Element?
             if skipping {
                 skipping = false
             } else if pending.isEmpty {
                 // The whole line is in this read (most lines): taken from it in one copy.
-                complete(UnsafeRawBufferPointer(rebasing: rest[..<newline]), into: &elements)
+                element = complete(UnsafeRawBufferPointer(rebasing: rest[..<newline]))
             } else {
-                hold(UnsafeRawBufferPointer(rebasing: rest[..<newline]), into: &elements)
-                if !skipping { pending.withUnsafeBytes { complete($0, into: &elements) } }
+                element = hold(UnsafeRawBufferPointer(rebasing: rest[..<newline]))
+                if !skipping { element = pending.withUnsafeBytes { complete($0) } }
                 skipping = false
             }
             pending.removeAll(keepingCapacity: true)
             number += 1
-            rest = rest[(newline + 1)...]
+            index = newline + 1
+            if let element { return element }
         }
-        if !skipping { hold(UnsafeRawBufferPointer(rebasing: rest), into: &elements) }
-        return elements
+        return nil
     }
+
+    /// The bytes of the line being read so far (at most `maxLineBytes` + 1).
+    var heldBytes: Int { pending.capacity }
 
     mutating func feed(_ bytes: [UInt8]) -> [Element] {
         bytes.withUnsafeBytes { feed($0) }
@@ -53,31 +70,32 @@ struct NDJSONLines {
     /// The body has ended: its last line, when it had no LF.
     mutating func finish() -> [Element] {
         var elements: [Element] = []
-        if !skipping, !pending.isEmpty { pending.withUnsafeBytes { complete($0, into: &elements) } }
+        if !skipping, !pending.isEmpty, let last = pending.withUnsafeBytes({ complete($0) }) { elements.append(last) }
         pending = []
         return elements
     }
 
     /// Adds part of the current line, or reports the line once it cannot fit: one
     /// byte more than the bound is held, for a CR that the LF may yet make optional.
-    private mutating func hold(_ part: UnsafeRawBufferPointer, into elements: inout [Element]) {
+    private mutating func hold(_ part: UnsafeRawBufferPointer) -> Element? {
         guard pending.count + part.count <= maxLineBytes + 1 else {
-            elements.append(.tooLong(number: number))
             pending.removeAll(keepingCapacity: true)
             skipping = true
-            return
+            return .tooLong(number: number)
         }
         pending.append(contentsOf: part)
+        return nil
     }
 
-    private func complete(_ bytes: UnsafeRawBufferPointer, into elements: inout [Element]) {
+    private func complete(_ bytes: UnsafeRawBufferPointer) -> Element? {
         var line = bytes[...]
         if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
         func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") }
         if line.count > maxLineBytes {
-            elements.append(.tooLong(number: number))
+            return .tooLong(number: number)
         } else if let first = line.first, !isBlank(first) || !line.allSatisfy(isBlank) {
-            elements.append(.line(number: number, bytes: Array(line)))
+            return .line(number: number, bytes: Array(line))
         }
+        return nil
     }
 }

@@ -176,7 +176,9 @@ private struct RefreshEvaluation: LogEvaluation {
     var summary = RefreshSummary()
     var mismatches = MismatchList()
     var diagnostics: [Diagnostic] = []
-    /// The JSON form's answer is held whole; the NDJSON form's is not, and has no budget.
+    /// Both forms' answers are bounded alike: the JSON form's is held whole, and the
+    /// NDJSON form's, written line by line, stops with a problem line where the JSON
+    /// form's would have been refused.
     var budget = AnswerBudget(limit: AnswerBudget.refreshBytes)
     /// Set when the runs go on being read only to be validated.
     var validatesOnly = false
@@ -194,7 +196,6 @@ private struct RefreshEvaluation: LogEvaluation {
     }
 
     mutating func readHead(_ root: JSONValue, sequenceInLines: Bool, decoder: inout RequestDecoder) -> Head {
-        if sequenceInLines { budget = AnswerBudget(limit: .max) }
         let given = topMembers.given(root, in: decoder.document)
         let config = decoder.value(given.settings[.config], of: .object).flatMap { decoder.refreshConfig($0) }
         var store = ServiceStore()
@@ -256,9 +257,16 @@ private struct RefreshEvaluation: LogEvaluation {
         storeTexts.removeFirst(storeTexts.count - 1)
         storeValues.removeFirst(storeValues.count - 1)
         guard decoder.has(object, .object) else { return false }
-        _ = runOne(object, index: index, on: &head.machine, arrival: &arrival, decoder: &decoder)
+        guard runOne(object, index: index, on: &head.machine, arrival: &arrival, decoder: &decoder) else {
+            // The answer so far passed the JSON form's cap: the stream ends here.
+            decoder.report(Self.overBudget(budget), at: object)
+            return false
+        }
         return !decoder.hasProblems
     }
+
+    /// The store's texts an NDJSON log keeps between lines, and the store they render.
+    var heldBytes: Int { 2 * storeTexts.reduce(0) { $0 + $1.count } }
 
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
         lastAnswer(document: document).writeStep(records.count - 1, index: index, to: &writer)
