@@ -32,6 +32,12 @@ public struct RulesetAnswer: Sendable {
 
     /// The answer in pieces, for sending a long one without holding it whole.
     public func pieces() -> AnswerPieces { AnswerPieces(text) }
+
+    /// What the answer holds until it has been written, in bytes (about): the request
+    /// as parsed, and what its steps are written from (refresh's stores among them).
+    public var heldBytes: Int {
+        text.document.input.count + text.document.nodeCount * 16 + text.stepped.heldBytes
+    }
 }
 
 /// Why a request body was refused: malformed JSON (`400`) or a body that breaks

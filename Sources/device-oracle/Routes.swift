@@ -206,7 +206,13 @@ enum ServiceRoutes {
             let verdict = VerdictFields.of(answer.verdict)
             var response = HTTPResponse.json(200, [], headers: verdict.headers, logFields: verdict.logFields)
             // A long log's answer (megabytes) is written as it is sent, never whole.
-            if answer.stepCount >= streamedStepCount { response.bodyStream = answer.pieces() } else { response.body = answer.json }
+            // Its work is held while it is sent, and counted in the memory budget.
+            if answer.stepCount >= streamedStepCount {
+                response.bodyStream = answer.pieces()
+                response.heldBytes = answer.heldBytes
+            } else {
+                response.body = answer.json
+            }
             return response
         case .failure(let rejection):
             return problem(for: rejection).response

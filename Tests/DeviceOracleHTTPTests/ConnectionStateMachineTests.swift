@@ -1,4 +1,5 @@
 @testable import DeviceOracleHTTP
+import DeviceOracleJSON
 import XCTest
 
 /// The connection's rules, one per test, driven with a manual clock: no sockets, no sleeps.
@@ -33,7 +34,8 @@ final class ConnectionStateMachineTests: XCTestCase {
                                   retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
             answeredBodies.append(String(decoding: response.body, as: UTF8.self))
             if let accessLine { accessStatuses.append(accessLine.status) }
-            return false
+            // A body written as it is sent stays queued until `streamEnded`.
+            return response.bodyStream != nil
         }
 
         func queueRefusal(_ response: HTTPResponse) {
@@ -77,6 +79,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         }
 
         func releaseMemory(_ bytes: Int) { reserved -= bytes }
+        func holdMemory(_ bytes: Int) { reserved += bytes }
         var trims = 0
         func largeWorkEnded() { trims += 1 }
     }
@@ -625,6 +628,20 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.reserved, 0, "the share is given back with the answer")
     }
 
+    func testAnAnswerHoldingMoreThanItsBodysShareIsCountedUntilItHasGone() {
+        accept { $0.offloadBodyBytes = 1 }
+        read(postHead(3) + "[1]", at: start)
+        XCTAssertEqual(effects.reserved, 3)
+        var response = HTTPResponse(status: 200, bodyStream: NoPieces())
+        response.heldBytes = 5000
+
+        _ = machine.handlerFinished(response, now: start + second, effects: effects)
+        XCTAssertEqual(effects.reserved, 5000, "the body's share and what the answer holds beyond it")
+        machine.streamEnded(effects: effects)
+
+        XCTAssertEqual(effects.reserved, 0)
+    }
+
     func testABodysShareOfTheBudgetIsGivenBackWhenTheConnectionCloses() {
         accept()
         read(postHead(1000) + "[", at: start)
@@ -1031,4 +1048,10 @@ private extension Array {
     func chunked(into size: Int) -> [[Element]] {
         stride(from: 0, to: count, by: size).map { Array(self[$0..<Swift.min($0 + size, count)]) }
     }
+}
+
+/// A body stream that writes nothing: what the machine is told of is its existence.
+private final class NoPieces: HTTPBodyStream {
+    func next(into piece: WrittenBytes, minimum: Int) -> Bool { false }
+    func byteCount() -> Int { 0 }
 }

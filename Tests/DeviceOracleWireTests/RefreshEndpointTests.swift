@@ -7,6 +7,17 @@ import DeviceOracleJSON
 final class RefreshEndpointTests: XCTestCase {
     private let refresh = RefreshEndpoint.endpoint
 
+    func testAnAnswerCountsTheStoresItWritesItsStepsFrom() throws {
+        // Each run adds an item, so each step's `after` is a store rendered of its own.
+        let items = (0..<200).map { #"{"id":"item-\#($0)","revision":1}"# }.joined(separator: ",")
+        let runs = (0..<3).map { #"{"at":\#($0 + 1),"pages":[{"items":[{"id":"new-\#($0)","revision":1}]}]}"# }
+        let body = #"{"store":{"items":["# + items + #"]},"runs":["# + runs.joined(separator: ",") + "]}"
+
+        let answer = try refresh.answer(Array(body.utf8)).get()
+
+        XCTAssertGreaterThan(answer.heldBytes, 4 * items.utf8.count, "four stores, each the size of the given one")
+    }
+
     private func problems(_ body: String, file: StaticString = #filePath, line: UInt = #line) -> [String] {
         DeviceOracleWireTests.problems(refresh, body, file: file, line: line)
     }

@@ -41,6 +41,8 @@ protocol ConnectionEffects: AnyObject {
     /// Takes `bytes` of the memory budget if they fit.
     func reserveMemory(_ bytes: Int) -> Bool
     func releaseMemory(_ bytes: Int)
+    /// Counts `bytes` the process holds already (an answer's work): never refused.
+    func holdMemory(_ bytes: Int)
     /// Megabytes were freed: the heap may be trimmed once things are quiet.
     func largeWorkEnded()
 }

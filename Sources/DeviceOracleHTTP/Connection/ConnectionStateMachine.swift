@@ -232,6 +232,9 @@ struct ConnectionStateMachine {
     private var body: [UInt8] = []
     /// The share of the budget a streamed request holds (`StreamedBody.memoryShare`), whatever its length.
     private var reservedStreamShare = 0
+    /// What an answer holds beyond its body's share (`HTTPResponse.heldBytes`), counted
+    /// until the answer has gone.
+    private var heldAnswerBytes = 0
     /// The rest of a read a streamed request's handler did not take when it paused
     /// (`StreamedProgress.pause`): handed over first once the output has gone.
     private var heldInput: [UInt8] = []
@@ -631,6 +634,12 @@ struct ConnectionStateMachine {
         let accessLine = AccessLineFields(effects.answerRecording, head: exchange.head, status: response.status,
                                           startedAt: exchange.startedAt, fields: response.logFields,
                                           routeIndex: exchange.routeIndex, overload: overload)
+        // The answer's work is held already: counted, never refused, until it has gone.
+        let held = response.heldBytes - share(of: reservedBodyBytes)
+        if held > 0 {
+            effects.holdMemory(held)
+            heldAnswerBytes = held
+        }
         if !effects.queueAnswer(response, to: exchange.head, connection: field, accessLine: accessLine) {
             releaseReservation(effects: effects)
         }
@@ -884,6 +893,11 @@ struct ConnectionStateMachine {
             reservedStreamShare = 0
             // However it ended (its end, a cut, a peer that never read and left), a
             // stream's lines, state and output were freed: the heap is trimmed once quiet.
+            effects.largeWorkEnded()
+        }
+        if heldAnswerBytes > 0 {
+            effects.releaseMemory(heldAnswerBytes)
+            heldAnswerBytes = 0
             effects.largeWorkEnded()
         }
         guard reservedBodyBytes > 0 else { return }

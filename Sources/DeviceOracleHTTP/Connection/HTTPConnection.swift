@@ -294,6 +294,7 @@ final class HTTPConnection: ConnectionEffects {
 
     func reserveMemory(_ bytes: Int) -> Bool { loop.context.memoryBudget.reserve(bytes) }
     func releaseMemory(_ bytes: Int) { loop.context.memoryBudget.adjust(by: -bytes) }
+    func holdMemory(_ bytes: Int) { loop.context.memoryBudget.adjust(by: bytes) }
     func largeWorkEnded() { loop.context.heapTrimmer.largeWorkEnded() }
 
     /// Appends the next piece of the streamed body once little output waits; after the

@@ -47,6 +47,10 @@ public struct HTTPResponse: Sendable {
     public var bodyStream: (any HTTPBodyStream)?
     /// Extra members of the access-log line, such as `("verdict", "pass")`.
     public var logFields: [(String, String)]
+    /// What the answer holds in memory until it has been sent: its body or what its
+    /// `bodyStream` writes from (a parsed log, its steps, refresh's stores). Counted in
+    /// the memory budget while it is sent, beyond the body's reservation.
+    public var heldBytes = 0
     /// `bodyStream`'s length, counted where the handler ran (an offloaded one's thread,
     /// not the event loop's) for an HTTP/1.0 client.
     var streamLength: Int?

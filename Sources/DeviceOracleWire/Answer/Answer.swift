@@ -36,6 +36,8 @@ protocol SteppedAnswer: Sendable {
     var finalState: ShownState { get }
     /// What failed of the static check (`patternCheck`, `configCheck`), a line each.
     var staticCheckFailures: [String] { get }
+    /// What the answer holds to write its steps from, in bytes (about).
+    var heldBytes: Int { get }
 }
 
 extension SteppedAnswer {

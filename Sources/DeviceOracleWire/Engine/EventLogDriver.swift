@@ -429,6 +429,11 @@ struct EventLogAnswer: SteppedAnswer {
 
     func values(ofStep index: Int) -> StepValues { readValues(steps[index]) }
 
+    var heldBytes: Int {
+        steps.capacity * MemoryLayout<EventLogStep>.stride + specialSteps.steps.capacity * MemoryLayout<SpecialStep>.stride
+            + specialSteps.echoedTexts.capacity
+    }
+
     func writeHead(to writer: inout JSONWriter) { write(.head, &writer) }
 
     func writeStep(_ index: Int, to writer: inout JSONWriter) {

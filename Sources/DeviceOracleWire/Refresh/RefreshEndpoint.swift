@@ -107,6 +107,10 @@ private struct RefreshAnswer: SteppedAnswer {
 
     var finalState: ShownState { shownStore(records.last?.after ?? 0) }
 
+    var heldBytes: Int {
+        storeTexts.reduce(records.capacity * MemoryLayout<RunRecord>.stride) { $0 + $1.count }
+    }
+
     private func shownStore(_ index: Int) -> ShownState {
         ShownState(store: storeTexts[index], lastSuccessAt: storeValues[index].lastSuccessAt)
     }
