@@ -44,9 +44,10 @@ public final class Recorder: Sendable {
             let logger = Logger(subsystem: subsystem, category: category)
             self.init(category: category) { message in logger.log("\(message, privacy: .public)") }
         } else {
-            // Before os.Logger: the same record (`%{public}s`, the default level).
+            // Before os.Logger: the same message, public, at the default level (a Swift
+            // String is an object argument to os_log, hence `@`).
             self.init(category: category) { message in
-                os_log("%{public}s", log: OSLog(subsystem: subsystem, category: category), type: .default, message)
+                os_log("%{public}@", log: OSLog(subsystem: subsystem, category: category), type: .default, message)
             }
         }
         #else
