@@ -12,7 +12,7 @@ COPY Package.swift openapi.yaml ./
 COPY Tests/PropertyChecking Tests/PropertyChecking
 COPY Tests/HTTPTestSupport Tests/HTTPTestSupport
 RUN mkdir -p Tests/DeviceOracleRulesTests Tests/DeviceOracleJSONTests Tests/DeviceOracleWireTests \
-             Tests/DeviceOracleHTTPTests Tests/DeviceOracleTests Tests/EndToEndTests
+             Tests/DeviceOracleHTTPTests Tests/DeviceOracleTests Tests/DeviceOracleRecorderTests Tests/EndToEndTests
 COPY Sources Sources
 # The runtime root: the binary and exactly the libraries ldd says it loads.
 RUN swift build -c release --static-swift-stdlib --product device-oracle \

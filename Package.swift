@@ -12,6 +12,8 @@ let package = Package(
         // assertions for XCTest and Swift Testing on top of it.
         .library(name: "DeviceOracle", targets: ["DeviceOracle"]),
         .library(name: "DeviceOracleTesting", targets: ["DeviceOracleTesting"]),
+        // Linked into an app: writes the messages `?from=oslog` reads. Foundation only.
+        .library(name: "DeviceOracleRecorder", targets: ["DeviceOracleRecorder"]),
         .executable(name: "device-oracle", targets: ["device-oracle"]),
     ],
     targets: [
@@ -20,6 +22,7 @@ let package = Package(
         .target(name: "DeviceOracleWire", dependencies: ["DeviceOracleRules", "DeviceOracleJSON"]),
         .target(name: "DeviceOracle", dependencies: ["DeviceOracleRules", "DeviceOracleWire", "DeviceOracleJSON"]),
         .target(name: "DeviceOracleTesting", dependencies: ["DeviceOracle"]),
+        .target(name: "DeviceOracleRecorder"),
         .target(name: "CSyscalls"),
         .target(name: "DeviceOracleHTTP", dependencies: ["DeviceOracleJSON", "CSyscalls"]),
         .executableTarget(
@@ -36,6 +39,8 @@ let package = Package(
         .testTarget(name: "DeviceOracleWireTests", dependencies: ["DeviceOracleWire", "PropertyChecking"]),
         .testTarget(name: "DeviceOracleHTTPTests", dependencies: ["DeviceOracleHTTP", "DeviceOracleJSON", "HTTPTestSupport"]),
         .testTarget(name: "DeviceOracleTests", dependencies: ["DeviceOracle", "DeviceOracleTesting", "HTTPTestSupport"]),
+        // DeviceOracle only to check what the recorder wrote, as the service would.
+        .testTarget(name: "DeviceOracleRecorderTests", dependencies: ["DeviceOracleRecorder", "DeviceOracle"]),
         .testTarget(name: "EndToEndTests", dependencies: ["device-oracle", "HTTPTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
