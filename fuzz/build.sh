@@ -15,8 +15,8 @@ target=${1:?usage: fuzz/build.sh TARGET}
 # The package modules each target needs, dependencies first.
 case $target in
   http-decoder) modules=(CSyscalls DeviceOracleJSON DeviceOracleHTTP) ;;
-  json-endpoints | info-plist | service-bodies) modules=(DeviceOracleJSON DeviceOracleRules DeviceOracleWire) ;;
-  *) echo "unknown fuzz target '$target' (http-decoder, json-endpoints, info-plist, service-bodies)" >&2; exit 2 ;;
+  json-endpoints | info-plist | model-answers) modules=(DeviceOracleJSON DeviceOracleRules DeviceOracleWire) ;;
+  *) echo "unknown fuzz target '$target' (http-decoder, json-endpoints, info-plist, model-answers)" >&2; exit 2 ;;
 esac
 
 out=$repo/.build/fuzz/$target

@@ -61,7 +61,7 @@ build() {
 }
 run() { "$here/run.sh" "$1" "$seconds"; }
 
-targets=(http-decoder json-endpoints info-plist service-bodies)
+targets=(http-decoder json-endpoints info-plist model-answers)
 # Built first, so that fuzzing never shares the cores with a compiler; the targets that
 # need the same modules build them once (fuzz/build.sh).
 each build "${targets[@]}"

@@ -3,7 +3,7 @@
 # seed corpus (fuzz/corpus/TARGET) and its dictionary (fuzz/dict/TARGET.dict).
 # Exits non-zero on any crash, leak, timeout or out-of-memory input.
 #
-# Usage: fuzz/run.sh TARGET [SECONDS]        TARGET: http-decoder | json-endpoints | info-plist | service-bodies
+# Usage: fuzz/run.sh TARGET [SECONDS]        TARGET: http-decoder | json-endpoints | info-plist | model-answers
 # Env:   FUZZ_WORK  scratch directory, kept between runs so a later run resumes
 #                   (default ${TMPDIR:-/tmp}/device-oracle-fuzz): new corpus entries
 #                   go to FUZZ_WORK/TARGET/corpus, failing inputs to FUZZ_WORK/TARGET/artifacts

@@ -24,7 +24,7 @@ final class OracleTests: XCTestCase {
     private func recordedRulesetCases() throws -> [(Ruleset, RecordedExchange)] {
         try RecordedExchange.corpus().compactMap { recorded in
             guard recorded.method == "POST", !recorded.path.contains("?"),
-                  recorded.contentType?.hasPrefix("application/json") ?? true,
+                  recorded.contentType.map({ $0 == "application/json" || $0.hasPrefix("application/json;") }) ?? true,
                   let ruleset = Self.rulesetPaths[recorded.path] else { return nil }
             return (ruleset, recorded)
         }

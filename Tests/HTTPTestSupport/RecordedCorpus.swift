@@ -8,11 +8,15 @@ public struct RecordedExchange: Decodable, Sendable {
     public let method: String
     public let path: String
     public let contentType: String?
+    /// The request's `Accept` header, when it sent one (the batch check's JUnit form).
+    public let accept: String?
     public let body: String
     public let status: Int
     /// The answer's header lines but `Date`.
     public let headers: [String]
     public let answer: String
+    /// A chunked answer's trailer lines (a streamed answer's `Oracle-Verdict`), when it had any.
+    public let trailers: [String]?
 
     /// Every recorded exchange, in the corpus's order.
     public static func corpus() throws -> [RecordedExchange] {

@@ -45,7 +45,7 @@ struct GeneratedTests {
     let header: [String]
 
     func file(_ sequences: [Sequence]) -> [UInt8] {
-        var text = header.map { "// " + $0 + "\n" }.joined()
+        var text = header.map { "// " + Self.commentText($0) + "\n" }.joined()
         let ruleset = "." + Self.identifier(words: String(endpoint.shortName).split(separator: "-").map(String.init))
         switch format {
         case .json, .xctest:
@@ -61,7 +61,7 @@ struct GeneratedTests {
             text += number == 0 ? "" : "\n"
             text += Self.wrapped(classes.isEmpty ? ["no events"] : classes, separator: " → ", prefix: "    /// ")
             let request = Self.rawString(requestText(sequence), indent: "            ")
-            let note = sequence.note.map { "        // " + $0 + "\n" }.joined()
+            let note = sequence.note.map { "        // " + Self.commentText($0) + "\n" }.joined()
             switch format {
             case .json, .xctest:
                 text += "    func test\(Self.capitalized(name))() {\n\(note)        XCTAssertOracle(\(ruleset), json: \(request))\n    }\n"
@@ -138,7 +138,7 @@ struct GeneratedTests {
             line += (line.isEmpty ? "" : " ") + piece
         }
         lines.append(line)
-        return lines.map { prefix + $0 + "\n" }.joined()
+        return lines.map { prefix + commentText($0) + "\n" }.joined()
     }
 
     /// `userPlayed_interruptionBegan_and40More`, after the sequence's number when there
@@ -167,21 +167,68 @@ struct GeneratedTests {
     private static func lowercasedFirst(_ word: String) -> String { word.prefix(1).lowercased() + word.dropFirst() }
 
     /// A multi-line raw string literal of `text`, with enough `#` that nothing in it
-    /// ends the literal or interpolates.
+    /// ends the literal or interpolates, and every scalar `escapes` names written as an
+    /// escape: lines break at LF alone. Read scalar by scalar, as the compiler reads
+    /// it: `\#` then U+200D is one Character but still an escape to swiftc.
     static func rawString(_ text: String, indent: String) -> String {
         var longestRun = 0
         var run = 0, afterQuoteOrBackslash = false
-        for character in text {
-            if character == "#" {
+        for scalar in text.unicodeScalars {
+            if scalar == "#" {
                 if afterQuoteOrBackslash { run += 1; longestRun = max(longestRun, run) }
             } else {
-                afterQuoteOrBackslash = character == "\"" || character == "\\"
+                afterQuoteOrBackslash = scalar == "\"" || scalar == "\\"
                 run = 0
             }
         }
         let hashes = String(repeating: "#", count: longestRun + 1)
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        return hashes + "\"\"\"\n" + lines.map { indent + $0 }.joined(separator: "\n") + "\n" + indent + "\"\"\"" + hashes
+        guard text.unicodeScalars.contains(where: escapes) else {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            return hashes + "\"\"\"\n" + lines.map { indent + $0 }.joined(separator: "\n") + "\n" + indent + "\"\"\"" + hashes
+        }
+        var literal = hashes + "\"\"\"\n" + indent
+        for scalar in text.unicodeScalars {
+            if scalar == "\n" {
+                literal += "\n" + indent
+            } else if escapes(scalar) {
+                literal += "\\" + hashes + unicodeEscape(scalar)
+            } else {
+                literal.unicodeScalars.append(scalar)
+            }
+        }
+        return literal + "\n" + indent + "\"\"\"" + hashes
+    }
+
+    /// Text for a `//` comment: every scalar `escapes` names written `\u{…}`, so a
+    /// comment shows no control and cannot end its line or reorder what follows.
+    static func commentText(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: escapes) else { return text }
+        var written = ""
+        for scalar in text.unicodeScalars {
+            if escapes(scalar) {
+                written += "\\" + unicodeEscape(scalar)
+            } else {
+                written.unicodeScalars.append(scalar)
+            }
+        }
+        return written
+    }
+
+    /// The scalars generated Swift never writes as they are: controls (C0, DEL, C1:
+    /// swiftc refuses some in a literal, and LF and CR end a comment), the bidirectional
+    /// formatting controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069,
+    /// which reorder how the source reads), and the line and paragraph separators
+    /// (U+2028, U+2029), which an editor may show as line breaks.
+    static func escapes(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// `u{202E}`: the scalar's escape after its backslash (and a raw string's `#`).
+    private static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
+        "u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
     }
 }
 

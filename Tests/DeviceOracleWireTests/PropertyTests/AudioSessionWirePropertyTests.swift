@@ -94,6 +94,16 @@ final class AudioSessionWirePropertyTests: XCTestCase {
         return .object(zip(stateFields, values).map { ($0, JSON.bool($1)) })
     }
 
+    func testEachAnswerReadsAsItsStepsDecisionsAndFindings() {
+        checkAnswerReading(Self.endpoint, runs: Self.runs, generate: Self.generate, body: { Self.body($0) }) { setup in
+            setup.initial.map { initial in
+                let values = [initial.foreground, initial.active, initial.interrupted, initial.categorySet, initial.observing,
+                              initial.deactivationPending]
+                return zip(Self.stateFields, values).map { AnswerReading.Field(name: $0, value: "\($1)") }
+            }
+        }
+    }
+
     func testEqualRequestsGetByteIdenticalAnswersWithOneStepPerEvent() {
         checkAnswersProperty(Self.endpoint, runs: Self.runs, generate: Self.generate, body: { Self.body($0) }, observesFinal: { $0.observedFinal != nil })
     }

@@ -48,6 +48,10 @@ final class HapticsWirePropertyTests: XCTestCase {
         JSON.object([("phase", .string(state.phase.rawValue)), ("engine", .string(state.engine.rawValue))]).description
     }
 
+    func testEachAnswerReadsAsItsStepsDecisionsAndFindings() {
+        checkAnswerReading(Self.endpoint, runs: Self.runs, generate: Self.generate, body: { Self.body($0) })
+    }
+
     func testEqualRequestsGetByteIdenticalAnswersWithOneStepPerEvent() {
         checkAnswersProperty(Self.endpoint, runs: Self.runs, generate: Self.generate, body: { Self.body($0) })
     }

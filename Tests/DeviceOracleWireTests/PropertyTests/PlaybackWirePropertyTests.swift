@@ -112,6 +112,14 @@ final class PlaybackWirePropertyTests: XCTestCase {
 
     // MARK: Properties
 
+    func testEachAnswerReadsAsItsStepsDecisionsAndFindings() {
+        checkAnswerReading(Self.endpoint, runs: Self.runs, generate: Self.generate, body: { Self.body($0) }) { setup in
+            let initial = setup.initial ?? PlaybackState()
+            return [.init(name: "isPlaying", value: "\(initial.isPlaying)"),
+                    .init(name: "resumeAfterInterruption", value: "\(initial.resumeAfterInterruption)")]
+        }
+    }
+
     func testEqualRequestsGetByteIdenticalAnswersWithOneStepPerEvent() {
         checkAnswersProperty(Self.endpoint, runs: Self.runs, generate: Self.generate, body: { Self.body($0) }, observesFinal: { $0.observedFinal != nil })
     }

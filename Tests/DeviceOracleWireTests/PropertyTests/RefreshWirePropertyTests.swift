@@ -98,6 +98,10 @@ final class RefreshWirePropertyTests: XCTestCase {
         return #"{"items":\#(items),"cursor":\#(cursor),"lastSuccessAt":\#(lastSuccessAt)}"#
     }
 
+    func testEachAnswerReadsAsItsStepsDecisionsAndFindings() {
+        checkAnswerReading(Self.endpoint, runs: Self.runs, generate: Self.generate, body: { Self.body($0) })
+    }
+
     func testEqualRequestsGetByteIdenticalAnswersWithOneStepPerRun() {
         checkAnswersProperty(Self.endpoint, runs: Self.runs, generate: Self.generate, body: { Self.body($0) })
     }
