@@ -4,9 +4,9 @@ import DeviceOracleJSON
 /// malformed JSON), require an object (`422` at ""), check a pinned `ruleset`
 /// name; then the ruleset decodes and runs it.
 enum RequestBody {
-    static func answer(_ body: [UInt8], maxDepth: Int = JSONReader.defaultMaxDepth, served: [StaticString],
+    static func answer(_ body: [UInt8], served: [StaticString],
                        run: (inout RequestDecoder, JSONValue) -> RulesetAnswer?) -> Result<RulesetAnswer, RequestRejection> {
-        switch parse(body, maxDepth: maxDepth) {
+        switch parse(body) {
         case .success(let document): answer(document.root, at: "", in: document, served: served, run: run)
         case .failure(let rejection): .failure(rejection)
         }
@@ -59,12 +59,12 @@ enum RequestBody {
         return .success((result, document))
     }
 
-    static func parse(_ body: [UInt8], maxDepth: Int = JSONReader.defaultMaxDepth) -> Result<JSONDocument, RequestRejection> {
+    static func parse(_ body: [UInt8]) -> Result<JSONDocument, RequestRejection> {
         guard !body.isEmpty else {
             return .failure(RequestRejection(kind: .invalidJSON, detail: "the request body is empty; expected a JSON object"))
         }
         do {
-            return .success(try JSONReader.parse(body, maxDepth: maxDepth))
+            return .success(try JSONReader.parse(body))
         } catch {
             return .failure(rejection(error))
         }

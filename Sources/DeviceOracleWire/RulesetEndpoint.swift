@@ -176,12 +176,6 @@ public struct RulesetEndpoint: Sendable {
         RequestBody.answer(body, served: served, run: run)
     }
 
-    /// The same, nesting up to `maxDepth` (a repro, which holds an NDJSON line's event
-    /// deeper than the line did).
-    func answer(_ body: [UInt8], maxDepth: Int) -> Result<RulesetAnswer, RequestRejection> {
-        RequestBody.answer(body, maxDepth: maxDepth, served: served, run: run)
-    }
-
     /// Answers a request that is a value inside a parsed document — a log of a
     /// coverage request, a case of a batch — exactly as if it had been the body;
     /// its problems point into that document (`/cases/3/request/events/0/type`),

@@ -16,6 +16,30 @@ final class ReproTests: XCTestCase {
         }
     }
 
+    func testAnNDJSONLogWhoseEventNestsToTheLimitGetsA422ForAReproThatCouldNotBePostedBack() {
+        // The line nests 63 deep; inside `{"events":[…]}` its event would nest 65.
+        let deep = String(repeating: "[", count: 62) + String(repeating: "]", count: 62)
+        let log = #"{"type":"userPlayed","x":"# + deep + #","observed":{"isPlaying":false}}"# + "\n"
+
+        let result = PlaybackRuleset.endpoint.repro(Array(log.utf8), ndjson: true)
+
+        guard case .failure(let rejection) = result else { return XCTFail("expected a 422") }
+        XCTAssertEqual(rejection.status, 422)
+        XCTAssertTrue(rejection.detail.hasPrefix("the log's repro cannot be checked: "), rejection.detail)
+        XCTAssertTrue(rejection.detail.contains("nesting deeper than 64"), rejection.detail)
+    }
+
+    func testAnNDJSONLogThatDivergesOnlyInAnObservedFinalNestedToTheLimitIsReproducedFromItsLines() throws {
+        let deep = String(repeating: "[", count: 61) + String(repeating: "]", count: 61)
+        let log = #"{"type":"userPlayed"}"# + "\n" + #"{"observedFinal":{"isPlaying":"# + deep + "}}\n"
+
+        let repro = try repro(PlaybackRuleset.endpoint, log, ndjson: true)
+
+        XCTAssertEqual(repro["/divergence/field"], #""final.isPlaying""#)
+        XCTAssertEqual(repro["/eventClasses"], #"["userPlayed"]"#)
+        XCTAssertEqual(repro["/verdict"], #""fail""#)
+    }
+
     func testTheReproIsTheShortestRouteToTheDivergingStateThenTheLogsOwnEvent() throws {
         // Step 4 starts playing, with resume set by nothing: the route is userPlayed, then the step's event.
         let log = #"""

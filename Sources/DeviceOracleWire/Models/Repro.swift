@@ -129,10 +129,11 @@ enum Repro {
                                                        endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
         let divergence = log.divergence, stepIndex = log.stepIndex
         guard let (requestBytes, eventClasses) = Coding.reproRequest(log) else { return .failure(.unreproducible) }
-        // The log's own event goes into a JSON request two levels deeper than an NDJSON
-        // line holds it: the limit is the log's, not the repro's.
+        // Checked as a client posting it would be: a repro whose request the ruleset
+        // refuses (an NDJSON line's event nested to the limit, two levels deeper in a
+        // JSON body; an answer over refresh's cap) is refused, saying why.
         let repro: RulesetAnswer
-        switch endpoint.answer(requestBytes, maxDepth: JSONReader.defaultMaxDepth + 2) {
+        switch endpoint.answer(requestBytes) {
         case .success(let answer): repro = answer
         case .failure(let rejection): return .failure(.reproRefused(rejection))
         }
@@ -283,8 +284,8 @@ extension RequestRejection {
     /// cap (a refresh store repeated by many runs), say. Its problems point into that
     /// request, not the body.
     static func reproRefused(_ rejection: RequestRejection) -> RequestRejection {
-        RequestRejection(kind: .invalidRequest,
-                         detail: "the log's repro cannot be checked: \(rejection.detail)")
+        let detail = "the log's repro cannot be checked: \(rejection.detail)"
+        return RequestRejection(kind: .invalidRequest, detail: detail, problems: [.init(pointer: "", detail: detail)])
     }
 
     /// A log with no mismatch: nothing diverged, so nothing can be reproduced.
