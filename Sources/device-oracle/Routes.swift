@@ -274,7 +274,10 @@ final class NDJSONRequest: StreamedRequestHandler {
     init(_ endpoint: RulesetEndpoint, _ request: HTTPRequest, maxLineBytes: Int) {
         switch ServiceRoutes.stepDetail(query: request.query) {
         case .success(let detail):
-            check = NDJSONCheck(endpoint: endpoint, detail: detail, maxLineBytes: maxLineBytes) { problem(for: $0).json }
+            let detailGiven = !QueryParameters(request.query).values("steps").isEmpty
+            check = NDJSONCheck(endpoint: endpoint, detail: detail, detailGiven: detailGiven, maxLineBytes: maxLineBytes) {
+                problem(for: $0).json
+            }
             refusal = nil
         case .failure(let invalid):
             check = nil

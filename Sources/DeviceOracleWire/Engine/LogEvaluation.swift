@@ -44,6 +44,17 @@ protocol LogEvaluation: SendableMetatype {
         -> (answer: Stepped, staticCheckPassed: Bool?)
     /// Hands over the mismatches and diagnostics found since the last call.
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic])
+    /// Whether the head said `"initial": "unknown"` (late-start.md): the NDJSON form
+    /// then writes no step lines.
+    var startsUnknown: Bool { get }
+    /// After `end` of an NDJSON log with `"initial": "unknown"`: the reported path's
+    /// findings, which stand for the elements' (`takeFindings` gave none of theirs).
+    var reportedFindings: (findings: CandidateFindings, carried: Bool)? { get }
+}
+
+extension LogEvaluation {
+    var startsUnknown: Bool { false }
+    var reportedFindings: (findings: CandidateFindings, carried: Bool)? { nil }
 }
 
 extension LogEvaluation {

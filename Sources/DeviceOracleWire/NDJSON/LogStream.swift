@@ -6,7 +6,7 @@ import DeviceOracleJSON
 /// the same readers, rules and writers as its JSON form, so the two forms' answers
 /// are the same bytes.
 struct LogStream<Evaluation: LogEvaluation> {
-    private var evaluation: Evaluation
+    private(set) var evaluation: Evaluation
     private var head: Evaluation.Head!
     /// The decoder of the head line, whose document the static checks read.
     private var headDecoder: RequestDecoder!
@@ -82,6 +82,8 @@ struct LineStream {
     let takeFindings: () -> (mismatches: MismatchList, diagnostics: [Diagnostic])
     let readObservedFinal: (JSONValue, inout RequestDecoder) -> Void
     let end: (JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
+    let startsUnknown: () -> Bool
+    let reportedFindings: () -> (findings: CandidateFindings, carried: Bool)?
 
     init<Evaluation>(_ box: Box<Evaluation>) {
         begin = { box.stream.begin($0, decoder: &$1) }
@@ -91,5 +93,7 @@ struct LineStream {
         takeFindings = { box.stream.takeFindings() }
         readObservedFinal = { box.stream.readObservedFinal($0, decoder: &$1) }
         end = { box.stream.end(observedFinalIn: $0) }
+        startsUnknown = { box.stream.evaluation.startsUnknown }
+        reportedFindings = { box.stream.evaluation.reportedFindings }
     }
 }

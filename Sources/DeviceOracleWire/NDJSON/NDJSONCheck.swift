@@ -29,7 +29,9 @@ public final class NDJSONCheck {
     public static let invalidVerdict = "invalid"
 
     private let endpoint: RulesetEndpoint
-    private let detail: StepDetail
+    private var detail: StepDetail
+    /// Whether `detail` was asked for (`?steps=`), not the default.
+    private let detailGiven: Bool
     /// The problem+json object of a rejection, as the service writes it everywhere.
     private let problemJSON: (RequestRejection) -> [UInt8]
     // One request's, called one at a time: unchecked, as the runtime's access
@@ -72,16 +74,17 @@ public final class NDJSONCheck {
         case done
     }
 
-    public convenience init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int,
+    public convenience init(endpoint: RulesetEndpoint, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
                             problemJSON: @escaping (RequestRejection) -> [UInt8]) {
-        self.init(endpoint: endpoint, detail: detail, maxLineBytes: maxLineBytes, keepsFirstMismatch: false,
-                  problemJSON: problemJSON)
+        self.init(endpoint: endpoint, detail: detail, detailGiven: detailGiven, maxLineBytes: maxLineBytes,
+                  keepsFirstMismatch: false, problemJSON: problemJSON)
     }
 
-    init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int, keepsFirstMismatch: Bool,
-         problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+    init(endpoint: RulesetEndpoint, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
+         keepsFirstMismatch: Bool, problemJSON: @escaping (RequestRejection) -> [UInt8]) {
         self.endpoint = endpoint
         self.detail = detail
+        self.detailGiven = detailGiven
         self.keepsFirstMismatch = keepsFirstMismatch
         self.problemJSON = problemJSON
         lines = NDJSONLines(maxLineBytes: maxLineBytes)
@@ -208,6 +211,16 @@ public final class NDJSONCheck {
             phase = .ended(.rejected(rejection.on(line: line.number)))
             return
         }
+        if stream.startsUnknown() {
+            // late-start.md: the reported path is known only at the end.
+            if detailGiven, detail != .none {
+                phase = .ended(.rejected(RequestRejection(kind: .invalidQuery, detail:
+                    "'steps=\(detail.rawValue)' cannot be streamed with \"initial\": \"unknown\": the path the steps "
+                        + "would show is known only at the end of the log; leave 'steps' out or give 'steps=none'")))
+                return
+            }
+            detail = .none
+        }
         head = line
         absorbFindings(document: line.document)
         phase = .streaming
@@ -282,6 +295,7 @@ public final class NDJSONCheck {
                                         final: ended.answer.finalState)
         }
         _ = findings.absorb(taken.mismatches, taken.diagnostics, document: observedFinalDocument)
+        if let reported = stream.reportedFindings() { findings.absorb(reported.findings, carried: reported.carried) }
         let verdict = Verdict(mismatchCount: findings.mismatchCount, carried: findings.carried,
                               staticCheckPassed: ended.staticCheckPassed)
         findings.writeSummary(ruleset: endpoint.name, answer: ended.answer, verdict: verdict, stepCount: stepCount,
@@ -347,6 +361,15 @@ struct StreamedFindings: ~Copyable {
             diagnosticCount += 1
         }
         return !found.entries.isEmpty || !diagnostics.isEmpty
+    }
+
+    /// A start candidate's findings (late-start.md), taken for the elements'.
+    mutating func absorb(_ reported: CandidateFindings, carried: Bool) {
+        self.carried = self.carried || carried
+        mismatches += reported.mismatches.prefix(Self.listed - mismatches.count)
+        mismatchCount += reported.mismatchCount
+        stepDiagnostics += reported.stepDiagnostics.prefix(Self.listed - stepDiagnostics.count)
+        diagnosticCount += reported.diagnosticCount
     }
 
     /// The listed diagnostics, in the summary's order: by step, whole-request ones last.
