@@ -58,9 +58,10 @@ protocol RulesetDescription: Sendable {
     /// a request with `state` as its `initial` would start, unless `initial` cannot
     /// name all of `state` (haptics' engine).
     static func machine(candidate state: State, settings: Settings) -> Machine
-    /// Whether two candidates' paths in the same state are the same from then on:
+    /// Whether two candidates' machines in the same state are the same from then on:
     /// false when the machine keeps more than its state that an answer shows
-    /// (haptics' counts, which `observedFinal` compares and the summary writes).
+    /// (haptics' counts, which `observedFinal` compares and the summary writes), so
+    /// each candidate's own machine is run too.
     static var pathsJoin: Bool { get }
     /// Runs the rules on one event.
     static func decide(_ event: Event, on machine: inout Machine) -> Decision

@@ -5,7 +5,9 @@ import DeviceOracleRules
 /// request's own start, each followed through the log as a request with that
 /// `initial` would be. Paths that reach the same state have the same future, so from
 /// then on they are one group: a step costs one decision per distinct state followed
-/// (at most the ruleset's reachable states), whatever the number of candidates.
+/// (at most the ruleset's reachable states), whatever the number of candidates (where
+/// a machine also counts what its paths did, haptics', each member's machine is kept
+/// too, and run: at most 7 there).
 struct StartCandidates<D: RulesetDescription> {
     /// Candidates whose paths are in the same state, with that path's machine.
     struct Group {
@@ -13,6 +15,9 @@ struct StartCandidates<D: RulesetDescription> {
         var slot: Int
         /// Candidate numbers, in no particular order.
         var members: [Int]
+        /// Where paths do not join (`D.pathsJoin` false): each member's own machine, in
+        /// `members`' order; its state is `machine`'s, its decisions too.
+        var ownMachines: [D.Machine] = []
         /// Whether any member is still consistent (then all its consistent members
         /// stay so together: same state, same observations).
         var hasConsistent = true
@@ -46,8 +51,8 @@ struct StartCandidates<D: RulesetDescription> {
         starts = reachable.sorted { tables.stateJSON[$0].lexicographicallyPrecedes(tables.stateJSON[$1]) }
         ruledOutAt = Array(repeating: nil, count: starts.count)
         groups = starts.enumerated().map { candidate, slot in
-            Group(machine: D.machine(candidate: tables.slotStates[slot], settings: settings), slot: slot,
-                  members: [candidate])
+            let machine = D.machine(candidate: tables.slotStates[slot], settings: settings)
+            return Group(machine: machine, slot: slot, members: [candidate], ownMachines: D.pathsJoin ? [] : [machine])
         }
         groupAtSlot = Array(repeating: -1, count: tables.stateCount)
         self.keepsFindings = keepsFindings
@@ -72,6 +77,7 @@ struct StartCandidates<D: RulesetDescription> {
             let decision: D.Decision
             if let event {
                 decision = D.decide(event, on: &group.machine)
+                for member in group.ownMachines.indices { _ = D.decide(event, on: &group.ownMachines[member]) }
                 group.slot = if let eventSlot {
                     tables.afterSlots[tables.tail(ofEventSlot: eventSlot, from: group.slot)]
                 } else {
@@ -112,17 +118,22 @@ struct StartCandidates<D: RulesetDescription> {
         guard let observedFinal else { return }
         carried = true
         for position in groups.indices {
-            var found = MismatchList()
-            let machine = groups[position].machine
-            found.compare(observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
-                D.expectedFinal(field, of: machine)
-            }
-            guard !found.entries.isEmpty else { continue }
             var group = groups[position]
-            ruleOut(&group, at: stepCount)
-            if keepsFindings {
-                for member in group.members { findings[member].absorb(found, [], document: document) }
+            var consistent = false
+            for (place, member) in group.members.enumerated() {
+                var found = MismatchList()
+                let machine = group.ownMachines.isEmpty ? group.machine : group.ownMachines[place]
+                found.compare(observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
+                    D.expectedFinal(field, of: machine)
+                }
+                if found.entries.isEmpty {
+                    consistent = consistent || ruledOutAt[member] == nil
+                } else {
+                    if ruledOutAt[member] == nil { ruledOutAt[member] = stepCount }
+                    if keepsFindings { findings[member].absorb(found, [], document: document) }
+                }
             }
+            group.hasConsistent = consistent
             groups[position] = group
         }
     }
@@ -135,7 +146,7 @@ struct StartCandidates<D: RulesetDescription> {
 
     /// Puts `group` among the next step's, joined with the group already in its state.
     private mutating func place(_ group: Group, at index: Int) {
-        let existing = D.pathsJoin ? groupAtSlot[group.slot] : -1
+        let existing = groupAtSlot[group.slot]
         guard existing >= 0 else {
             groupAtSlot[group.slot] = nextGroups.count
             nextGroups.append(group)
@@ -148,6 +159,7 @@ struct StartCandidates<D: RulesetDescription> {
             nextGroups[existing].hasConsistent = true
         }
         nextGroups[existing].members += group.members
+        nextGroups[existing].ownMachines += group.ownMachines
     }
 
     /// The candidate whose path the answer shows: the first consistent one; else the
@@ -162,7 +174,11 @@ struct StartCandidates<D: RulesetDescription> {
     /// Where candidate `number`'s path ended (after `finish`; with kept findings, every
     /// candidate's is followed).
     func end(of number: Int) -> (machine: D.Machine, slot: Int)? {
-        groups.first { $0.members.contains(number) }.map { ($0.machine, $0.slot) }
+        for group in groups {
+            guard let place = group.members.firstIndex(of: number) else { continue }
+            return (group.ownMachines.isEmpty ? group.machine : group.ownMachines[place], group.slot)
+        }
+        return nil
     }
 
     /// The two members the answer adds after `final`.
