@@ -99,7 +99,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         var lateStart: LateStartAnswer?
         var reportedEnd: Session?
         if var candidates = candidates.take() {
-            candidates.finish(observedFinal: head.observedFinal, document: document)
+            candidates.finish(observedFinal: head.observedFinal, settings: head.settings, document: document, tables: tables)
             lateStart = candidates.answer
             let reported = candidates.reported
             if candidates.keepsFindings {

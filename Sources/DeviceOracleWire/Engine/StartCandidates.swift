@@ -25,6 +25,34 @@ struct StartCandidates<D: RulesetDescription> {
         var joinedAt = 0
     }
 
+    /// A path the JSON form follows (`Light`): its state and the group it is.
+    struct LightPath {
+        var slot: Int
+        /// The candidate that names its group (`Light.parent`).
+        var root: Int
+        var joinedAt = 0
+    }
+
+    /// How the JSON form follows the candidates of a ruleset whose paths join: only the
+    /// consistent ones, by state slot through the precomputed tables, with no machine
+    /// and nothing per candidate in a step. A joined path's candidates are found at the
+    /// end through `parent` (the path each joined), as a union-find would.
+    struct Light {
+        var paths: [LightPath]
+        var nextPaths: [LightPath] = []
+        var parent: [Int]
+        /// By root: the step its path was ruled out at.
+        var rootRuledOutAt: [Int?]
+
+        func root(of candidate: Int) -> Int {
+            var candidate = candidate
+            while parent[candidate] != candidate { candidate = parent[candidate] }
+            return candidate
+        }
+    }
+
+    private var light: Light?
+
     /// Each candidate's start state, by slot, in the answer's order.
     let starts: [Int]
     /// The step of each candidate's first mismatch (the step count for
@@ -57,6 +85,77 @@ struct StartCandidates<D: RulesetDescription> {
         groupAtSlot = Array(repeating: -1, count: tables.stateCount)
         self.keepsFindings = keepsFindings
         findings = keepsFindings ? Array(repeating: CandidateFindings(), count: starts.count) : []
+        if !keepsFindings, D.pathsJoin {
+            light = Light(paths: starts.enumerated().map { LightPath(slot: $0.element, root: $0.offset) },
+                          parent: Array(starts.indices), rootRuledOutAt: Array(repeating: nil, count: starts.count))
+            groups = []
+        }
+    }
+
+    /// `step` of the JSON form, for a ruleset whose paths join (`Light`).
+    private mutating func lightStep(_ light: inout Light, _ event: D.Event?, eventSlot: Int?, index: Int,
+                                    observed: ObservedFields<D.StepField>?, settings: D.Settings,
+                                    document: JSONDocument, tables: RulesetTables<D>) {
+        light.nextPaths.removeAll(keepingCapacity: true)
+        for var path in light.paths {
+            let decision: D.Decision
+            if let eventSlot {
+                let tail = tables.tail(ofEventSlot: eventSlot, from: path.slot)
+                path.slot = tables.afterSlots[tail]
+                decision = tables.tailDecisions[tail]
+            } else if let event {
+                var machine = D.machine(startingAt: tables.slotStates[path.slot])
+                decision = D.decide(event, on: &machine)
+                path.slot = tables.slot(of: machine.state)
+            } else {
+                decision = D.noDecision
+            }
+            if let observed {
+                var found = MismatchList()
+                let state = tables.slotStates[path.slot]
+                found.compare(observed, index: index, document: document, name: \.name) { field in
+                    D.expected(field, after: state, decision: decision)
+                }
+                D.compareMore(observed, decision: decision, index: index, settings: settings, document: document,
+                              mismatches: &found)
+                if !found.entries.isEmpty {
+                    light.rootRuledOutAt[path.root] = index
+                    continue
+                }
+            }
+            let existing = groupAtSlot[path.slot]
+            if existing >= 0 {
+                light.nextPaths[existing].joinedAt = max(light.nextPaths[existing].joinedAt, path.joinedAt, index)
+                light.parent[path.root] = light.nextPaths[existing].root
+            } else {
+                groupAtSlot[path.slot] = light.nextPaths.count
+                light.nextPaths.append(path)
+            }
+        }
+        for path in light.nextPaths { groupAtSlot[path.slot] = -1 }
+        swap(&light.paths, &light.nextPaths)
+    }
+
+    /// `finish` of the JSON form, for a ruleset whose paths join (`Light`).
+    private mutating func lightFinish(_ light: inout Light, observedFinal: ObservedFields<D.FinalField>?,
+                                      settings: D.Settings, document: JSONDocument, tables: RulesetTables<D>) {
+        if let observedFinal {
+            light.paths = light.paths.filter { path in
+                var found = MismatchList()
+                let machine = D.machine(candidate: tables.slotStates[path.slot], settings: settings)
+                found.compare(observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
+                    D.expectedFinal(field, of: machine)
+                }
+                if found.entries.isEmpty { return true }
+                light.rootRuledOutAt[path.root] = stepCount
+                return false
+            }
+        }
+        ruledOutAt = starts.indices.map { light.rootRuledOutAt[light.root(of: $0)] }
+        groups = light.paths.map { path in
+            Group(machine: D.machine(candidate: tables.slotStates[path.slot], settings: settings), slot: path.slot,
+                  members: starts.indices.filter { light.root(of: $0) == path.root }, joinedAt: path.joinedAt)
+        }
     }
 
     /// The machine a request with candidate `number`'s state as its start runs.
@@ -72,6 +171,12 @@ struct StartCandidates<D: RulesetDescription> {
                        tables: RulesetTables<D>) {
         stepCount = index + 1
         if observed != nil { carried = true }
+        if var light = light.take() {
+            lightStep(&light, event, eventSlot: eventSlot, index: index, observed: observed, settings: settings,
+                      document: document, tables: tables)
+            self.light = light
+            return
+        }
         nextGroups.removeAll(keepingCapacity: true)
         for var group in groups {
             let decision: D.Decision
@@ -114,9 +219,14 @@ struct StartCandidates<D: RulesetDescription> {
 
     /// Compares `observedFinal` with each group's final state: a mismatch rules out
     /// after the last step.
-    mutating func finish(observedFinal: ObservedFields<D.FinalField>?, document: JSONDocument) {
+    mutating func finish(observedFinal: ObservedFields<D.FinalField>?, settings: D.Settings, document: JSONDocument,
+                         tables: RulesetTables<D>) {
+        if observedFinal != nil { carried = true }
+        if var light = light.take() {
+            lightFinish(&light, observedFinal: observedFinal, settings: settings, document: document, tables: tables)
+            return
+        }
         guard let observedFinal else { return }
-        carried = true
         for position in groups.indices {
             var group = groups[position]
             var consistent = false
