@@ -241,4 +241,41 @@ final class LateStartTests: XCTestCase {
         }
         XCTAssertEqual(json.verdict, .pass)
     }
+
+    // MARK: Coverage and repro
+
+    private let lateFailing = #"{"initial":"unknown","events":[{"type":"interruptionEnded","shouldResume":true,"observed":{"isPlaying":true}},"#
+        + #"{"type":"userPlayed"},{"type":"userPaused","observed":{"isPlaying":true}}]}"#
+
+    func testCoverageOfALateLogIsThatOfItsReportedPath() throws {
+        let explicit = lateFailing.replacingOccurrences(of: #""unknown""#, with: pausedToResume)
+
+        guard case .success(let late) = playback.coverage(Array(#"{"logs":[\#(lateFailing)]}"#.utf8)),
+              case .success(let known) = playback.coverage(Array(#"{"logs":[\#(explicit)]}"#.utf8)) else {
+            return XCTFail("coverage refused")
+        }
+
+        XCTAssertEqual(String(decoding: late.json, as: UTF8.self), String(decoding: known.json, as: UTF8.self))
+    }
+
+    func testAReproOfALateLogRoutesFromTheUsualStartAndNamesNoInitial() throws {
+        guard case .success(let json) = playback.repro(Array(lateFailing.utf8)) else { return XCTFail("repro refused") }
+        let repro = try parsed(json)
+
+        XCTAssertEqual(repro["/divergence/index"], "2")
+        XCTAssertEqual(repro["/request/initial"], nil)
+        XCTAssertEqual(repro["/path/0/before"], paused)
+        XCTAssertEqual(repro["/verdict"], #""fail""#)
+    }
+
+    func testAReproOfAStreamedLateLogIsRefusedAtInitial() {
+        let ndjson = #"{"initial":"unknown"}"# + "\n" + #"{"type":"userPaused","observed":{"isPlaying":true}}"#
+
+        guard case .failure(let rejection) = playback.repro(Array(ndjson.utf8), ndjson: true) else {
+            return XCTFail("expected a refusal")
+        }
+
+        XCTAssertEqual(rejection.problems.map(\.pointer), ["/initial"])
+        XCTAssertEqual(rejection.line, 1)
+    }
 }
