@@ -205,7 +205,9 @@ struct StartCandidates<D: RulesetDescription> {
                 var diagnostics = leading
                 D.forEachDiagnostic(of: decision) { diagnostics.append(Diagnostic(index: index, tables.code(of: $0))) }
                 if !found.entries.isEmpty || !diagnostics.isEmpty {
-                    for member in group.members { findings[member].absorb(found, diagnostics, document: document) }
+                    // Written once: the members share the texts.
+                    let mismatches = found.entries.map { AnswerMismatch($0, in: document) }
+                    for member in group.members { findings[member].absorb(mismatches, diagnostics) }
                 }
             } else if !group.hasConsistent {
                 // Its members' first mismatches are known: nothing more to follow.
@@ -240,7 +242,7 @@ struct StartCandidates<D: RulesetDescription> {
                     consistent = consistent || ruledOutAt[member] == nil
                 } else {
                     if ruledOutAt[member] == nil { ruledOutAt[member] = stepCount }
-                    if keepsFindings { findings[member].absorb(found, [], document: document) }
+                    if keepsFindings { findings[member].absorb(found.entries.map { AnswerMismatch($0, in: document) }, []) }
                 }
             }
             group.hasConsistent = consistent
@@ -324,9 +326,9 @@ struct CandidateFindings {
     private(set) var stepDiagnostics: [Diagnostic] = []
     private(set) var diagnosticCount = 0
 
-    mutating func absorb(_ found: MismatchList, _ diagnostics: [Diagnostic], document: JSONDocument) {
-        for mismatch in found.entries {
-            if mismatchCount < StreamedFindings.listed { mismatches.append(AnswerMismatch(mismatch, in: document)) }
+    mutating func absorb(_ found: [AnswerMismatch], _ diagnostics: [Diagnostic]) {
+        for mismatch in found {
+            if mismatchCount < StreamedFindings.listed { mismatches.append(mismatch) }
             mismatchCount += 1
         }
         for diagnostic in diagnostics {
