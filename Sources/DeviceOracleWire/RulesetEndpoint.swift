@@ -50,6 +50,9 @@ public struct RequestRejection: Error, Sendable {
         case invalidRequest
         /// A valid log with no mismatch, sent to be reproduced: `422 /problems/nothing-to-reproduce`.
         case nothingToReproduce
+        /// A query the body makes impossible (`?steps=all` with `"initial": "unknown"`
+        /// in a streamed form): `400 /problems/invalid-query`.
+        case invalidQuery
     }
 
     public struct Problem: Sendable, Equatable {
@@ -100,6 +103,7 @@ public struct RequestRejection: Error, Sendable {
     public var problemType: String {
         switch kind {
         case .invalidJSON: "/problems/invalid-json"
+        case .invalidQuery: "/problems/invalid-query"
         case .invalidRequest: "/problems/invalid-request"
         case .nothingToReproduce: "/problems/nothing-to-reproduce"
         }
@@ -108,6 +112,7 @@ public struct RequestRejection: Error, Sendable {
     public var title: String {
         switch kind {
         case .invalidJSON: "Invalid JSON"
+        case .invalidQuery: "Invalid query"
         case .invalidRequest: "Invalid request"
         case .nothingToReproduce: "Nothing to reproduce"
         }
@@ -115,7 +120,7 @@ public struct RequestRejection: Error, Sendable {
 
     public var status: Int {
         switch kind {
-        case .invalidJSON: 400
+        case .invalidJSON, .invalidQuery: 400
         case .invalidRequest, .nothingToReproduce: 422
         }
     }

@@ -24,6 +24,7 @@ enum CheckCommand {
             return runBatch(arguments)
         }
         var arguments = arguments
+        let detailGiven = arguments.contains { text($0) == "--steps" || text($0).hasPrefix("--steps=") }
         let detail: StepDetail
         switch stepDetail(&arguments) {
         case .success(let given): detail = given
@@ -38,7 +39,7 @@ enum CheckCommand {
         }
         guard let endpoint = rulesetEndpoint(named: text(arguments[0])) else { return 2 }
         let path = arguments.count == 2 ? arguments[1] : standardInput
-        if ndjson { return checkLines(path, endpoint: endpoint, detail: detail) }
+        if ndjson { return checkLines(path, endpoint: endpoint, detail: detail, detailGiven: detailGiven) }
         guard let body = readAll(path) else {
             printCannot("read", path)
             return 2
@@ -62,14 +63,16 @@ enum CheckCommand {
     }
 
     /// The NDJSON form: each read is checked, and what it answers written, before the next.
-    private static func checkLines(_ path: [UInt8], endpoint: RulesetEndpoint, detail: StepDetail) -> Int32 {
+    private static func checkLines(_ path: [UInt8], endpoint: RulesetEndpoint, detail: StepDetail,
+                                   detailGiven: Bool) -> Int32 {
         let fd = path == standardInput ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             printCannot("read", path)
             return 2
         }
         defer { if fd != STDIN_FILENO { close(fd) } }
-        let check = NDJSONCheck(endpoint: endpoint, detail: detail, maxLineBytes: NDJSONRequest.defaultMaxLineBytes) {
+        let check = NDJSONCheck(endpoint: endpoint, detail: detail, detailGiven: detailGiven,
+                                maxLineBytes: NDJSONRequest.defaultMaxLineBytes) {
             problem(for: $0).json
         }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)

@@ -279,7 +279,10 @@ final class NDJSONRequest: StreamedRequestHandler {
     init(_ endpoint: RulesetEndpoint, _ request: HTTPRequest, maxLineBytes: Int) {
         switch ServiceRoutes.stepDetail(query: request.query) {
         case .success(let detail):
-            let check = NDJSONCheck(endpoint: endpoint, detail: detail, maxLineBytes: maxLineBytes) { problem(for: $0).json }
+            let detailGiven = !QueryParameters(request.query).values("steps").isEmpty
+            let check = NDJSONCheck(endpoint: endpoint, detail: detail, detailGiven: detailGiven, maxLineBytes: maxLineBytes) {
+                problem(for: $0).json
+            }
             check.pausesAtOutputBytes = StreamedBody.outputHighWater
             self.check = check
             refusal = nil

@@ -479,7 +479,9 @@ final class HapticsEndpointTests: XCTestCase {
             "/initial/engine: unknown initial field 'engine'",
         ])
         XCTAssertEqual(problems(#"{"events":[],"initial":{"phase":1}}"#), ["/initial/phase: expected a string, got a number"])
-        XCTAssertEqual(problems(#"{"events":[],"initial":"saving"}"#), ["/initial: expected an object, got a string"])
+        // A string is "unknown" (late-start.md) or nothing.
+        XCTAssertEqual(problems(#"{"events":[],"initial":"saving"}"#),
+                       [#"/initial: 'initial' is a state object or "unknown", not 'saving'"#])
     }
 
     func testUnknownRulesetVersionIsRejectedAtRuleset() {

@@ -344,7 +344,7 @@ final class NDJSONCheckTests: XCTestCase {
         let listed = summary.member(summary.root, "mismatches").map { summary.count($0) } ?? -1
         XCTAssertGreaterThan(listed, 0)
         XCTAssertLessThan(listed, 60, "cut at the byte bound, not the count")
-        XCTAssertLessThanOrEqual(answered.lines.last!.utf8.count, StreamedFindings.listedBytes + 256 * 1024)
+        XCTAssertLessThanOrEqual(answered.lines.last!.utf8.count, ListedFindings.listedBytes + 256 * 1024)
     }
 
     func testTheSummarysDiagnosticListStopsAtItsByteBoundToo() throws {

@@ -75,7 +75,8 @@ final class NDJSONLayoutTests: XCTestCase {
             "playback/1": ["ruleset", "initial", "observedFinal"],
             "haptics/1": ["ruleset", "initial", "observedFinal", "pattern", "expectedParameters", "supportsHaptics",
                           "timingToleranceMs"],
-            "refresh/1": ["ruleset", "observedFinal", "config", "store", "schedule"],
+            // Refresh reads `initial` only to refuse "unknown" (late-start.md), on line 1.
+            "refresh/1": ["ruleset", "initial", "observedFinal", "config", "store", "schedule"],
             "audio-session/1": ["ruleset", "initial", "observedFinal", "category"],
         ])
     }

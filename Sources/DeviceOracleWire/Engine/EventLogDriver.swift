@@ -20,6 +20,18 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
     private var specialSteps = SpecialSteps()
     private var mismatches = MismatchList()
     private var diagnostics: [Diagnostic] = []
+    /// With `"initial": "unknown"`: every start candidate, followed alongside.
+    private var candidates: StartCandidates<D>?
+    /// How many diagnostics the request's members gave before its log ran.
+    private var diagnosticsBeforeLog = 0
+    /// With `"initial": "unknown"` in the NDJSON form: the reported path's findings,
+    /// which stand for the steps' (handed over at the end).
+    private(set) var reportedFindings: (findings: ListedFindings, carried: Bool)?
+
+    var startsUnknown: Bool { candidates != nil }
+
+    /// A streamed log with `"initial": "unknown"` holds each candidate's findings to the end.
+    var heldBytes: Int { candidates?.findings.reduce(0) { $0 + $1.heldBytes } ?? 0 }
 
     init(tables: RulesetTables<D>) {
         self.tables = tables
@@ -41,6 +53,8 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         var observedFinal: ObservedFields<D.FinalField>?
         /// The JSON form's `events` member.
         var events: JSONValue?
+        /// Whether the log is NDJSON lines.
+        var inLines: Bool
     }
 
     var ruleset: StaticString { tables.ruleset }
@@ -53,6 +67,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         } else {
             events = decoder.value(head.events, of: .array)
         }
+        diagnosticsBeforeLog = diagnostics.count
         if let events { walk(events, start: head.start, settings: head.settings, decoder: &decoder) }
     }
 
@@ -61,29 +76,73 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         let settings = D.settings(given.settings, in: root,
                                   eventsGiven: sequenceInLines || decoder.present(given.sequence) != nil, &decoder)
         var initial = D.initialState
-        if let object = decoder.value(given.initial, of: .object) {
+        var startsUnknown = false
+        if let value = decoder.present(given.initial), decoder.document.kind(value) == .string {
+            startsUnknown = decoder.unknownStart(value)
+        } else if let object = decoder.value(given.initial, of: .object) {
             decoder.closedObject(object, names: tables.initialFields) { decoder, field, value in
                 D.readInitial(field, value, into: &initial, &decoder)
             }
         }
         let observedFinal = decoder.observed(given.observedFinal, names: tables.observedFinalFields)
-        let machine = D.machine(initial: initial, settings: settings)
+        var machine = D.machine(initial: initial, settings: settings)
+        if startsUnknown {
+            let candidates = StartCandidates(tables: tables, start: machine.state, settings: settings,
+                                             keepsFindings: sequenceInLines)
+            // The log is walked from the first candidate; the reported path is known at the end.
+            machine = candidates.start(0, tables: tables, settings: settings)
+            self.candidates = candidates
+        }
         return Head(settings: settings, start: Session(machine: machine, slot: tables.slot(of: machine.state)),
-                    observedFinal: observedFinal, events: given.sequence)
+                    observedFinal: observedFinal, events: given.sequence, inLines: sequenceInLines)
     }
 
     mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
         -> (answer: EventLogAnswer, staticCheckPassed: Bool?) {
-        let final = (D.hasSessions ? sessions.defaultIndex.map { sessions.machines[$0] } : sessions.machines.first) ?? head.start
-        mismatches.compare(head.observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
-            D.expectedFinal(field, of: final.machine)
+        var lateStart: LateStartAnswer?
+        var reportedEnd: Session?
+        if var candidates = candidates.take() {
+            candidates.finish(observedFinal: head.observedFinal, settings: head.settings, document: document, tables: tables)
+            lateStart = candidates.answer
+            let reported = candidates.reported
+            if candidates.keepsFindings {
+                // The lines are gone: the reported path was followed with its findings.
+                reportedEnd = candidates.end(of: reported).map { Session(machine: $0.machine, slot: $0.slot) }
+                reportedFindings = (candidates.findings[reported], candidates.carried)
+            } else if reported != 0 {
+                rewalk(from: candidates.start(reported, tables: tables, settings: head.settings), head: &head,
+                       decoder: decoder)
+            }
+        }
+        let final = reportedEnd
+            ?? (D.hasSessions ? sessions.defaultIndex.map { sessions.machines[$0] } : sessions.machines.first) ?? head.start
+        if reportedFindings == nil {
+            mismatches.compare(head.observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
+                D.expectedFinal(field, of: final.machine)
+            }
         }
         let staticCheckPassed = D.check(&head.settings, decoder)
         let answer = EventLogAnswer(
-            D.self, document: decoder.document, tables: tables, settings: head.settings, final: final,
+            D.self, document: decoder.document, tables: tables, settings: head.settings, final: final, lateStart: lateStart,
             sessions: sessions.anyNamed ? sessions.sessions.map { ($0.name, $0.machine.slot) } : nil,
             steps: steps, specialSteps: specialSteps, unfixedSteps: unfixedSteps)
         return (answer, staticCheckPassed)
+    }
+
+    /// Walks the JSON form's log again from `start`, the reported candidate's: its
+    /// answer is exactly what a request with that `initial` gets. The log was valid.
+    private mutating func rewalk(from machine: D.Machine, head: inout Head, decoder: RequestDecoder) {
+        head.start = Session(machine: machine, slot: tables.slot(of: machine.state))
+        sessions = SessionMachines<Session>()
+        steps.removeAll(keepingCapacity: true)
+        unfixedSteps.removeAll(keepingCapacity: true)
+        specialSteps.removeAll()
+        mismatches = MismatchList()
+        diagnostics.removeSubrange(diagnosticsBeforeLog...)
+        var again = decoder
+        if let events = again.value(head.events, of: .array) {
+            walk(events, start: head.start, settings: head.settings, decoder: &again)
+        }
     }
 
     mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
@@ -94,12 +153,19 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         specialSteps.removeAll()
         let tables = tables, document = decoder.document
         var held = HeldAside()
+        let refusesSessions = candidates != nil
         guard let logged = decoder.loggedEvent(object, index: index, arrival: &arrival, observedNames: tables.observedFields,
                                                read: { decoder, object in
-                                                   Self.readEvent(object, in: document, tables: tables, held: &held, &decoder)
+                                                   Self.readEvent(object, in: document, tables: tables, held: &held,
+                                                                  refusesSessions: refusesSessions, &decoder)
                                                })
         else { return false }
         run(logged, held: &held, start: head.start, settings: head.settings, document: document, tables: tables)
+        if candidates != nil {
+            // The first candidate's findings: the reported path's stand for them at the end.
+            mismatches = MismatchList()
+            diagnostics.removeAll(keepingCapacity: true)
+        }
         return true
     }
 
@@ -136,9 +202,11 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         // text would make every event's values copied and destroyed through generic
         // witnesses).
         var held = HeldAside()
+        let refusesSessions = candidates != nil
         decoder.forEachEvent(in: events, observedNames: tables.observedFields,
                              read: { decoder, object in
-                                 Self.readEvent(object, in: document, tables: tables, held: &held, &decoder)
+                                 Self.readEvent(object, in: document, tables: tables, held: &held,
+                                                refusesSessions: refusesSessions, &decoder)
                              }) { logged in
             run(logged, held: &held, start: start, settings: settings, document: document, tables: tables)
         }
@@ -166,11 +234,13 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         let after: Int
         var tail: Int?
         var echo: JSONValue?
+        var ran: (event: D.Event, slot: Int?)?
         if let walked = logged.decoded {
             let event: D.Event
             switch walked {
             case .fixed(let eventSlot):
                 event = tables.event(inSlot: eventSlot)
+                if candidates != nil { ran = (event, eventSlot) }
                 tail = tables.tail(ofEventSlot: eventSlot, from: before)
                 if Self.echoes, let value = held.echo {
                     echo = value
@@ -179,6 +249,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
             case .unfixed:
                 event = held.event!
                 held.event = nil
+                if candidates != nil { ran = (event, nil) }
             }
             decision = D.decide(event, on: &sessions.machines[session].machine)
             let index = logged.index
@@ -211,6 +282,14 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
             stepTail = ~specialSteps.append(.unfixed(unfixedSteps.count - 1))
         }
         steps.append(EventLogStep(id: logged.envelope.id, session: logged.envelope.session, tail: stepTail))
+        if var candidates = candidates.take() {
+            var leading: [Diagnostic] = []
+            if candidates.keepsFindings { logged.appendLeadingDiagnostics(to: &leading) }
+            candidates.step(ran?.event, eventSlot: ran?.slot, index: logged.index, leading: leading,
+                            observed: logged.observed(tables.observedFields, in: document), settings: settings,
+                            document: document, tables: tables)
+            self.candidates = candidates
+        }
 
         guard let observed = logged.observed(tables.observedFields, in: document) else { return }
         let state = sessions.machines[session].machine.state
@@ -226,7 +305,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
     /// one of the two.
     @inline(__always)
     private static func readEvent(_ object: JSONValue, in document: JSONDocument, tables: RulesetTables<D>,
-                                  held: inout HeldAside,
+                                  held: inout HeldAside, refusesSessions: Bool,
                                   _ decoder: inout RequestDecoder) -> ReadEvent<WalkedEvent?> {
         var form = EventFormMembers()
         var fields = EventFields<D.EventField>()
@@ -237,6 +316,9 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
             case .userInfo: form.userInfo = value
             case .field(let field): fields[field] = value
             }
+        }
+        if D.hasSessions, refusesSessions, let session = envelope.session {
+            decoder.report("a session needs a known start: 'initial' \"unknown\" checks one session only", at: session)
         }
         var decoded: DecodedEvent<D.Event>?
         var translationDiagnostic: DiagnosticCode?
@@ -469,7 +551,7 @@ struct EventLogAnswer: SteppedAnswer {
 
 extension EventLogAnswer {
     init<D: RulesetDescription>(_ ruleset: D.Type, document: JSONDocument, tables: RulesetTables<D>, settings: D.Settings,
-                                final: EventLogDriver<D>.Session, sessions: [(name: [UInt8], slot: Int)]?,
+                                final: EventLogDriver<D>.Session, lateStart: LateStartAnswer?, sessions: [(name: [UInt8], slot: Int)]?,
                                 steps: [EventLogStep], specialSteps: SpecialSteps, unfixedSteps: [UnfixedStep<D>]) {
         self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps, write: { part, writer in
             switch part {
@@ -477,6 +559,7 @@ extension EventLogAnswer {
                 D.writeHead(settings, to: &writer, document: document)
                 writer.key("final")
                 writer.raw(tables.stateJSON[final.slot])
+                lateStart?.write(stateJSON: tables.stateJSON, to: &writer)
                 guard let sessions else { return }
                 writer.key("sessions")
                 writer.beginObject()

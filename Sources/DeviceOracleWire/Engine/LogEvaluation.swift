@@ -47,10 +47,18 @@ protocol LogEvaluation: SendableMetatype {
     /// What an NDJSON log's evaluation holds between lines beyond its fixed parts (refresh:
     /// its store), counted in the memory budget. 0 by default.
     var heldBytes: Int { get }
+    /// Whether the head said `"initial": "unknown"` (late-start.md): the NDJSON form
+    /// then writes no step lines.
+    var startsUnknown: Bool { get }
+    /// After `end` of an NDJSON log with `"initial": "unknown"`: the reported path's
+    /// findings, which stand for the elements' (`takeFindings` gave none of theirs).
+    var reportedFindings: (findings: ListedFindings, carried: Bool)? { get }
 }
 
 extension LogEvaluation {
     var heldBytes: Int { 0 }
+    var startsUnknown: Bool { false }
+    var reportedFindings: (findings: ListedFindings, carried: Bool)? { nil }
 }
 
 extension LogEvaluation {

@@ -54,6 +54,15 @@ protocol RulesetDescription: Sendable {
     static func machine(initial: State, settings: Settings) -> Machine
     /// A machine in any state, to precompute what each event does from it.
     static func machine(startingAt state: State) -> Machine
+    /// The machine of a start candidate of `"initial": "unknown"` (late-start.md): as
+    /// a request with `state` as its `initial` would start, unless `initial` cannot
+    /// name all of `state` (haptics' engine).
+    static func machine(candidate state: State, settings: Settings) -> Machine
+    /// Whether two candidates' machines in the same state are the same from then on:
+    /// false when the machine keeps more than its state that an answer shows
+    /// (haptics' counts, which `observedFinal` compares and the summary writes), so
+    /// each candidate's own machine is run too.
+    static var pathsJoin: Bool { get }
     /// Runs the rules on one event.
     static func decide(_ event: Event, on machine: inout Machine) -> Decision
 
@@ -101,6 +110,8 @@ extension RulesetDescription {
     static var hasSessions: Bool { false }
     static var notificationEvents: NotificationEvents<Event>? { nil }
     static var fixedPayloadEvents: [Event] { [] }
+    static func machine(candidate state: State, settings: Settings) -> Machine { machine(initial: state, settings: settings) }
+    static var pathsJoin: Bool { true }
     static var echoedMembers: [EchoedMember<Self>] { [] }
     static func event(_ type: EventType, _ fields: EventFields<EventField>, in object: JSONValue,
                       _ decoder: inout RequestDecoder) -> DecodedEvent<Event>? {

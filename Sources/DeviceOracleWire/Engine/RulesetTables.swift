@@ -85,6 +85,9 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     let tails: StepTails
     /// The state after each tail's step, by the same index.
     let afterSlots: [Int]
+    /// The decision of each tail: what a late start's candidates compare with `observed`
+    /// without running a machine (late-start.md).
+    let tailDecisions: [D.Decision]
     /// A look along a few cases: hashing a `String`-backed case hashes its spelling.
     private let diagnosticCodes: [(diagnostic: D.RuleDiagnostic, code: DiagnosticCode)]
 
@@ -141,6 +144,7 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
         }
 
         var tails: [UInt8] = [], tailEnds: [Int] = [], tailSplits: [Int] = [], afterSlots: [Int] = []
+        var tailDecisions: [D.Decision] = []
         for (eventSlot, event) in events.enumerated() {
             let echoed = eventSlot >= firstEchoSlot ? D.echoedMembers[eventSlot - firstEchoSlot] : nil
             for (slot, before) in states.enumerated() {
@@ -158,8 +162,11 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
                 tails += tail
                 tailEnds.append(tails.count)
                 afterSlots.append(after)
+                var machine = D.machine(startingAt: before)
+                tailDecisions.append(D.decide(event, on: &machine))
             }
         }
+        self.tailDecisions = tailDecisions
         self.tails = StepTails(bytes: tails, ends: tailEnds, splits: tailSplits)
         self.afterSlots = afterSlots
     }

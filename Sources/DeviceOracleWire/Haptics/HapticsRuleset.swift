@@ -84,6 +84,14 @@ enum HapticsRuleset: RulesetDescription {
 
     static func machine(startingAt state: HapticsState) -> HapticsMachine { HapticsMachine(state: state) }
 
+    /// A candidate may differ in `engine` too, which `initial` cannot name.
+    static func machine(candidate state: HapticsState, settings: Settings) -> HapticsMachine {
+        HapticsMachine(state: state)
+    }
+
+    /// The machine counts saves and haptic requests, which differ between paths.
+    static var pathsJoin: Bool { false }
+
     /// Haptics events carry nothing but their type.
     static func event(_ type: HapticsEvent) -> HapticsEvent? { type }
 

@@ -35,11 +35,17 @@ enum Repro {
         let stepIndex = divergence.index ?? logEvents.count - 1
         let prelude = Coding.Prelude(head: log.root, events: logEvents[..<max(stepIndex, 0)], in: log)
         let step = stepIndex >= 0 && stepIndex < stepped.stepCount ? stepped.values(ofStep: stepIndex) : nil
-        let start = stepped.stepCount > 0 ? stepped.values(ofStep: 0).before : stepped.finalState
+        var start = stepped.stepCount > 0 ? stepped.values(ofStep: 0).before : stepped.finalState
+        let startsUnknown = log.member(log.root, "initial").flatMap(log.string) == "unknown"
+        if startsUnknown {
+            // late-start.md: the route starts where a request without `initial` does.
+            guard let usual = usualStart(head: log.root, in: log, endpoint: endpoint) else { return .failure(.unreproducible) }
+            start = usual
+        }
         let readLog = ReadLog(divergence: divergence, stepIndex: stepIndex, values: log, head: log.root, headDocument: log,
                               event: stepIndex >= 0 ? logEvents[stepIndex] : nil, eventDocument: log, prelude: prelude,
                               observedFinal: divergence.index == nil ? log.member(log.root, "observedFinal") : nil,
-                              start: start, step: step)
+                              start: start, step: step, startsUnknown: startsUnknown)
         return reproduce(coding, readLog, format: format, endpoint: endpoint)
     }
 
@@ -63,10 +69,17 @@ enum Repro {
         case .failure(let rejection)?: return .failure(rejection)
         case nil: return nil
         }
+        let head = check.headDocument
+        if let initial = head.member(head.root, "initial"), head.string(initial) == "unknown" {
+            // The path a repro starts from is known only at the end of the stream, and the
+            // stream keeps only its first step's values.
+            return .failure(RequestRejection(kind: .invalidRequest, detail: "1 problem in the request body", problems: [
+                .init(pointer: "/initial", detail: "a repro of a log with \"initial\": \"unknown\" needs its JSON form: "
+                      + "the path it reproduces is known only at the end of the stream")]).on(line: 1))
+        }
         guard let kept = check.divergence else {
             return .failure(.nothingToReproduce(check.summary?.verdict ?? .unchecked))
         }
-        let head = check.headDocument
         let read = ReadLog(divergence: kept.mismatch, stepIndex: kept.step?.index ?? -1, values: kept.values,
                            head: head.root, headDocument: head,
                            event: kept.step.map { $0.line.document.root }, eventDocument: kept.step?.line.document ?? head,
@@ -99,6 +112,9 @@ enum Repro {
         let start: ShownState
         /// The divergence's step.
         let step: StepValues?
+        /// Whether the log said `"initial": "unknown"`: then `start` is the usual start,
+        /// and the repro's request has no `initial`.
+        var startsUnknown = false
 
         /// The request's members the log carries, but for `skipped` ones.
         func writeHead(to request: inout JSONWriter, skipping skipped: [String]) {
@@ -123,6 +139,24 @@ enum Repro {
             }
             request.endObject()
         }
+    }
+
+    /// The state a request with the log's members but `initial` starts in.
+    private static func usualStart(head: JSONValue, in document: JSONDocument, endpoint: RulesetEndpoint) -> ShownState? {
+        var request = JSONWriter(capacity: 256)
+        request.beginObject()
+        for member in document.members(head) {
+            guard let name = document.string(member.key), ![endpoint.sequence, "initial", "observedFinal"].contains(name)
+            else { continue }
+            request.key(escaping: name)
+            request.value(member.value, of: document)
+        }
+        request.key(escaping: endpoint.sequence)
+        request.beginArray()
+        request.endArray()
+        request.endObject()
+        guard case .success(let answer) = endpoint.answer(request.finish()) else { return nil }
+        return answer.text.stepped.finalState
     }
 
     private static func reproduce<Coding: ReproCoding>(_: Coding.Type, _ log: ReadLog<Coding.Prelude>, format: AnswerFormat,
@@ -227,7 +261,7 @@ extension CanonicalStepCoding {
         let routeEvents = route.map { graph.model.apply(eventClass: graph.transitions[$0].eventClass, to: &machine).event }
         var request = JSONWriter(capacity: 256 + 64 * route.count)
         request.beginObject()
-        log.writeHead(to: &request, skipping: ["events", "observedFinal"])
+        log.writeHead(to: &request, skipping: log.startsUnknown ? ["events", "observedFinal", "initial"] : ["events", "observedFinal"])
         request.key("events")
         request.beginArray()
         for event in routeEvents { writeEvent(event, to: &request) }

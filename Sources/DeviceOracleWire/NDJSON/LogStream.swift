@@ -6,7 +6,7 @@ import DeviceOracleJSON
 /// the same readers, rules and writers as its JSON form, so the two forms' answers
 /// are the same bytes.
 struct LogStream<Evaluation: LogEvaluation> {
-    private var evaluation: Evaluation
+    private(set) var evaluation: Evaluation
     private var head: Evaluation.Head!
     /// The decoder of the head line, whose document the static checks read.
     private var headDecoder: RequestDecoder!
@@ -86,6 +86,8 @@ struct LineStream {
     let readObservedFinal: (JSONValue, inout RequestDecoder) -> Void
     let end: (JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
     let heldBytes: () -> Int
+    let startsUnknown: () -> Bool
+    let reportedFindings: () -> (findings: ListedFindings, carried: Bool)?
 
     init<Evaluation>(_ box: Box<Evaluation>) {
         begin = { box.stream.begin($0, decoder: &$1) }
@@ -96,5 +98,7 @@ struct LineStream {
         readObservedFinal = { box.stream.readObservedFinal($0, decoder: &$1) }
         end = { box.stream.end(observedFinalIn: $0) }
         heldBytes = { box.stream.heldBytes }
+        startsUnknown = { box.stream.evaluation.startsUnknown }
+        reportedFindings = { box.stream.evaluation.reportedFindings }
     }
 }

@@ -39,7 +39,9 @@ public final class NDJSONCheck {
     public static let invalidVerdict = "invalid"
 
     private let endpoint: RulesetEndpoint
-    private let detail: StepDetail
+    private var detail: StepDetail
+    /// Whether `detail` was asked for (`?steps=`), not the default.
+    private let detailGiven: Bool
     /// The problem+json object of a rejection, as the service writes it everywhere.
     private let problemJSON: (RequestRejection) -> [UInt8]
     // One request's, called one at a time: unchecked, as the runtime's access
@@ -82,16 +84,17 @@ public final class NDJSONCheck {
         case done
     }
 
-    public convenience init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int,
+    public convenience init(endpoint: RulesetEndpoint, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
                             problemJSON: @escaping (RequestRejection) -> [UInt8]) {
-        self.init(endpoint: endpoint, detail: detail, maxLineBytes: maxLineBytes, keepsFirstMismatch: false,
-                  problemJSON: problemJSON)
+        self.init(endpoint: endpoint, detail: detail, detailGiven: detailGiven, maxLineBytes: maxLineBytes,
+                  keepsFirstMismatch: false, problemJSON: problemJSON)
     }
 
-    init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int, keepsFirstMismatch: Bool,
-         problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+    init(endpoint: RulesetEndpoint, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
+         keepsFirstMismatch: Bool, problemJSON: @escaping (RequestRejection) -> [UInt8]) {
         self.endpoint = endpoint
         self.detail = detail
+        self.detailGiven = detailGiven
         self.keepsFirstMismatch = keepsFirstMismatch
         self.problemJSON = problemJSON
         lines = NDJSONLines(maxLineBytes: maxLineBytes)
@@ -246,6 +249,16 @@ public final class NDJSONCheck {
             phase = .ended(.rejected(rejection.on(line: line.number)))
             return
         }
+        if stream.startsUnknown() {
+            // late-start.md: the reported path is known only at the end.
+            if detailGiven, detail != .none {
+                phase = .ended(.rejected(RequestRejection(kind: .invalidQuery, detail:
+                    "'steps=\(detail.rawValue)' cannot be streamed with \"initial\": \"unknown\": the path the steps "
+                        + "would show is known only at the end of the log; leave 'steps' out or give 'steps=none'")))
+                return
+            }
+            detail = .none
+        }
         head = line
         absorbFindings(document: line.document)
         phase = .streaming
@@ -320,6 +333,7 @@ public final class NDJSONCheck {
                                         final: ended.answer.finalState)
         }
         _ = findings.absorb(taken.mismatches, taken.diagnostics, document: observedFinalDocument)
+        if let reported = stream.reportedFindings() { findings.absorb(reported.findings, carried: reported.carried) }
         let verdict = Verdict(mismatchCount: findings.mismatchCount, carried: findings.carried,
                               staticCheckPassed: ended.staticCheckPassed)
         findings.writeSummary(ruleset: endpoint.name, answer: ended.answer, verdict: verdict, stepCount: stepCount,
@@ -357,73 +371,35 @@ public final class NDJSONCheck {
     }
 }
 
-/// The mismatches and diagnostics of a streamed log, as its summary lists them:
-/// the first `listed` of each, as long as the listed ones' JSON stays within
-/// `listedBytes` per list, with their totals (`mismatchCount`, `diagnosticCount`: a
-/// count over the list's length says the list was cut). Kept as values
+/// The mismatches and diagnostics of a streamed log, as its summary lists them
+/// (`ListedFindings`), and whether anything was observed. Kept as values
 /// (`AnswerMismatch`, whose values are written once, as the lines they point into are
 /// gone): the summary line and the in-process result (`NDJSONAnswer`) are both
 /// renderings of them.
 struct StreamedFindings: ~Copyable {
-    static let listed = 10_000
-    /// One list's JSON at most (a refresh `items` mismatch carries whole stores): an
-    /// entry that would take the list past it is not listed, nor is any after it.
-    static let listedBytes = 4 << 20
+    static let listed = ListedFindings.listed
 
-    private(set) var mismatchCount = 0
     private(set) var carried = false
-    /// The listed mismatches, in the order they were found.
-    private(set) var mismatches: [AnswerMismatch] = []
-    private var stepDiagnostics: [Diagnostic] = []
-    /// Diagnostics of the whole request (index null): listed after the steps'.
-    private var requestDiagnostics: [Diagnostic] = []
-    private(set) var diagnosticCount = 0
-    /// The listed mismatches' and diagnostics' JSON, in bytes, as the summary lists them.
-    private var mismatchBytes = 0, diagnosticBytes = 0
-    /// A list reached `listedBytes`: nothing more is listed in it.
-    private var mismatchesFull = false, diagnosticsFull = false
-    /// One entry, written to be measured before it is listed.
-    private var entry = JSONWriter(capacity: 0)
+    private(set) var listed = ListedFindings()
 
-    /// The memory the lists hold, in bytes.
-    var heldBytes: Int { mismatchBytes + entry.allocatedByteCount + diagnosticBytes }
+    var mismatchCount: Int { listed.mismatchCount }
+    var mismatches: [AnswerMismatch] { listed.mismatches }
+    var heldBytes: Int { listed.heldBytes }
+    var listedDiagnostics: ArraySlice<Diagnostic> { listed.diagnosticsInSummaryOrder }
 
     /// Whether there were any.
     mutating func absorb(_ found: MismatchList, _ diagnostics: [Diagnostic], document: JSONDocument) -> Bool {
         carried = carried || found.carried
-        for mismatch in found.entries {
-            if mismatchCount < Self.listed, !mismatchesFull {
-                let listed = AnswerMismatch(mismatch, in: document)
-                listed.write(to: &entry)
-                let size = entry.take().count
-                if mismatchBytes + 1 + size <= Self.listedBytes {
-                    mismatchBytes += (mismatches.isEmpty ? 0 : 1) + size
-                    mismatches.append(listed)
-                } else {
-                    mismatchesFull = true
-                }
-            }
-            mismatchCount += 1
-        }
-        for diagnostic in diagnostics {
-            let listed = diagnostic.index == nil ? requestDiagnostics.count : stepDiagnostics.count
-            if listed < Self.listed, !diagnosticsFull {
-                diagnostic.write(to: &entry)
-                let size = entry.take().count + 1
-                if diagnosticBytes + size > Self.listedBytes {
-                    diagnosticsFull = true
-                } else {
-                    diagnosticBytes += size
-                    if diagnostic.index == nil { requestDiagnostics.append(diagnostic) } else { stepDiagnostics.append(diagnostic) }
-                }
-            }
-            diagnosticCount += 1
-        }
+        for mismatch in found.entries { listed.list(mismatch, in: document) }
+        for diagnostic in diagnostics { listed.list(diagnostic) }
         return !found.entries.isEmpty || !diagnostics.isEmpty
     }
 
-    /// The listed diagnostics, in the summary's order: by step, whole-request ones last.
-    var listedDiagnostics: ArraySlice<Diagnostic> { (stepDiagnostics + requestDiagnostics).prefix(Self.listed) }
+    /// A start candidate's findings (late-start.md), taken for the elements'.
+    mutating func absorb(_ reported: ListedFindings, carried: Bool) {
+        self.carried = self.carried || carried
+        listed.take(reported)
+    }
 
     /// The JSON form's answer without `steps`, then the totals.
     func writeSummary(ruleset: String, answer: any SteppedAnswer, verdict: Verdict, stepCount: Int,
@@ -446,10 +422,91 @@ struct StreamedFindings: ~Copyable {
         writer.key("stepCount")
         writer.integer(stepCount)
         writer.key("mismatchCount")
-        writer.integer(mismatchCount)
+        writer.integer(listed.mismatchCount)
         writer.key("diagnosticCount")
-        writer.integer(diagnosticCount)
+        writer.integer(listed.diagnosticCount)
         writer.endObject()
+    }
+}
+
+/// Findings as a streamed summary lists them: the first `listed` of each kind, as long
+/// as the listed ones' JSON stays within `listedBytes` per list (a refresh `items`
+/// mismatch carries whole stores: an entry that would take the list past it is not
+/// listed, nor is any after it), and how many there were (a count over its list's
+/// length says the list was cut). A stream keeps one; a log with `"initial":
+/// "unknown"` one per start candidate.
+struct ListedFindings {
+    static let listed = 10_000
+    static let listedBytes = 4 << 20
+
+    /// The listed mismatches, in the order they were found.
+    private(set) var mismatches: [AnswerMismatch] = []
+    private(set) var mismatchCount = 0
+    private var stepDiagnostics: [Diagnostic] = []
+    /// Diagnostics of the whole request (index null): listed after the steps'.
+    private var requestDiagnostics: [Diagnostic] = []
+    private(set) var diagnosticCount = 0
+    /// The listed mismatches' and diagnostics' JSON, in bytes, as the summary lists them.
+    private var mismatchBytes = 0, diagnosticBytes = 0
+    /// A list reached `listedBytes`: nothing more is listed in it.
+    private var mismatchesFull = false, diagnosticsFull = false
+
+    /// The memory the lists hold, in bytes (about: their JSON).
+    var heldBytes: Int { mismatchBytes + diagnosticBytes }
+
+    /// The listed diagnostics in the summary's order: by step, whole-request ones last.
+    var diagnosticsInSummaryOrder: ArraySlice<Diagnostic> { (stepDiagnostics + requestDiagnostics).prefix(Self.listed) }
+
+    mutating func list(_ mismatch: Mismatch, in document: JSONDocument) {
+        if mismatches.count < Self.listed, !mismatchesFull { listListed(AnswerMismatch(mismatch, in: document)) }
+        mismatchCount += 1
+    }
+
+    mutating func list(_ mismatch: AnswerMismatch) {
+        listListed(mismatch)
+        mismatchCount += 1
+    }
+
+    mutating func list(_ diagnostic: Diagnostic) {
+        listListed(diagnostic)
+        diagnosticCount += 1
+    }
+
+    /// Another list's findings after these: its counts, and what of its lists still fits.
+    mutating func take(_ other: ListedFindings) {
+        for mismatch in other.mismatches { listListed(mismatch) }
+        for diagnostic in other.stepDiagnostics + other.requestDiagnostics { listListed(diagnostic) }
+        mismatchCount += other.mismatchCount
+        diagnosticCount += other.diagnosticCount
+    }
+
+    /// Lists `mismatch` if it fits; counted by the caller.
+    private mutating func listListed(_ mismatch: AnswerMismatch) {
+        guard mismatches.count < Self.listed, !mismatchesFull else { return }
+        var entry = JSONWriter(capacity: 128)
+        mismatch.write(to: &entry)
+        let size = entry.byteCount
+        guard mismatchBytes + 1 + size <= Self.listedBytes else {
+            mismatchesFull = true
+            return
+        }
+        mismatchBytes += (mismatches.isEmpty ? 0 : 1) + size
+        mismatches.append(mismatch)
+    }
+
+    /// Lists `diagnostic` if it fits; counted by the caller.
+    private mutating func listListed(_ diagnostic: Diagnostic) {
+        let listedCount = diagnostic.index == nil ? requestDiagnostics.count : stepDiagnostics.count
+        guard listedCount < Self.listed, !diagnosticsFull else { return }
+        var entry = JSONWriter(capacity: 128)
+        diagnostic.write(to: &entry)
+        let size = entry.byteCount + 1
+        guard diagnosticBytes + size <= Self.listedBytes else {
+            diagnosticsFull = true
+            return
+        }
+        diagnosticBytes += size
+        if diagnostic.index == nil { requestDiagnostics.append(diagnostic) } else { stepDiagnostics.append(diagnostic) }
     }
 }
 

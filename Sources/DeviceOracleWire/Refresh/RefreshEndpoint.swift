@@ -18,7 +18,7 @@ enum RefreshEndpoint {
         observables: RunField.allCases.map(\.rawValue)) { RefreshEvaluation() }
 }
 
-/// Refresh's own top-level members: `runs` is its sequence, and it has no `initial`.
+/// Refresh's own top-level members: `runs` is its sequence; its `initial` is only refused (`"unknown"`).
 private enum Setting: String, NamedCase {
     case config, store, schedule
 }
@@ -33,7 +33,8 @@ private enum FinalField: String, CaseIterable, Sendable {
 }
 
 private let topMembers = ClosedNames<RequestMember<Setting>>(
-    "member", Setting.allCases.map { ($0.rawValue, .setting($0)) } + [("runs", .sequence), ("observedFinal", .observedFinal)])
+    "member", Setting.allCases.map { ($0.rawValue, .setting($0)) }
+        + [("runs", .sequence), ("observedFinal", .observedFinal), ("initial", .initial)])
 private let observedFields = ClosedNames<RunField>("observed field")
 private let observedFinalFields = ClosedNames<FinalField>("observedFinal field")
 private let outcomeNames = QuotedNames<RefreshOutcome>()
@@ -201,6 +202,12 @@ private struct RefreshEvaluation: LogEvaluation {
 
     mutating func readHead(_ root: JSONValue, sequenceInLines: Bool, decoder: inout RequestDecoder) -> Head {
         let given = topMembers.given(root, in: decoder.document)
+        // Read only to refuse `"unknown"` (late-start.md): any other `initial` is an
+        // unknown member, ignored as always.
+        if let initial = decoder.present(given.initial), decoder.document.string(initial) == "unknown" {
+            decoder.report("refresh/1's start includes a store and a config, so it cannot be \"unknown\": "
+                           + "give 'store' and 'config' as the log found them", at: initial)
+        }
         let config = decoder.value(given.settings[.config], of: .object).flatMap { decoder.refreshConfig($0) }
         var store = ServiceStore()
         if let object = decoder.value(given.settings[.store], of: .object) {
