@@ -38,7 +38,10 @@ public final class NDJSONCheck {
     /// `invalid`: the trailer verdict of a stream a problem ended.
     public static let invalidVerdict = "invalid"
 
-    private let endpoint: RulesetEndpoint
+    /// The versions served at the endpoint's path; the head line's `ruleset` pin picks one.
+    private let versions: RulesetVersions
+    /// The version that answers: the newest until the head is read.
+    private var endpoint: RulesetEndpoint
     private let detail: StepDetail
     /// The problem+json object of a rejection, as the service writes it everywhere.
     private let problemJSON: (RequestRejection) -> [UInt8]
@@ -46,7 +49,7 @@ public final class NDJSONCheck {
     // tracking showed in profiles of a long log.
     @exclusivity(unchecked) private var lines: NDJSONLines
     @exclusivity(unchecked) private var layout: NDJSONLayout
-    private let stream: LineStream
+    @exclusivity(unchecked) private var stream: LineStream
     @exclusivity(unchecked) private var findings = StreamedFindings()
     @exclusivity(unchecked) private var writer = JSONWriter(capacity: 1 << 16)
     /// The head line until the answer begins.
@@ -82,21 +85,36 @@ public final class NDJSONCheck {
         case done
     }
 
+    /// Checks a body by the one version `endpoint`.
     public convenience init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int,
                             problemJSON: @escaping (RequestRejection) -> [UInt8]) {
-        self.init(endpoint: endpoint, detail: detail, maxLineBytes: maxLineBytes, keepsFirstMismatch: false,
+        self.init(versions: RulesetVersions(newestFirst: [endpoint]), detail: detail, maxLineBytes: maxLineBytes,
                   problemJSON: problemJSON)
     }
 
-    init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int, keepsFirstMismatch: Bool,
+    /// Checks a body by the version of `versions` its head line pins (the newest when none).
+    public convenience init(versions: RulesetVersions, detail: StepDetail, maxLineBytes: Int,
+                            problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+        self.init(versions: versions, detail: detail, maxLineBytes: maxLineBytes, keepsFirstMismatch: false,
+                  problemJSON: problemJSON)
+    }
+
+    convenience init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int, keepsFirstMismatch: Bool,
          problemJSON: @escaping (RequestRejection) -> [UInt8]) {
-        self.endpoint = endpoint
+        self.init(versions: RulesetVersions(newestFirst: [endpoint]), detail: detail, maxLineBytes: maxLineBytes,
+                  keepsFirstMismatch: keepsFirstMismatch, problemJSON: problemJSON)
+    }
+
+    init(versions: RulesetVersions, detail: StepDetail, maxLineBytes: Int, keepsFirstMismatch: Bool,
+         problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+        self.versions = versions
+        endpoint = versions.newest
         self.detail = detail
         self.keepsFirstMismatch = keepsFirstMismatch
         self.problemJSON = problemJSON
         lines = NDJSONLines(maxLineBytes: maxLineBytes)
-        layout = NDJSONLayout(headMembers: endpoint.headMembers)
-        stream = endpoint.stream()
+        layout = NDJSONLayout(headMembers: versions.headMembers)
+        stream = versions.newest.stream()
     }
 
     /// The next bytes of the body; answer bytes are appended to `output`.
@@ -239,7 +257,12 @@ public final class NDJSONCheck {
         let line = head ?? NDJSONLayout.Line(number: 1, document: Self.emptyHead)
         var decoder = RequestDecoder(document: line.document)
         if decoder.requireObject(line.document.root) {
-            endpoint.checkPinnedRuleset(line.document.root, decoder: &decoder)
+            versions.checkPinnedRuleset(line.document.root, decoder: &decoder)
+            let pinned = versions.version(pinnedIn: line.document.root, in: line.document)
+            if pinned.name != endpoint.name {
+                endpoint = pinned
+                stream = pinned.stream()
+            }
             stream.begin(line.document.root, &decoder)
         }
         if let rejection = decoder.rejection() {
