@@ -48,6 +48,12 @@ public struct RulesetVersions: Sendable {
         version(pinnedIn: request, in: document).answer(request, at: pointer, in: document, served: served)
     }
 
+    /// The ruleset's side of one NDJSON request: the one version's stream, or one that
+    /// follows the version the head line pins.
+    func stream() -> LineStream {
+        versions.count == 1 ? newest.stream() : LineStream(choosingAmong: self)
+    }
+
     /// Reports a `ruleset` member that pins a version not served here.
     func checkPinnedRuleset(_ request: JSONValue, decoder: inout RequestDecoder) {
         RequestBody.checkPinnedRuleset(request, served: served, decoder: &decoder)

@@ -49,7 +49,7 @@ public final class NDJSONCheck {
     // tracking showed in profiles of a long log.
     @exclusivity(unchecked) private var lines: NDJSONLines
     @exclusivity(unchecked) private var layout: NDJSONLayout
-    @exclusivity(unchecked) private var stream: LineStream
+    private let stream: LineStream
     @exclusivity(unchecked) private var findings = StreamedFindings()
     @exclusivity(unchecked) private var writer = JSONWriter(capacity: 1 << 16)
     /// The head line until the answer begins.
@@ -114,7 +114,7 @@ public final class NDJSONCheck {
         self.problemJSON = problemJSON
         lines = NDJSONLines(maxLineBytes: maxLineBytes)
         layout = NDJSONLayout(headMembers: versions.headMembers)
-        stream = versions.newest.stream()
+        stream = versions.stream()
     }
 
     /// The next bytes of the body; answer bytes are appended to `output`.
@@ -258,11 +258,8 @@ public final class NDJSONCheck {
         var decoder = RequestDecoder(document: line.document)
         if decoder.requireObject(line.document.root) {
             versions.checkPinnedRuleset(line.document.root, decoder: &decoder)
-            let pinned = versions.version(pinnedIn: line.document.root, in: line.document)
-            if pinned.name != endpoint.name {
-                endpoint = pinned
-                stream = pinned.stream()
-            }
+            // The stream follows the same pin (`RulesetVersions.stream()`).
+            endpoint = versions.version(pinnedIn: line.document.root, in: line.document)
             stream.begin(line.document.root, &decoder)
         }
         if let rejection = decoder.rejection() {
