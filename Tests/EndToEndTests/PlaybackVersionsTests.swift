@@ -37,6 +37,15 @@ final class PlaybackVersionsTests: XCTestCase {
         }
     }
 
+    func testTheVersionsOfARulesetShareItsPath() {
+        let elsewhere = EventLogDriver<Playback2Ruleset>.endpoint(
+            "playback/3", path: "/playback/other", summary: "", model: RulesetModel(PlaybackModelCoding.self))
+        XCTAssertThrowsError(try RulesetRegistry(Rulesets.all + [elsewhere])) { error in
+            XCTAssertEqual("\(error)", "'playback/3' is served at /playback/other and 'playback/1' at /playback/apply: "
+                + "the versions of one ruleset share a path")
+        }
+    }
+
     func testARouteGivenTwiceIsFoundBeforeServing() {
         let routes = ServiceRoutes.all(registry: Self.registry)
         XCTAssertEqual(Router.duplicatePaths(routes), [])
