@@ -3,8 +3,14 @@
 # CPU 0 (bench/run.sh and bench/memory-budget.sh take only the list).
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-# Every ruleset as NAME:PATH, playback first: the others are measured against it.
-rulesets=(playback:/playback/apply haptics:/haptics/contract refresh:/refresh/run audio-session:/audio-session/run)
+# Every ruleset as NAME:PATH, playback first: the others are measured against it. Read
+# from the binary's registry (`$binary rulesets`: NAME/VERSION PATH a line, newest version
+# first); a path is listed once, by its ruleset's name, as an unpinned body gets its newest.
+rulesets=()
+while read -r name path; do
+  [[ " ${rulesets[*]} " == *":$path "* ]] || rulesets+=("${name%%/*}:$path")
+done < <("${binary:?clients.sh: set binary before sourcing it}" rulesets)
+(( ${#rulesets[@]} )) || { echo "clients.sh: $binary rulesets listed none" >&2; exit 1; }
 
 # post PORT PATH BODY [WRITE_OUT]: one POST of the JSON file BODY; prints curl's
 # WRITE_OUT (default: the seconds it took)

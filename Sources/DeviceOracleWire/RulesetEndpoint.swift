@@ -138,8 +138,9 @@ public struct RequestRejection: Error, Sendable {
 /// function from request body bytes to an answer, and the ruleset's state model
 /// (plans, diagrams, coverage of device logs).
 public struct RulesetEndpoint: Sendable {
-    /// The newest ruleset served here, with its version: `playback/1`.
+    /// The ruleset and its version: `playback/1`.
     public let name: String
+    let staticName: StaticString
     /// `/playback/apply`.
     public let path: String
     /// One line for `GET /rulesets`.
@@ -165,6 +166,7 @@ public struct RulesetEndpoint: Sendable {
          stream: @escaping @Sendable () -> LineStream,
          run: @escaping @Sendable (inout RequestDecoder, JSONValue) -> RulesetAnswer?) {
         self.name = "\(name)"
+        staticName = name
         self.path = path
         self.summary = summary
         served = [name]
@@ -189,17 +191,29 @@ public struct RulesetEndpoint: Sendable {
         RequestBody.answer(request, at: pointer, in: document, served: served, run: run)
     }
 
-    /// Reports a `ruleset` member that pins a version not served here.
-    func checkPinnedRuleset(_ request: JSONValue, decoder: inout RequestDecoder) {
-        RequestBody.checkPinnedRuleset(request, served: served, decoder: &decoder)
+    /// The same, where the versions served at this path are `served` (its
+    /// `RulesetVersions` chose this one by the request's pin).
+    func answer(_ request: JSONValue, at pointer: String, in document: JSONDocument,
+                served: [StaticString]) -> Result<RulesetAnswer, RequestRejection> {
+        RequestBody.answer(request, at: pointer, in: document, served: served, run: run)
     }
 
-    /// The short name `check` accepts besides `name`: `playback` for `playback/1`.
+    /// The ruleset's name without the version: `playback` for `playback/1` (what
+    /// `check` and the model routes take for its newest version).
     public var shortName: Substring { name.prefix { $0 != "/" } }
+
+    /// The version: `1` for `playback/1`; `nil` for a name not of that form.
+    public var version: Int? {
+        guard let slash = name.firstIndex(of: "/") else { return nil }
+        return Int(name[name.index(after: slash)...]).flatMap { $0 > 0 ? $0 : nil }
+    }
 }
 
-/// Every ruleset this build answers, in the order `GET /rulesets` lists them.
+/// The ruleset registry of this build: one line per ruleset version. `GET /rulesets`,
+/// the routes, `check`, the metrics' labels and `device-oracle rulesets` (which CI,
+/// bench/ and the viewer read) all come from here.
 public enum Rulesets {
+    /// Every version this build serves, in the order `GET /rulesets` lists their paths.
     public static let all: [RulesetEndpoint] = [
         PlaybackRuleset.endpoint,
         HapticsRuleset.endpoint,
@@ -207,8 +221,18 @@ public enum Rulesets {
         AudioSessionRuleset.endpoint,
     ]
 
-    /// The endpoint named `playback` or `playback/1`.
+    /// `all`, grouped by path. The executable builds it at startup (`RulesetRegistry.init`
+    /// throws on a conflict and the service does not start); a test asserts it builds.
+    public static let registry: RulesetRegistry = {
+        do {
+            return try RulesetRegistry(all)
+        } catch {
+            preconditionFailure("the ruleset registry: \(error)")
+        }
+    }()
+
+    /// The version named `playback/1`, or the newest of `playback`.
     public static func named(_ name: String) -> RulesetEndpoint? {
-        all.first { $0.name == name || $0.shortName == name }
+        registry.named(name)
     }
 }

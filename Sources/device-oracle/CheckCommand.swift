@@ -251,7 +251,7 @@ enum CheckCommand {
 /// names there are.
 func rulesetEndpoint(named name: String) -> RulesetEndpoint? {
     if let endpoint = Rulesets.named(name) { return endpoint }
-    let known = Rulesets.all.map { "\($0.shortName)" }.joined(separator: ", ")
+    let known = Rulesets.registry.paths.map(\.shortName).joined(separator: ", ")
     printError("unknown ruleset '\(name)'; known: \(known) (with or without the version, e.g. playback/1)")
     return nil
 }

@@ -1,3 +1,4 @@
+import DeviceOracleWire
 import DeviceOracleHTTP
 
 /// A bad command line or environment value: one line on stderr, exit 2.
@@ -289,7 +290,16 @@ enum CommandLineHelp {
             Flag(name: "--port", value: "N", variable: "PORT", defaultText: "8080", meaning: "the port the server listens on"),
         ])
 
-    static let commands = [serve, check, checkJUnit, plan, repro, healthcheck]
+    /// The registry's names, as <ruleset> takes them: every version, and each short name.
+    static let rulesets = Command(
+        name: "rulesets", arguments: "", summary: """
+            Prints the rulesets this build serves, a version a line as NAME PATH, newest version
+            first (what GET /rulesets lists): \(Rulesets.registry.all.map(\.name).joined(separator: ", ")).
+            <ruleset> is a NAME, or without its version the newest.
+            """,
+        flags: [])
+
+    static let commands = [serve, check, checkJUnit, plan, repro, rulesets, healthcheck]
 
     /// What `--help` prints.
     static func text(version: String) -> String {

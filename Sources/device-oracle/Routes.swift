@@ -16,11 +16,13 @@ enum ServiceRoutes {
     /// `verdict` log field (the batch check's and coverage's verdicts are not a ruleset's).
     static let verdictCounter = ServerMetrics.AnswerCounter(
         name: "deviceoracle_verdicts_total", help: "Answers of the ruleset endpoints, by ruleset and verdict.",
-        routeLabel: "ruleset", routes: Dictionary(uniqueKeysWithValues: Rulesets.all.map { ($0.path, $0.name) }),
+        routeLabel: "ruleset", routes: Dictionary(uniqueKeysWithValues: Rulesets.registry.paths.map { ($0.path, $0.newest.name) }),
         field: "verdict", values: [Verdict.pass, .fail, .unchecked].map(\.rawValue) + [NDJSONCheck.invalidVerdict])
 
-    /// `maxLineBytes`: the longest line of an NDJSON body (`--max-line-bytes`).
-    static func all(maxLineBytes: Int = NDJSONRequest.defaultMaxLineBytes) -> [Route] {
+    /// `maxLineBytes`: the longest line of an NDJSON body (`--max-line-bytes`);
+    /// `registry`: the rulesets served (a test adds versions to the build's).
+    static func all(maxLineBytes: Int = NDJSONRequest.defaultMaxLineBytes,
+                    registry: RulesetRegistry = Rulesets.registry) -> [Route] {
         let viewer = TraceViewer.response()
         var routes = [
             Route(path: "/", methods: [.GET]) { _ in viewer },
@@ -31,20 +33,23 @@ enum ServiceRoutes {
                 HTTPResponse(status: 200, contentType: "application/yaml", body: PackageResources.openapi_yaml)
             },
         ]
-        let rulesetList = rulesetsDocument()
+        let rulesetList = rulesetsDocument(registry)
         routes.append(Route(path: "/rulesets", methods: [.GET]) { _ in .json(200, rulesetList) })
-        for endpoint in Rulesets.all {
+        // One route per path: its versions are chosen by the body's `ruleset` pin.
+        for versions in registry.paths {
             let ndjson = StreamedBody(mediaTypes: NDJSONRequest.mediaTypes) { request in
-                NDJSONRequest(endpoint, request, maxLineBytes: maxLineBytes)
+                NDJSONRequest(versions, request, maxLineBytes: maxLineBytes)
             }
-            routes.append(Route(path: endpoint.path, methods: [.POST], body: .json, streamed: ndjson) { request in
+            routes.append(Route(path: versions.path, methods: [.POST], body: .json, streamed: ndjson) { request in
                 // `?steps=` is checked first: a bad query needs no body read.
                 switch stepDetail(query: request.query) {
-                case .success(let detail): response(to: endpoint.answer(request.body).map { $0.listing(detail) })
+                case .success(let detail): response(to: versions.answer(request.body).map { $0.listing(detail) })
                 case .failure(let invalid): invalid.response
                 }
             })
-            routes += modelRoutes(endpoint, maxLineBytes: maxLineBytes)
+            for endpoint in versions.versions {
+                routes += modelRoutes(endpoint, isNewest: endpoint.name == versions.newest.name, maxLineBytes: maxLineBytes)
+            }
         }
         routes.append(Route(path: "/check", methods: [.POST], body: .json) { request in
             switch BatchCheck.answer(request.body) {
@@ -65,10 +70,11 @@ enum ServiceRoutes {
     }
 
     /// `/rulesets/{name}/repro`, `/plan`, `/diagram` and `/coverage`, under the versioned
-    /// name (`/rulesets/playback/1/plan`) and the short one (`/rulesets/playback/plan`),
-    /// as `check` takes either. The router matches exact paths, so each is a route.
-    static func modelRoutes(_ endpoint: RulesetEndpoint, maxLineBytes: Int) -> [Route] {
-        [endpoint.name, String(endpoint.shortName)].flatMap { name in
+    /// name (`/rulesets/playback/1/plan`) and, for the newest version, the short one
+    /// (`/rulesets/playback/plan`), as `check` takes either. The router matches exact
+    /// paths, so each is a route.
+    static func modelRoutes(_ endpoint: RulesetEndpoint, isNewest: Bool, maxLineBytes: Int) -> [Route] {
+        ([endpoint.name] + (isNewest ? [String(endpoint.shortName)] : [])).flatMap { name in
             let base = "/rulesets/" + name
             return [
                 Route(path: base + "/repro", methods: [.POST], body: .jsonOr(NDJSONRequest.mediaTypes)) { request in
@@ -176,13 +182,14 @@ enum ServiceRoutes {
         return xml > 0 && xml > (json ?? 0)
     }
 
-    /// `{"rulesets":[{"name","path","summary"},...]}`, built once.
-    static func rulesetsDocument() -> [UInt8] {
+    /// `{"rulesets":[{"name","path","summary"},...]}`, built once: every version,
+    /// path by path, newest first.
+    static func rulesetsDocument(_ registry: RulesetRegistry = Rulesets.registry) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("rulesets")
         writer.beginArray()
-        for endpoint in Rulesets.all {
+        for endpoint in registry.all {
             writer.beginObject()
             writer.key("name")
             writer.string(escaping: endpoint.name)
@@ -276,11 +283,11 @@ final class NDJSONRequest: StreamedRequestHandler {
     /// A bad `?steps=`: answered before any line is read.
     private let refusal: HTTPResponse?
 
-    init(_ endpoint: RulesetEndpoint, _ request: HTTPRequest, maxLineBytes: Int) {
+    init(_ versions: RulesetVersions, _ request: HTTPRequest, maxLineBytes: Int) {
         switch ServiceRoutes.stepDetail(query: request.query) {
         case .success(let detail):
             let detailGiven = !QueryParameters(request.query).values("steps").isEmpty
-            let check = NDJSONCheck(endpoint: endpoint, detail: detail, detailGiven: detailGiven, maxLineBytes: maxLineBytes) {
+            let check = NDJSONCheck(versions: versions, detail: detail, detailGiven: detailGiven, maxLineBytes: maxLineBytes) {
                 problem(for: $0).json
             }
             check.pausesAtOutputBytes = StreamedBody.outputHighWater

@@ -1,5 +1,6 @@
 import Dispatch
 import DeviceOracleHTTP
+import DeviceOracleWire
 import Glibc
 
 /// `device-oracle serve`: bind, log the startup line, serve until SIGTERM or SIGINT,
@@ -14,7 +15,19 @@ enum ServeCommand {
         var configuration = options.configuration
         configuration.memoryPerBodyByte = ServiceRoutes.memoryPerBodyByte
         configuration.answerCounters = [ServiceRoutes.verdictCounter]
-        let server = HTTPServer(configuration: configuration, routes: ServiceRoutes.all(maxLineBytes: options.maxLineBytes), logger: logger)
+        // A registry or a route list that names something twice is refused before serving.
+        let routes: [Route]
+        do {
+            routes = ServiceRoutes.all(maxLineBytes: options.maxLineBytes, registry: try RulesetRegistry(Rulesets.all))
+        } catch {
+            printError("the ruleset registry: \(error)")
+            exit(70)
+        }
+        if let path = Router.duplicatePaths(routes).first {
+            printError("more than one route for \(path)")
+            exit(70)
+        }
+        let server = HTTPServer(configuration: configuration, routes: routes, logger: logger)
         // PID 1 in a container has no default signal handling: handle both explicitly,
         // before the startup line, so a signal sent as soon as it appears is not lost.
         for signalNumber in [SIGTERM, SIGINT] {

@@ -1,4 +1,5 @@
 import DeviceOracleHTTP
+import DeviceOracleWire
 import Glibc
 
 /// The release: the same in `openapi.yaml`'s `info.version`, docs/library.md and the startup line
@@ -41,6 +42,10 @@ case "plan":
     exit(PlanCommand.run(Array(arguments.dropFirst())))
 case "repro":
     exit(ReproCommand.run(Array(rawArguments.dropFirst())))
+case "rulesets":
+    // The registry, for scripts (CI, bench/): a version a line, "NAME PATH", path by
+    // path, newest version first.
+    for endpoint in Rulesets.registry.all { print(endpoint.name, endpoint.path) }
 case "healthcheck":
     runHealthcheck(Array(arguments.dropFirst()), environment: environment)
 case "serve":

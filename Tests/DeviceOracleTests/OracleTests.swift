@@ -1,4 +1,5 @@
 import DeviceOracle
+import DeviceOracleWire
 import Foundation
 import HTTPTestSupport
 import XCTest
@@ -28,6 +29,12 @@ final class OracleTests: XCTestCase {
                   let ruleset = Self.rulesetPaths[recorded.path] else { return nil }
             return (ruleset, recorded)
         }
+    }
+
+    /// `Ruleset` names the registry's newest version of each ruleset, in its order: a
+    /// version added to the registry (Rulesets.all) is named here too, or this fails.
+    func testTheRulesetsAreTheRegistrysNewestVersions() {
+        XCTAssertEqual(Ruleset.allCases.map(\.rawValue), Rulesets.registry.paths.map(\.newest.name))
     }
 
     func testEveryRecordedAnswerIsTheInProcessAnswerByteForByte() throws {

@@ -53,22 +53,28 @@ public struct Router: Sendable {
     /// The methods this server implements, for `OPTIONS *`.
     static let serverAllow = "GET, HEAD, POST, OPTIONS"
 
-    /// One route per path (the last one given wins), found by comparing the path's bytes:
-    /// a handful of length checks and one `memcmp`, no hashing of a `String`.
+    /// One route per path, found by comparing the path's bytes: a handful of length
+    /// checks and one `memcmp`, no hashing of a `String`.
     let routes: [Route]
     private let paths: [[UInt8]]
 
+    /// `routes` must name each path once (`duplicatePaths`): a second route for a
+    /// path is a mistake in the program, refused when the server is made, before it
+    /// serves anything — never one route silently dropped.
     public init(_ routes: [Route]) {
-        var unique: [Route] = []
-        for route in routes {
-            if let index = unique.firstIndex(where: { $0.path == route.path }) {
-                unique[index] = route
-            } else {
-                unique.append(route)
-            }
+        let duplicates = Self.duplicatePaths(routes)
+        precondition(duplicates.isEmpty, "more than one route for \(duplicates.joined(separator: ", "))")
+        self.routes = routes
+        paths = routes.map { Array($0.path.utf8) }
+    }
+
+    /// The paths given more than one route, each once, in the order first repeated.
+    public static func duplicatePaths(_ routes: [Route]) -> [String] {
+        var seen: Set<String> = [], repeated: [String] = []
+        for route in routes where !seen.insert(route.path).inserted && !repeated.contains(route.path) {
+            repeated.append(route.path)
         }
-        self.routes = unique
-        paths = unique.map { Array($0.path.utf8) }
+        return repeated
     }
 
     public func decide(method: HTTPMethod, path: String, contentType: String?) -> Decision {

@@ -125,8 +125,7 @@ public enum BatchCheck {
 
     private static let batchMembers = ClosedNames<BatchMember>("member")
     private static let caseMembers = ClosedNames<CaseMember>("case member")
-    private static let versionedNames = ClosedNames("ruleset", Rulesets.all.map { ($0.name, $0) })
+    private static let versionedNames = ClosedNames("ruleset", Rulesets.registry.all.map { ($0.name, $0) })
     /// As `check <ruleset>` takes them: versioned or short.
-    private static let rulesetNames = ClosedNames("ruleset",
-                                                  Rulesets.all.map { ($0.name, $0) } + Rulesets.all.map { (String($0.shortName), $0) })
+    private static let rulesetNames = ClosedNames("ruleset", Rulesets.registry.acceptedNames)
 }

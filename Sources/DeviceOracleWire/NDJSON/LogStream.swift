@@ -102,3 +102,31 @@ struct LineStream {
         reportedFindings = { box.stream.evaluation.reportedFindings }
     }
 }
+
+extension LineStream {
+    /// The stream of the version of `versions` a body's head pins (the newest when it
+    /// pins none): `begin` picks it, and every later call goes to it. Only a path that
+    /// serves several versions pays for the choice; one version's stream is called
+    /// directly (`RulesetVersions.stream()`).
+    init(choosingAmong versions: RulesetVersions) {
+        final class Chosen {
+            var stream: LineStream
+            init(_ stream: LineStream) { self.stream = stream }
+        }
+        let chosen = Chosen(versions.newest.stream())
+        begin = { head, decoder in
+            let pinned = versions.version(pinnedIn: head, in: decoder.document)
+            if pinned.name != versions.newest.name { chosen.stream = pinned.stream() }
+            chosen.stream.begin(head, &decoder)
+        }
+        element = { chosen.stream.element($0, $1, &$2) }
+        writeStep = { chosen.stream.writeStep($0, &$1, $2) }
+        lastStepValues = { chosen.stream.lastStepValues() }
+        takeFindings = { chosen.stream.takeFindings() }
+        readObservedFinal = { chosen.stream.readObservedFinal($0, &$1) }
+        end = { chosen.stream.end($0) }
+        heldBytes = { chosen.stream.heldBytes() }
+        startsUnknown = { chosen.stream.startsUnknown() }
+        reportedFindings = { chosen.stream.reportedFindings() }
+    }
+}

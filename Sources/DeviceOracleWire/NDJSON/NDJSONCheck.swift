@@ -38,7 +38,10 @@ public final class NDJSONCheck {
     /// `invalid`: the trailer verdict of a stream a problem ended.
     public static let invalidVerdict = "invalid"
 
-    private let endpoint: RulesetEndpoint
+    /// The versions served at the endpoint's path; the head line's `ruleset` pin picks one.
+    private let versions: RulesetVersions
+    /// The version that answers: the newest until the head is read.
+    private var endpoint: RulesetEndpoint
     private var detail: StepDetail
     /// Whether `detail` was asked for (`?steps=`), not the default.
     private let detailGiven: Bool
@@ -84,22 +87,37 @@ public final class NDJSONCheck {
         case done
     }
 
+    /// Checks a body by the one version `endpoint`.
     public convenience init(endpoint: RulesetEndpoint, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
                             problemJSON: @escaping (RequestRejection) -> [UInt8]) {
-        self.init(endpoint: endpoint, detail: detail, detailGiven: detailGiven, maxLineBytes: maxLineBytes,
+        self.init(versions: RulesetVersions(newestFirst: [endpoint]), detail: detail, detailGiven: detailGiven,
+                  maxLineBytes: maxLineBytes, problemJSON: problemJSON)
+    }
+
+    /// Checks a body by the version of `versions` its head line pins (the newest when none).
+    public convenience init(versions: RulesetVersions, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
+                            problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+        self.init(versions: versions, detail: detail, detailGiven: detailGiven, maxLineBytes: maxLineBytes,
                   keepsFirstMismatch: false, problemJSON: problemJSON)
     }
 
-    init(endpoint: RulesetEndpoint, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
+    convenience init(endpoint: RulesetEndpoint, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
+                     keepsFirstMismatch: Bool, problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+        self.init(versions: RulesetVersions(newestFirst: [endpoint]), detail: detail, detailGiven: detailGiven,
+                  maxLineBytes: maxLineBytes, keepsFirstMismatch: keepsFirstMismatch, problemJSON: problemJSON)
+    }
+
+    init(versions: RulesetVersions, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
          keepsFirstMismatch: Bool, problemJSON: @escaping (RequestRejection) -> [UInt8]) {
-        self.endpoint = endpoint
+        self.versions = versions
+        endpoint = versions.newest
         self.detail = detail
         self.detailGiven = detailGiven
         self.keepsFirstMismatch = keepsFirstMismatch
         self.problemJSON = problemJSON
         lines = NDJSONLines(maxLineBytes: maxLineBytes)
-        layout = NDJSONLayout(headMembers: endpoint.headMembers)
-        stream = endpoint.stream()
+        layout = NDJSONLayout(headMembers: versions.headMembers)
+        stream = versions.stream()
     }
 
     /// The next bytes of the body; answer bytes are appended to `output`.
@@ -242,7 +260,9 @@ public final class NDJSONCheck {
         let line = head ?? NDJSONLayout.Line(number: 1, document: Self.emptyHead)
         var decoder = RequestDecoder(document: line.document)
         if decoder.requireObject(line.document.root) {
-            endpoint.checkPinnedRuleset(line.document.root, decoder: &decoder)
+            versions.checkPinnedRuleset(line.document.root, decoder: &decoder)
+            // The stream follows the same pin (`RulesetVersions.stream()`).
+            endpoint = versions.version(pinnedIn: line.document.root, in: line.document)
             stream.begin(line.document.root, &decoder)
         }
         if let rejection = decoder.rejection() {
