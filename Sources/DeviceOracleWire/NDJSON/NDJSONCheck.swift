@@ -82,22 +82,32 @@ public final class NDJSONCheck {
         case done
     }
 
+    /// `oslog`: the body is a unified-log capture (oslog.md), whose selected messages
+    /// are this form's lines.
     public convenience init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int,
+                            oslog: OSLogSelection? = nil,
                             problemJSON: @escaping (RequestRejection) -> [UInt8]) {
         self.init(endpoint: endpoint, detail: detail, maxLineBytes: maxLineBytes, keepsFirstMismatch: false,
-                  problemJSON: problemJSON)
+                  oslog: oslog, problemJSON: problemJSON)
     }
 
     init(endpoint: RulesetEndpoint, detail: StepDetail, maxLineBytes: Int, keepsFirstMismatch: Bool,
-         problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+         oslog: OSLogSelection? = nil, problemJSON: @escaping (RequestRejection) -> [UInt8]) {
         self.endpoint = endpoint
         self.detail = detail
         self.keepsFirstMismatch = keepsFirstMismatch
         self.problemJSON = problemJSON
         lines = NDJSONLines(maxLineBytes: maxLineBytes)
-        layout = NDJSONLayout(headMembers: endpoint.headMembers)
+        layout = NDJSONLayout(headMembers: endpoint.headMembers, tailWinsOverHead: oslog != nil)
+        input = oslog.map { OSLogInput(selection: $0, headMembers: endpoint.headMembers) }
+        atInSeconds = endpoint.shortName == "refresh"
         stream = endpoint.stream()
     }
+
+    /// The unified-log form's input stage, when the body is a capture.
+    @exclusivity(unchecked) private var input: OSLogInput?
+    /// Whether an element's `at` is in seconds (refresh's runs) rather than milliseconds.
+    private let atInSeconds: Bool
 
     /// The next bytes of the body; answer bytes are appended to `output`.
     public func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> Progress {
@@ -194,6 +204,20 @@ public final class NDJSONCheck {
         case .tooLong(let number):
             fail(line: number, RequestRejection(kind: .invalidRequest, detail: "line \(number) is longer than \(lines.maxLineBytes) bytes (--max-line-bytes)",
                                                 problems: [.init(pointer: "", detail: "the line is longer than \(lines.maxLineBytes) bytes")]))
+        case .line(let number, let bytes) where input != nil:
+            guard let outcome = input?.read(number: number, bytes: bytes, diagnose: { findings.absorbLog($0) }) else { return }
+            switch outcome {
+            case .skip:
+                break
+            case .headLine(let document):
+                layout.headLine(NDJSONLayout.Line(number: number, document: document)) { line, role in
+                    if isReading { place(line, role) }
+                }
+            case .message(let document, let fill):
+                layout.next(NDJSONLayout.Line(number: number, document: document, fill: fill)) { line, role in
+                    if isReading { place(line, role) }
+                }
+            }
         case .line(let number, let bytes):
             let document: JSONDocument
             do {
@@ -201,7 +225,7 @@ public final class NDJSONCheck {
             } catch {
                 return fail(line: number, RequestBody.rejection(error, inLine: number))
             }
-            if !sawLine {
+            if !sawLine, input == nil {
                 // Neither a head nor an element: the request as a whole is not NDJSON of objects.
                 sawLine = true
                 var decoder = RequestDecoder(document: document)
@@ -231,6 +255,11 @@ public final class NDJSONCheck {
                 decoder.report("'observedFinal' is given by the head line already; give it once", at: line.document.root)
                 fail(line: line.number, decoder.rejection()!)
             }
+        case .secondHead:
+            var decoder = RequestDecoder(document: line.document)
+            decoder.report("the body's first line gave the head already; a message that names only head members "
+                           + "cannot be an element: give the head once", at: line.document.root)
+            fail(line: line.number, decoder.rejection()!)
         }
     }
 
@@ -258,6 +287,14 @@ public final class NDJSONCheck {
     var headDocument: JSONDocument { head?.document ?? Self.emptyHead }
 
     private func run(_ line: NDJSONLayout.Line, index: Int) {
+        var line = line
+        if let fill = line.fill, let filled = OSLogInput.filled(line.document, fill, atInSeconds: atInSeconds) {
+            do {
+                line = NDJSONLayout.Line(number: line.number, document: try JSONReader.parse(filled))
+            } catch {
+                return fail(line: line.number, RequestBody.rejection(error, inLine: line.number))
+            }
+        }
         var decoder = RequestDecoder(document: line.document)
         guard stream.element(line.document.root, index, &decoder) else {
             fail(line: line.number, decoder.rejection()!)
@@ -319,11 +356,19 @@ public final class NDJSONCheck {
                                         observedFinal: observedFinalDocument.member(observedFinalDocument.root, "observedFinal"),
                                         final: ended.answer.finalState)
         }
+        input?.finish { findings.absorbLog($0) }
         _ = findings.absorb(taken.mismatches, taken.diagnostics, document: observedFinalDocument)
-        let verdict = Verdict(mismatchCount: findings.mismatchCount, carried: findings.carried,
+        var verdict = Verdict(mismatchCount: findings.mismatchCount, carried: findings.carried,
                               staticCheckPassed: ended.staticCheckPassed)
+        var accounting = input?.accounting
+        accounting?.elements = stepCount
+        if let accounting, verdict != .fail,
+           accounting.isIncomplete || (stepCount == 0 && ended.staticCheckPassed == nil) {
+            // The service never says `pass` on evidence it knows is incomplete.
+            verdict = .inconclusive
+        }
         findings.writeSummary(ruleset: endpoint.name, answer: ended.answer, verdict: verdict, stepCount: stepCount,
-                              to: &writer)
+                              log: accounting, to: &writer)
         summary = StreamedSummary(verdict: verdict, mismatches: findings.mismatches,
                                   diagnostics: findings.listedDiagnostics.map(AnswerDiagnostic.init))
         writer.endLine()
@@ -377,6 +422,9 @@ struct StreamedFindings: ~Copyable {
     private var stepDiagnostics: [Diagnostic] = []
     /// Diagnostics of the whole request (index null): listed after the steps'.
     private var requestDiagnostics: [Diagnostic] = []
+    /// The unified log's diagnostics (index null, a line), in line order: listed after
+    /// the steps', before the whole request's.
+    private var logDiagnostics: [Diagnostic] = []
     private(set) var diagnosticCount = 0
     /// The listed mismatches' and diagnostics' JSON, in bytes, as the summary lists them.
     private var mismatchBytes = 0, diagnosticBytes = 0
@@ -422,12 +470,29 @@ struct StreamedFindings: ~Copyable {
         return !found.entries.isEmpty || !diagnostics.isEmpty
     }
 
-    /// The listed diagnostics, in the summary's order: by step, whole-request ones last.
-    var listedDiagnostics: ArraySlice<Diagnostic> { (stepDiagnostics + requestDiagnostics).prefix(Self.listed) }
+    /// The listed diagnostics, in the summary's order: by step, the log's, whole-request ones last.
+    var listedDiagnostics: ArraySlice<Diagnostic> { (stepDiagnostics + logDiagnostics + requestDiagnostics).prefix(Self.listed) }
+
+    /// A diagnostic of the unified log itself, kept in line order.
+    mutating func absorbLog(_ diagnostic: Diagnostic) {
+        if logDiagnostics.count < Self.listed, !diagnosticsFull {
+            diagnostic.write(to: &entry)
+            let size = entry.take().count + 1
+            if diagnosticBytes + size > Self.listedBytes {
+                diagnosticsFull = true
+            } else {
+                diagnosticBytes += size
+                let line = diagnostic.line ?? 0
+                let position = logDiagnostics.lastIndex { ($0.line ?? 0) <= line }.map { $0 + 1 } ?? 0
+                logDiagnostics.insert(diagnostic, at: position)
+            }
+        }
+        diagnosticCount += 1
+    }
 
     /// The JSON form's answer without `steps`, then the totals.
     func writeSummary(ruleset: String, answer: any SteppedAnswer, verdict: Verdict, stepCount: Int,
-                      to writer: inout JSONWriter) {
+                      log: OSLogAccounting? = nil, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("ruleset")
         writer.string(escaping: ruleset)
@@ -449,6 +514,7 @@ struct StreamedFindings: ~Copyable {
         writer.integer(mismatchCount)
         writer.key("diagnosticCount")
         writer.integer(diagnosticCount)
+        log?.write(to: &writer)
         writer.endObject()
     }
 }
