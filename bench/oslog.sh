@@ -31,7 +31,8 @@ def record(n, message, category, subsystem, pid, image, event="logEvent"):
         "timestamp": "2026-12-06 %02d:%02d:%02d.%06d-0700" % (s // 3600 % 24, s // 60 % 60, s % 60, n % 1000 * 1000),
         "machTimestamp": 183922117451 + n * 24, "messageType": "Default",
         "processImageUUID": "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9", "processID": pid,
-        "senderProgramCounter": 48213, "parentActivityIdentifier": 0, "timezoneName": ""}, separators=(",", ":"))
+        "senderProgramCounter": 48213, "parentActivityIdentifier": 0, "timezoneName": ""},
+        separators=(",", ":")).replace("/", "\\/")  # the log tool escapes every '/', as Foundation does
 others = [("Route", "com.apple.coreaudio", 88, "/usr/sbin/mediaserverd", "logEvent", "Updated route: Speaker (built-in), category AVAudioSessionCategoryPlayback"),
           ("Network", "com.example.player", 412, app, "logEvent", "GET https://api.example.com/v2/feed?page=3 200 in 182 ms"),
           ("", "", 62, "/System/Library/CoreServices/SpringBoard.app/SpringBoard", "stateEvent", ""),

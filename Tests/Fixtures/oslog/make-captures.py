@@ -27,7 +27,12 @@ def record(t, message, *, event="logEvent", category="DeviceOracle", subsystem="
     if event != "logEvent":
         for key in ("formatString", "messageType", "category", "subsystem"):
             r[key] = "" if key != "messageType" else r[key]
-    return json.dumps(r, separators=(",", ":"))
+    return slashes(json.dumps(r, separators=(",", ":")))
+
+
+def slashes(text):
+    """The log tool writes JSON as Foundation does: every '/' escaped."""
+    return text.replace("/", "\\/")
 
 
 def noise(t):
@@ -54,7 +59,8 @@ def capture(name, messages, *, redact_at=None, lose_at=None):
         if position == lose_at:
             lines.append(json.dumps({"eventType": "lossEvent", "timestamp": stamp(t), "machTimestamp": 183_922_117_451,
                                      "eventMessage": "lost 12 unreliable messages", "bootUUID": BOOT, "processID": 0,
-                                     "traceID": 0, "threadID": 0, "timezoneName": ""}, separators=(",", ":")))
+                                     "traceID": 0, "threadID": 0, "timezoneName": ""}, separators=(",", ":")))  # no '/'
+
             t += 5_003
         lines.append(record(t, json.dumps(message, separators=(",", ":"))))
         t += 250_409
