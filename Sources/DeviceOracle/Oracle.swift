@@ -43,6 +43,25 @@ public enum Oracle {
         try check(ruleset, ndjson: Array(ndjson.utf8), steps: steps)
     }
 
+    /// Checks a unified-log capture (`log stream|show --style ndjson`, oslog.md): the
+    /// records whose `category` (and `subsystem`, when given) match are the app's
+    /// messages, each a line of the NDJSON form. The result is that form's answer with
+    /// the log's accounting in its summary; its verdict is `inconclusive` when the
+    /// evidence is known to be incomplete.
+    public static func check(_ ruleset: Ruleset, oslog: [UInt8], category: String = "DeviceOracle",
+                             subsystem: String? = nil, steps: StepSelection = .all) throws(OracleProblem) -> OracleResult {
+        let selection = OSLogSelection(category: category, subsystem: subsystem)
+        switch endpoint(ruleset).answerNDJSON(oslog, detail: steps.detail, oslog: selection) {
+        case .success(let answer): return OracleResult(answer)
+        case .failure(let rejection): throw OracleProblem(rejection)
+        }
+    }
+
+    public static func check(_ ruleset: Ruleset, oslog: String, category: String = "DeviceOracle",
+                             subsystem: String? = nil, steps: StepSelection = .all) throws(OracleProblem) -> OracleResult {
+        try check(ruleset, oslog: Array(oslog.utf8), category: category, subsystem: subsystem, steps: steps)
+    }
+
     private static func endpoint(_ ruleset: Ruleset) -> RulesetEndpoint {
         guard let endpoint = Rulesets.named(ruleset.rawValue) else {
             preconditionFailure("this build serves no \(ruleset.rawValue)")
@@ -79,6 +98,9 @@ public struct OracleResult: Sendable {
         case fail
         /// Nothing was observed, so nothing was compared.
         case unchecked
+        /// A unified-log capture whose evidence is known to be incomplete (a message
+        /// redacted, malformed or lost, or no element checked): never `pass`.
+        case inconclusive
     }
 
     /// An observed field that differs from the canonical one.
@@ -110,6 +132,8 @@ public struct OracleResult: Sendable {
         public let severity: String
         public let code: String
         public let message: String
+        /// A unified-log capture's own diagnostic: the record's line (from 1).
+        public let line: Int?
     }
 
     public let verdict: Verdict
@@ -132,12 +156,13 @@ public struct OracleResult: Sendable {
         case .pass: .pass
         case .fail: .fail
         case .unchecked: .unchecked
+        case .inconclusive: .inconclusive
         }
         self.mismatches = mismatches.map {
             Mismatch(step: $0.step, field: $0.field, expected: $0.expected, observed: $0.observed, detail: $0.detail)
         }
         self.diagnostics = diagnostics.map {
-            Diagnostic(step: $0.step, severity: $0.severity, code: $0.code, message: $0.message)
+            Diagnostic(step: $0.step, severity: $0.severity, code: $0.code, message: $0.message, line: $0.line)
         }
         self.json = String(decoding: json, as: UTF8.self)
     }

@@ -222,10 +222,15 @@ private struct Parser: ~Copyable {
         depth -= 1
     }
 
-    /// Pairwise for the small objects of real logs; past 16 members, a hash table
+    /// Pairwise for the small objects of real logs; past `linearKeyLimit` members, a hash table
     /// of the keys keeps a hostile object with a million keys linear.
+    /// Up to this many earlier keys a new key is compared with each (a length first, so most
+    /// comparisons are one load), past it they are hashed: a unified-log record has about 25
+    /// members, and building a table for each of them was a third of reading a capture.
+    static let linearKeyLimit = 32
+
     mutating func checkDuplicate(key: Int, objectStart: Int, memberCount: Int, largeObjectKeys: inout ByteStringTable?) {
-        if memberCount < 16 {
+        if memberCount < Self.linearKeyLimit {
             var earlier = objectStart + 1
             for _ in 0..<memberCount {
                 if sameString(earlier, key) { duplicateKeys.append(JSONValue(index: key)); return }

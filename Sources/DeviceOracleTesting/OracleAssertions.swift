@@ -17,6 +17,8 @@ func oracleFailure(_ ruleset: Ruleset, json: String) -> (result: OracleResult?, 
             return (result, "\(ruleset.rawValue): \(count) mismatch\(count == 1 ? "" : "es")\n" + result.mismatchReport)
         case .unchecked:
             return (result, "\(ruleset.rawValue): unchecked, the log observed nothing to compare")
+        case .inconclusive:
+            return (result, "\(ruleset.rawValue): inconclusive, the log's evidence is incomplete")
         }
     } catch {
         return (nil, "\(ruleset.rawValue): the request was refused (\(error.status))\n\(error)")

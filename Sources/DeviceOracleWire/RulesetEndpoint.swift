@@ -3,6 +3,8 @@ import DeviceOracleJSON
 /// The verdict of an answer; also sent as the `Oracle-Verdict` header.
 public enum Verdict: String, Sendable {
     case pass, fail, unchecked
+    /// The unified-log form only: the evidence is known to be incomplete (oslog.md).
+    case inconclusive
 }
 
 /// A `200` answer of a ruleset endpoint: its verdict and its JSON text, written

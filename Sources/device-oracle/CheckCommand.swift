@@ -8,7 +8,8 @@ import Glibc
 /// problem document on stderr. With `--ndjson` the body is the NDJSON form, read and
 /// answered as it arrives (from a pipe a harness is still writing, too); a problem
 /// after the answer began is its last line, on stdout, as over HTTP.
-/// Exit status: 0 pass or unchecked, 1 fail, 2 bad input.
+/// With `--from oslog` the body is a unified-log capture (oslog.md), read the same way.
+/// Exit status: 0 pass or unchecked, 1 fail, 2 bad input, 3 inconclusive.
 ///
 /// `device-oracle check --junit REPORT FILE…`: every file a request that names its
 /// ruleset (`"ruleset": "playback/1"`), checked as one batch like `POST /check`;
@@ -32,14 +33,22 @@ enum CheckCommand {
             printError(error.detail)
             return 2
         }
-        let ndjson = takeFlag("--ndjson", from: &arguments)
+        var ndjson = takeFlag("--ndjson", from: &arguments)
+        let oslog: OSLogSelection?
+        switch logSelection(&arguments) {
+        case .success(let selection): oslog = selection
+        case .failure(let error):
+            printError(error.detail)
+            return 2
+        }
+        ndjson = ndjson || oslog != nil
         guard (1...2).contains(arguments.count) else {
             printError("usage: " + CommandLineHelp.check.synopsis)
             return 2
         }
         guard let endpoint = rulesetEndpoint(named: text(arguments[0])) else { return 2 }
         let path = arguments.count == 2 ? arguments[1] : standardInput
-        if ndjson { return checkLines(path, endpoint: endpoint, detail: detail, detailGiven: detailGiven) }
+        if ndjson { return checkLines(path, endpoint: endpoint, detail: detail, detailGiven: detailGiven, oslog: oslog) }
         guard let body = readAll(path) else {
             printCannot("read", path)
             return 2
@@ -64,7 +73,7 @@ enum CheckCommand {
 
     /// The NDJSON form: each read is checked, and what it answers written, before the next.
     private static func checkLines(_ path: [UInt8], endpoint: RulesetEndpoint, detail: StepDetail,
-                                   detailGiven: Bool) -> Int32 {
+                                   detailGiven: Bool, oslog: OSLogSelection?) -> Int32 {
         let fd = path == standardInput ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             printCannot("read", path)
@@ -72,7 +81,7 @@ enum CheckCommand {
         }
         defer { if fd != STDIN_FILENO { close(fd) } }
         let check = NDJSONCheck(endpoint: endpoint, detail: detail, detailGiven: detailGiven,
-                                maxLineBytes: NDJSONRequest.defaultMaxLineBytes) {
+                                maxLineBytes: NDJSONRequest.defaultMaxLineBytes, oslog: oslog) {
             problem(for: $0).json
         }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
@@ -103,7 +112,32 @@ enum CheckCommand {
                 switch verdict {
                 case Verdict.fail.rawValue: return 1
                 case NDJSONCheck.invalidVerdict: return 2
+                case Verdict.inconclusive.rawValue: return 3
                 default: return 0
+                }
+            }
+        }
+    }
+
+    /// `--from oslog [--category C] [--subsystem S]`: the unified-log form's selection,
+    /// read as `?from=oslog` is (nil without `--from`).
+    static func logSelection(_ arguments: inout [[UInt8]]) -> Result<OSLogSelection?, UnknownName> {
+        takeValue("--from", values: "oslog", from: &arguments).flatMap { from in
+            takeValue("--category", values: "the unified log's category", from: &arguments).flatMap { category in
+                takeValue("--subsystem", values: "the unified log's subsystem", from: &arguments).flatMap { subsystem in
+                    guard let from else {
+                        guard category == nil, subsystem == nil else {
+                            return .failure(UnknownName(detail: "--category and --subsystem are read only with --from oslog"))
+                        }
+                        return .success(nil)
+                    }
+                    guard from == "oslog" else {
+                        return .failure(UnknownName(detail: "--from is '\(from)'; its one value is oslog"))
+                    }
+                    guard category?.isEmpty != true, subsystem?.isEmpty != true else {
+                        return .failure(UnknownName(detail: "--category and --subsystem cannot be empty"))
+                    }
+                    return .success(OSLogSelection(category: category ?? OSLogSelection.defaultCategory, subsystem: subsystem))
                 }
             }
         }

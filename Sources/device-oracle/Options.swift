@@ -236,13 +236,20 @@ enum CommandLineHelp {
     static let check = Command(
         name: "check", arguments: "<ruleset> [FILE|-]", summary: """
             Checks one request body (FILE, or standard input for - or none) offline and prints the
-            endpoint's answer. Exit 0 pass or unchecked, 1 fail, 2 bad input (its problem on stderr).
+            endpoint's answer. Exit 0 pass or unchecked, 1 fail, 2 bad input (its problem on stderr),
+            3 inconclusive (--from oslog).
             """,
         flags: [
             Flag(name: "--steps", value: "all|failing|none", variable: nil, defaultText: "all",
                  meaning: "which steps the answer lists (the endpoint's ?steps=)"),
             Flag(name: "--ndjson", value: "", variable: nil, defaultText: "off",
                  meaning: "the body is the NDJSON form, answered line by line as it is read"),
+            Flag(name: "--from", value: "oslog", variable: nil, defaultText: "off",
+                 meaning: "the body is a unified-log capture (log stream --style ndjson), read as it arrives"),
+            Flag(name: "--category", value: "C", variable: nil, defaultText: "DeviceOracle",
+                 meaning: "with --from oslog: the category of the app's messages"),
+            Flag(name: "--subsystem", value: "S", variable: nil, defaultText: "any",
+                 meaning: "with --from oslog: the subsystem of the app's messages"),
         ])
 
     static let checkJUnit = Command(

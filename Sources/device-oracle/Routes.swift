@@ -17,7 +17,7 @@ enum ServiceRoutes {
     static let verdictCounter = ServerMetrics.AnswerCounter(
         name: "deviceoracle_verdicts_total", help: "Answers of the ruleset endpoints, by ruleset and verdict.",
         routeLabel: "ruleset", routes: Dictionary(uniqueKeysWithValues: Rulesets.registry.paths.map { ($0.path, $0.newest.name) }),
-        field: "verdict", values: [Verdict.pass, .fail, .unchecked].map(\.rawValue) + [NDJSONCheck.invalidVerdict])
+        field: "verdict", values: [Verdict.pass, .fail, .unchecked, .inconclusive].map(\.rawValue) + [NDJSONCheck.invalidVerdict])
 
     /// `maxLineBytes`: the longest line of an NDJSON body (`--max-line-bytes`);
     /// `registry`: the rulesets served (a test adds versions to the build's).
@@ -42,8 +42,9 @@ enum ServiceRoutes {
             }
             routes.append(Route(path: versions.path, methods: [.POST], body: .json, streamed: ndjson) { request in
                 // `?steps=` is checked first: a bad query needs no body read.
-                switch stepDetail(query: request.query) {
-                case .success(let detail): response(to: versions.answer(request.body).map { $0.listing(detail) })
+                switch stepDetail(query: request.query).flatMap({ detail in logSelection(query: request.query).map { (detail, $0) } }) {
+                case .success((_, .some)): unifiedLogAsJSON
+                case .success((let detail, nil)): response(to: versions.answer(request.body).map { $0.listing(detail) })
                 case .failure(let invalid): invalid.response
                 }
             })
@@ -130,6 +131,39 @@ enum ServiceRoutes {
     static func stepDetail(query: String) -> Result<StepDetail, InvalidQuery> {
         namedValue("steps", in: query, absent: StepDetail.all.rawValue, StepDetail.named)
     }
+
+    /// `?from=oslog` (oslog.md) with its `category` and `subsystem`: nil for the
+    /// service's own forms. `from` names one form; `category` and `subsystem` are
+    /// read only with it, and neither may be empty.
+    static func logSelection(query: String) -> Result<OSLogSelection?, InvalidQuery> {
+        queryValue("from", in: query).flatMap { from in
+            queryValue("category", in: query).flatMap { category in
+                queryValue("subsystem", in: query).flatMap { subsystem in
+                    guard let from else {
+                        let given = [category.map { _ in "'category'" }, subsystem.map { _ in "'subsystem'" }].compactMap { $0 }
+                        guard given.isEmpty else {
+                            return .failure(InvalidQuery(detail: "\(given.joined(separator: " and ")) "
+                                                         + "\(given.count == 1 ? "is" : "are") read only with 'from=oslog'"))
+                        }
+                        return .success(nil)
+                    }
+                    guard from == "oslog" else {
+                        return .failure(InvalidQuery(detail: "'from' is '\(from)'; its one value is 'oslog' (a unified-log capture)"))
+                    }
+                    for (name, value) in [("category", category), ("subsystem", subsystem)] where value?.isEmpty == true {
+                        return .failure(InvalidQuery(detail: "'\(name)' is empty; give the unified log's \(name) exactly, or leave it out"))
+                    }
+                    return .success(OSLogSelection(category: category ?? OSLogSelection.defaultCategory, subsystem: subsystem))
+                }
+            }
+        }
+    }
+
+    /// A JSON body with `?from=oslog`: the unified log is only ever NDJSON.
+    static let unifiedLogAsJSON = ProblemDetails(
+        status: 415,
+        detail: "from=oslog reads the unified log's NDJSON: capture it with `log stream --style ndjson` (or `log show "
+            + "--style ndjson`) and send it as Content-Type: application/x-ndjson").response
 
     /// A parameter whose value is one of a closed set of names, `absent` when not given.
     static func namedValue<Value>(_ parameter: String, in query: String, absent: String,
@@ -239,12 +273,14 @@ private struct VerdictFields {
     }
 
     private static let pass = VerdictFields(.pass), fail = VerdictFields(.fail), unchecked = VerdictFields(.unchecked)
+    private static let inconclusive = VerdictFields(.inconclusive)
 
     static func of(_ verdict: Verdict) -> VerdictFields {
         switch verdict {
         case .pass: pass
         case .fail: fail
         case .unchecked: unchecked
+        case .inconclusive: inconclusive
         }
     }
 }
@@ -284,10 +320,13 @@ final class NDJSONRequest: StreamedRequestHandler {
     private let refusal: HTTPResponse?
 
     init(_ versions: RulesetVersions, _ request: HTTPRequest, maxLineBytes: Int) {
-        switch ServiceRoutes.stepDetail(query: request.query) {
-        case .success(let detail):
+        switch ServiceRoutes.stepDetail(query: request.query).flatMap({ detail in
+            ServiceRoutes.logSelection(query: request.query).map { (detail, $0) }
+        }) {
+        case .success((let detail, let oslog)):
             let detailGiven = !QueryParameters(request.query).values("steps").isEmpty
-            let check = NDJSONCheck(versions: versions, detail: detail, detailGiven: detailGiven, maxLineBytes: maxLineBytes) {
+            let check = NDJSONCheck(versions: versions, detail: detail, detailGiven: detailGiven, maxLineBytes: maxLineBytes,
+                                    oslog: oslog) {
                 problem(for: $0).json
             }
             check.pausesAtOutputBytes = StreamedBody.outputHighWater

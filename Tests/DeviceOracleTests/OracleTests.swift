@@ -155,3 +155,29 @@ final class OracleTests: XCTestCase {
         XCTAssertEqual(try Oracle.check(.haptics, json: Array(body.utf8)).json, try Oracle.check(.haptics, json: body).json)
     }
 }
+
+/// `Oracle.check(_:oslog:…)`: a unified-log capture in process, as the service answers it.
+final class OracleUnifiedLogTests: XCTestCase {
+    private func record(_ message: String, category: String = "DeviceOracle") -> String {
+        let escaped = message.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return #"{"timestamp":"2026-12-06 10:23:01.442117-0700","eventType":"logEvent","category":"\#(category)","processID":412,"eventMessage":"\#(escaped)"}"#
+    }
+
+    func testACaptureIsCheckedWithTheLogsLinesAndVerdict() throws {
+        let capture = [#"Filtering the log data using "category == "DeviceOracle"""#,
+                       record(#"{"initial":{"isPlaying":true}}"#),
+                       record(#"{"type":"userPaused","observed":{"isPlaying":true}}"#)].joined(separator: "\n")
+        let result = try Oracle.check(.playback, oslog: capture)
+        XCTAssertEqual(result.verdict, .fail)
+        XCTAssertTrue(result.json.contains(#""id":"line-3""#), result.json)
+
+        let redacted = try Oracle.check(.playback, oslog: capture.replacingOccurrences(of: #"\"observed\":{\"isPlaying\":true}"#, with: #"\"observed\":{\"isPlaying\":false}"#)
+                                        + "\n" + record("<private>"), steps: .none)
+        XCTAssertEqual(redacted.verdict, .inconclusive)
+        XCTAssertEqual(redacted.diagnostics.map(\.code), ["redactedMessage"])
+        XCTAssertEqual(redacted.diagnostics.first?.line, 4)
+
+        let otherCategory = try Oracle.check(.playback, oslog: capture, category: "Network")
+        XCTAssertEqual(otherCategory.verdict, .inconclusive, "nothing of the app's was checked")
+    }
+}

@@ -19,6 +19,7 @@ final class NDJSONLayoutTests: XCTestCase {
             case .head: "\(line.number) head"
             case .element(let index): "\(line.number) element \(index)"
             case .tail(let repeats): "\(line.number) tail" + (repeats ? " repeating the head's" : "")
+            case .secondHead: "\(line.number) second head"
             }
         }
     }

@@ -393,6 +393,25 @@ def check_pasted_ndjson_draws_the_same_trace_as_json(page, base, screenshot):
     page.select_option("#steps", "auto")
 
 
+def check_pasted_unified_log_capture_is_sent_from_oslog(page, base, screenshot):
+    # oslog.md: a pasted `log stream --style ndjson` capture is recognised by its records'
+    # eventType, its ruleset guessed from the app's messages, and posted as it is with ?from=oslog.
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "oslog", "playback.ndjson")
+    with open(path, encoding="utf-8") as capture:
+        text = capture.read()
+    page.select_option("#ruleset", "haptics/1")
+    page.fill("#body", text)
+    page.locator("#body").dispatch_event("paste")
+    expect(page.locator("#ruleset")).to_have_value("playback/1")
+    expect(page.locator("#body-form")).to_have_attribute("data-form", "oslog")
+    with page.expect_request(lambda request: request.method == "POST" and "/playback/apply" in request.url) as posted:
+        page.click("#run")
+    request = posted.value
+    assert request.headers["content-type"] == "application/x-ndjson", request.headers
+    assert "from=oslog" in request.url, request.url
+    wait_for_answer(page, "pass")
+
+
 def check_ndjson_problems_point_into_their_line(page, base, screenshot):
     page.select_option("#ruleset", "playback/1")
     # A bad element line: the answer has begun, so the problem is its last line.
@@ -555,6 +574,7 @@ CHECKS = [
     check_ruleset_is_guessed_from_the_body,
     check_dropped_file_is_read_guessed_and_run,
     check_pasted_ndjson_draws_the_same_trace_as_json,
+    check_pasted_unified_log_capture_is_sent_from_oslog,
     check_ndjson_problems_point_into_their_line,
     check_narrow_window_scrolls_only_the_timeline,
     check_million_event_ndjson_file_stays_responsive,

@@ -11,11 +11,22 @@ struct Diagnostic: Equatable, Sendable {
     let code: DiagnosticCode
     /// One sentence for a person; the code's standard sentence unless specific.
     let message: String?
+    /// A log-side diagnostic's line of the body (the unified-log form, oslog.md).
+    let line: Int?
 
     init(index: Int?, _ code: DiagnosticCode, message: String? = nil) {
         self.index = index
         self.code = code
         self.message = message
+        line = nil
+    }
+
+    /// A diagnostic of the unified log itself: of the whole request, at a line.
+    init(log line: Int, _ code: DiagnosticCode, message: String? = nil) {
+        index = nil
+        self.code = code
+        self.message = message
+        self.line = line
     }
 
     func write(to writer: inout JSONWriter) {
@@ -44,6 +55,10 @@ struct Diagnostic: Equatable, Sendable {
         writer.string(escaping: code.rawValue)
         writer.key("message")
         if let message { writer.string(escaping: message) } else { writer.string(code.standardMessage) }
+        if let line {
+            writer.key("line")
+            writer.integer(line)
+        }
     }
 
     /// Every code's members with its standard message, by the code's position in
@@ -83,13 +98,20 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
     case exclusiveCategory
     case playWhileBackground
     case soundSuppressed
+    // the unified-log form
+    case logLoss
+    case redactedMessage
+    case malformedMessage
+    case otherProcess
+    case notACapture
 
     var severity: Diagnostic.Severity {
         switch self {
         case .endWithoutBegin, .routeChangeIgnored, .duplicateTapBlocked, .hapticError, .soundSuppressed: .info
         case .outOfOrder, .unknownNotification, .unknownInterruptionType, .missingInterruptionOptions,
              .unknownRouteChangeReason, .unexpectedCompletion, .ranBeforeEarliestBegin, .duplicateIdInPage,
-             .duplicateIdInStore, .launchedTwice, .exclusiveCategory, .playWhileBackground: .warning
+             .duplicateIdInStore, .launchedTwice, .exclusiveCategory, .playWhileBackground,
+             .logLoss, .redactedMessage, .malformedMessage, .otherProcess, .notACapture: .warning
         }
     }
 
@@ -129,6 +151,16 @@ enum DiagnosticCode: String, CaseIterable, Sendable {
             "A sound was requested while the app is not in the foreground: the game loop should not run in the background."
         case .soundSuppressed:
             "The session is not active, so no sound is attempted; the game stays silent rather than fail."
+        case .logLoss:
+            "The unified log dropped messages here: the app's events between this record's neighbours may be missing."
+        case .redactedMessage:
+            "The app's message was redacted ('<private>'): log it with privacy: .public; it was not checked."
+        case .malformedMessage:
+            "The app's message is not one JSON object (or it was cut at the unified log's message size); it was not checked."
+        case .otherProcess:
+            "Selected records of another process than the first selected record's were not checked."
+        case .notACapture:
+            "No line is a unified-log record (a JSON object with a string 'eventType'): expected the output of `log stream --style ndjson` or `log show --style ndjson`, one record per line (not `--style json`, not text)."
         }
     }
 }

@@ -37,6 +37,9 @@ public struct CheckReport: Sendable {
         public var passed = 0
         public var failed = 0
         public var unchecked = 0
+        /// Cases answered `inconclusive` (only the unified-log form answers it, which a
+        /// batch does not take: listed only when there are any).
+        public var inconclusive = 0
         /// Cases whose request was refused.
         public var errors = 0
     }
@@ -57,6 +60,7 @@ public struct CheckReport: Sendable {
                 case .pass: totals.passed += 1
                 case .fail: totals.failed += 1
                 case .unchecked: totals.unchecked += 1
+                case .inconclusive: totals.inconclusive += 1
                 }
             case .refused: totals.errors += 1
             }
@@ -79,6 +83,10 @@ public struct CheckReport: Sendable {
                               ("unchecked", totals.unchecked), ("errors", totals.errors)] {
             writer.key(escaping: name)
             writer.integer(count)
+        }
+        if totals.inconclusive > 0 {
+            writer.key("inconclusive")
+            writer.integer(totals.inconclusive)
         }
         writer.endObject()
         writer.key("cases")

@@ -19,6 +19,10 @@ extension CheckReport {
             switch entry.outcome {
             case .answered(let answer) where answer.verdict == .pass:
                 lines.append(testcase + "/>")
+            case .answered(let answer) where answer.verdict == .inconclusive:
+                lines += [testcase + ">",
+                          #"      <skipped message="inconclusive: the log's evidence is known to be incomplete"/>"#,
+                          "    </testcase>"]
             case .answered(let answer) where answer.verdict == .unchecked:
                 lines += [testcase + ">",
                           #"      <skipped message="unchecked: the request carried no observed, observedFinal or static check"/>"#,

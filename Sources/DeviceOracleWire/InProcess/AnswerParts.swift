@@ -19,6 +19,7 @@ package struct AnswerDiagnostic: Sendable {
     package let severity: String
     package let code: String
     package let message: String
+    package var line: Int? = nil
 }
 
 extension AnswerMismatch {
@@ -39,7 +40,7 @@ extension AnswerMismatch {
 extension AnswerDiagnostic {
     init(_ diagnostic: Diagnostic) {
         self.init(step: diagnostic.index, severity: diagnostic.code.severity.rawValue, code: diagnostic.code.rawValue,
-                  message: diagnostic.message ?? "\(diagnostic.code.standardMessage)")
+                  message: diagnostic.message ?? "\(diagnostic.code.standardMessage)", line: diagnostic.line)
     }
 }
 
@@ -78,8 +79,8 @@ package struct NDJSONAnswer: Sendable {
 extension RulesetEndpoint {
     /// Answers a whole NDJSON body as the endpoint streams it; a problem, whether it
     /// came before the answer began or as its problem line, is the failure.
-    package func answerNDJSON(_ body: [UInt8], detail: StepDetail) -> Result<NDJSONAnswer, RequestRejection> {
-        let check = NDJSONCheck(endpoint: self, detail: detail, maxLineBytes: NDJSONCheck.defaultMaxLineBytes) { _ in [] }
+    package func answerNDJSON(_ body: [UInt8], detail: StepDetail, oslog: OSLogSelection? = nil) -> Result<NDJSONAnswer, RequestRejection> {
+        let check = NDJSONCheck(endpoint: self, detail: detail, maxLineBytes: NDJSONCheck.defaultMaxLineBytes, oslog: oslog) { _ in [] }
         return Self.run(check, on: body).flatMap { text in
             guard let summary = check.summary else { return .failure(check.problem ?? .unreadLog) }
             return .success(NDJSONAnswer(verdict: summary.verdict, text: text, mismatches: summary.mismatches,

@@ -327,6 +327,7 @@ extension RequestRejection {
         let why = switch verdict {
         case .pass: "The log passes: every observed field equals the canonical one, so there is no divergence to reproduce."
         case .unchecked: "The log is unchecked: it carries no observed and no observedFinal, so there is no divergence to reproduce."
+        case .inconclusive: "The log is inconclusive: its evidence is incomplete and nothing diverged, so there is no divergence to reproduce."
         case .fail: "The log fails only its static check, which no event sequence changes: there is no divergence to reproduce."
         }
         return RequestRejection(kind: .nothingToReproduce, detail: why)

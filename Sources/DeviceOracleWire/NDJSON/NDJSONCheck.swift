@@ -87,28 +87,30 @@ public final class NDJSONCheck {
         case done
     }
 
-    /// Checks a body by the one version `endpoint`.
+    /// Checks a body by the one version `endpoint`; `oslog`: the body is a unified-log
+    /// capture (oslog.md), whose selected messages are this form's lines.
     public convenience init(endpoint: RulesetEndpoint, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
-                            problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+                            oslog: OSLogSelection? = nil, problemJSON: @escaping (RequestRejection) -> [UInt8]) {
         self.init(versions: RulesetVersions(newestFirst: [endpoint]), detail: detail, detailGiven: detailGiven,
-                  maxLineBytes: maxLineBytes, problemJSON: problemJSON)
+                  maxLineBytes: maxLineBytes, oslog: oslog, problemJSON: problemJSON)
     }
 
     /// Checks a body by the version of `versions` its head line pins (the newest when none).
     public convenience init(versions: RulesetVersions, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
-                            problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+                            oslog: OSLogSelection? = nil, problemJSON: @escaping (RequestRejection) -> [UInt8]) {
         self.init(versions: versions, detail: detail, detailGiven: detailGiven, maxLineBytes: maxLineBytes,
-                  keepsFirstMismatch: false, problemJSON: problemJSON)
+                  keepsFirstMismatch: false, oslog: oslog, problemJSON: problemJSON)
     }
 
     convenience init(endpoint: RulesetEndpoint, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
-                     keepsFirstMismatch: Bool, problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+                     keepsFirstMismatch: Bool, oslog: OSLogSelection? = nil,
+                     problemJSON: @escaping (RequestRejection) -> [UInt8]) {
         self.init(versions: RulesetVersions(newestFirst: [endpoint]), detail: detail, detailGiven: detailGiven,
-                  maxLineBytes: maxLineBytes, keepsFirstMismatch: keepsFirstMismatch, problemJSON: problemJSON)
+                  maxLineBytes: maxLineBytes, keepsFirstMismatch: keepsFirstMismatch, oslog: oslog, problemJSON: problemJSON)
     }
 
     init(versions: RulesetVersions, detail: StepDetail, detailGiven: Bool = false, maxLineBytes: Int,
-         keepsFirstMismatch: Bool, problemJSON: @escaping (RequestRejection) -> [UInt8]) {
+         keepsFirstMismatch: Bool, oslog: OSLogSelection? = nil, problemJSON: @escaping (RequestRejection) -> [UInt8]) {
         self.versions = versions
         endpoint = versions.newest
         self.detail = detail
@@ -116,9 +118,16 @@ public final class NDJSONCheck {
         self.keepsFirstMismatch = keepsFirstMismatch
         self.problemJSON = problemJSON
         lines = NDJSONLines(maxLineBytes: maxLineBytes)
-        layout = NDJSONLayout(headMembers: versions.headMembers)
+        layout = NDJSONLayout(headMembers: versions.headMembers, tailWinsOverHead: oslog != nil)
+        input = oslog.map { OSLogInput(selection: $0, headMembers: versions.headMembers) }
+        atInSeconds = versions.newest.shortName == "refresh"
         stream = versions.stream()
     }
+
+    /// The unified-log form's input stage, when the body is a capture.
+    @exclusivity(unchecked) private var input: OSLogInput?
+    /// Whether an element's `at` is in seconds (refresh's runs) rather than milliseconds.
+    private let atInSeconds: Bool
 
     /// The next bytes of the body; answer bytes are appended to `output`.
     public func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> Progress {
@@ -215,6 +224,20 @@ public final class NDJSONCheck {
         case .tooLong(let number):
             fail(line: number, RequestRejection(kind: .invalidRequest, detail: "line \(number) is longer than \(lines.maxLineBytes) bytes (--max-line-bytes)",
                                                 problems: [.init(pointer: "", detail: "the line is longer than \(lines.maxLineBytes) bytes")]))
+        case .line(let number, let bytes) where input != nil:
+            guard let outcome = input?.read(number: number, bytes: bytes, diagnose: { findings.absorbLog($0) }) else { return }
+            switch outcome {
+            case .skip:
+                break
+            case .headLine(let document):
+                layout.headLine(NDJSONLayout.Line(number: number, document: document)) { line, role in
+                    if isReading { place(line, role) }
+                }
+            case .message(let document, let fill):
+                layout.next(NDJSONLayout.Line(number: number, document: document, fill: fill)) { line, role in
+                    if isReading { place(line, role) }
+                }
+            }
         case .line(let number, let bytes):
             let document: JSONDocument
             do {
@@ -222,7 +245,7 @@ public final class NDJSONCheck {
             } catch {
                 return fail(line: number, RequestBody.rejection(error, inLine: number))
             }
-            if !sawLine {
+            if !sawLine, input == nil {
                 // Neither a head nor an element: the request as a whole is not NDJSON of objects.
                 sawLine = true
                 var decoder = RequestDecoder(document: document)
@@ -252,6 +275,11 @@ public final class NDJSONCheck {
                 decoder.report("'observedFinal' is given by the head line already; give it once", at: line.document.root)
                 fail(line: line.number, decoder.rejection()!)
             }
+        case .secondHead:
+            var decoder = RequestDecoder(document: line.document)
+            decoder.report("the body's first line gave the head already; a message that names only head members "
+                           + "cannot be an element: give the head once", at: line.document.root)
+            fail(line: line.number, decoder.rejection()!)
         }
     }
 
@@ -291,6 +319,14 @@ public final class NDJSONCheck {
     var headDocument: JSONDocument { head?.document ?? Self.emptyHead }
 
     private func run(_ line: NDJSONLayout.Line, index: Int) {
+        var line = line
+        if let fill = line.fill, let filled = OSLogInput.filled(line.document, fill, atInSeconds: atInSeconds) {
+            do {
+                line = NDJSONLayout.Line(number: line.number, document: try JSONReader.parse(filled))
+            } catch {
+                return fail(line: line.number, RequestBody.rejection(error, inLine: line.number))
+            }
+        }
         var decoder = RequestDecoder(document: line.document)
         guard stream.element(line.document.root, index, &decoder) else {
             fail(line: line.number, decoder.rejection()!)
@@ -352,12 +388,20 @@ public final class NDJSONCheck {
                                         observedFinal: observedFinalDocument.member(observedFinalDocument.root, "observedFinal"),
                                         final: ended.answer.finalState)
         }
+        input?.finish { findings.absorbLog($0) }
         _ = findings.absorb(taken.mismatches, taken.diagnostics, document: observedFinalDocument)
         if let reported = stream.reportedFindings() { findings.absorb(reported.findings, carried: reported.carried) }
-        let verdict = Verdict(mismatchCount: findings.mismatchCount, carried: findings.carried,
+        var verdict = Verdict(mismatchCount: findings.mismatchCount, carried: findings.carried,
                               staticCheckPassed: ended.staticCheckPassed)
+        var accounting = input?.accounting
+        accounting?.elements = stepCount
+        if let accounting, verdict != .fail,
+           accounting.isIncomplete || (stepCount == 0 && ended.staticCheckPassed == nil) {
+            // The service never says `pass` on evidence it knows is incomplete.
+            verdict = .inconclusive
+        }
         findings.writeSummary(ruleset: endpoint.name, answer: ended.answer, verdict: verdict, stepCount: stepCount,
-                              to: &writer)
+                              log: accounting, to: &writer)
         summary = StreamedSummary(verdict: verdict, mismatches: findings.mismatches,
                                   diagnostics: findings.listedDiagnostics.map(AnswerDiagnostic.init))
         writer.endLine()
@@ -421,9 +465,14 @@ struct StreamedFindings: ~Copyable {
         listed.take(reported)
     }
 
+    /// A diagnostic of the unified log itself, kept in line order.
+    mutating func absorbLog(_ diagnostic: Diagnostic) {
+        listed.listLog(diagnostic)
+    }
+
     /// The JSON form's answer without `steps`, then the totals.
     func writeSummary(ruleset: String, answer: any SteppedAnswer, verdict: Verdict, stepCount: Int,
-                      to writer: inout JSONWriter) {
+                      log: OSLogAccounting? = nil, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("ruleset")
         writer.string(escaping: ruleset)
@@ -445,6 +494,7 @@ struct StreamedFindings: ~Copyable {
         writer.integer(listed.mismatchCount)
         writer.key("diagnosticCount")
         writer.integer(listed.diagnosticCount)
+        log?.write(to: &writer)
         writer.endObject()
     }
 }
@@ -465,6 +515,9 @@ struct ListedFindings {
     private var stepDiagnostics: [Diagnostic] = []
     /// Diagnostics of the whole request (index null): listed after the steps'.
     private var requestDiagnostics: [Diagnostic] = []
+    /// The unified log's diagnostics (index null, a line), in line order: listed after
+    /// the steps', before the whole request's.
+    private var logDiagnostics: [Diagnostic] = []
     private(set) var diagnosticCount = 0
     /// The listed mismatches' and diagnostics' JSON, in bytes, as the summary lists them.
     private var mismatchBytes = 0, diagnosticBytes = 0
@@ -475,7 +528,9 @@ struct ListedFindings {
     var heldBytes: Int { mismatchBytes + diagnosticBytes }
 
     /// The listed diagnostics in the summary's order: by step, whole-request ones last.
-    var diagnosticsInSummaryOrder: ArraySlice<Diagnostic> { (stepDiagnostics + requestDiagnostics).prefix(Self.listed) }
+    var diagnosticsInSummaryOrder: ArraySlice<Diagnostic> {
+        (stepDiagnostics + logDiagnostics + requestDiagnostics).prefix(Self.listed)
+    }
 
     mutating func list(_ mismatch: Mismatch, in document: JSONDocument) {
         if mismatches.count < Self.listed, !mismatchesFull { listListed(AnswerMismatch(mismatch, in: document)) }
@@ -496,6 +551,7 @@ struct ListedFindings {
     mutating func take(_ other: ListedFindings) {
         for mismatch in other.mismatches { listListed(mismatch) }
         for diagnostic in other.stepDiagnostics + other.requestDiagnostics { listListed(diagnostic) }
+        for diagnostic in other.logDiagnostics where fits(diagnostic) { logDiagnostics.append(diagnostic) }
         mismatchCount += other.mismatchCount
         diagnosticCount += other.diagnosticCount
     }
@@ -514,19 +570,35 @@ struct ListedFindings {
         mismatches.append(mismatch)
     }
 
+    /// A diagnostic of the unified log itself, listed in line order.
+    mutating func listLog(_ diagnostic: Diagnostic) {
+        if logDiagnostics.count < Self.listed, fits(diagnostic) {
+            let line = diagnostic.line ?? 0
+            let position = logDiagnostics.lastIndex { ($0.line ?? 0) <= line }.map { $0 + 1 } ?? 0
+            logDiagnostics.insert(diagnostic, at: position)
+        }
+        diagnosticCount += 1
+    }
+
     /// Lists `diagnostic` if it fits; counted by the caller.
     private mutating func listListed(_ diagnostic: Diagnostic) {
         let listedCount = diagnostic.index == nil ? requestDiagnostics.count : stepDiagnostics.count
-        guard listedCount < Self.listed, !diagnosticsFull else { return }
+        guard listedCount < Self.listed, fits(diagnostic) else { return }
+        if diagnostic.index == nil { requestDiagnostics.append(diagnostic) } else { stepDiagnostics.append(diagnostic) }
+    }
+
+    /// Whether `diagnostic` still fits the diagnostics' bytes; counts it in when it does.
+    private mutating func fits(_ diagnostic: Diagnostic) -> Bool {
+        guard !diagnosticsFull else { return false }
         var entry = JSONWriter(capacity: 128)
         diagnostic.write(to: &entry)
         let size = entry.byteCount + 1
         guard diagnosticBytes + size <= Self.listedBytes else {
             diagnosticsFull = true
-            return
+            return false
         }
         diagnosticBytes += size
-        if diagnostic.index == nil { requestDiagnostics.append(diagnostic) } else { stepDiagnostics.append(diagnostic) }
+        return true
     }
 }
 

@@ -11,6 +11,8 @@ struct NDJSONLayout {
     struct Line {
         let number: Int
         let document: JSONDocument
+        /// The unified-log form: what an element of this message takes from its record.
+        var fill: OSLogInput.Fill? = nil
     }
 
     enum Role: Equatable {
@@ -20,6 +22,8 @@ struct NDJSONLayout {
         case element(index: Int)
         /// `observedFinal`; `repeatsHead` when the head gave one too (a problem of this line).
         case tail(repeatsHead: Bool)
+        /// The unified-log form: a head-shaped first message after a head line (a problem of this line).
+        case secondHead
     }
 
     /// The members a head may name: `ruleset`, `initial`, `observedFinal` and the
@@ -28,10 +32,21 @@ struct NDJSONLayout {
     private var sawFirst = false
     private var headGaveObservedFinal = false
     private var held: Line?
+    /// The held line is the first: a head unless it is the last (the unified-log form).
+    private var heldIsFirst = false
     private var elementCount = 0
+    /// The unified-log form: the first message may be the head unless the body's first
+    /// line was; a first message that may be the tail is the tail when it is the last.
+    private let tailWinsOverHead: Bool
 
-    init(headMembers: Set<String>) {
+    init(headMembers: Set<String>, tailWinsOverHead: Bool = false) {
         self.headMembers = headMembers
+        self.tailWinsOverHead = tailWinsOverHead
+    }
+
+    /// The unified-log form: the body's first line, a head the user prepended.
+    mutating func headLine(_ line: Line, _ decided: (Line, Role) -> Void) {
+        decided(line, head(line))
     }
 
     /// Hands over the lines whose roles are now known, in body order: the held one's,
@@ -39,17 +54,19 @@ struct NDJSONLayout {
     mutating func next(_ line: Line, _ decided: (Line, Role) -> Void) {
         if let previous = held {
             held = nil
-            decided(previous, element())
+            decided(previous, heldIsFirst ? head(previous) : element())
+            heldIsFirst = false
         }
         let document = line.document
         if !sawFirst {
             sawFirst = true
-            if document.kind(document.root) == .object,
-               document.members(document.root).allSatisfy({ headMembers.contains(document.string($0.key) ?? "") }) {
-                headGaveObservedFinal = document.members(document.root).contains {
-                    document.string($0.key, equals: "observedFinal") && document.kind($0.value) != .null
+            if isHeadShaped(document) {
+                if tailWinsOverHead, Self.mayBeTail(document) {
+                    held = line
+                    heldIsFirst = true
+                } else {
+                    decided(line, head(line))
                 }
-                decided(line, .head)
                 return
             }
         }
@@ -60,12 +77,30 @@ struct NDJSONLayout {
         }
     }
 
+    private func isHeadShaped(_ document: JSONDocument) -> Bool {
+        document.kind(document.root) == .object
+            && document.members(document.root).allSatisfy({ headMembers.contains(document.string($0.key) ?? "") })
+    }
+
+    /// A head line's role: the head, or a second one.
+    private mutating func head(_ line: Line) -> Role {
+        if headGiven { return .secondHead }
+        headGiven = true
+        let document = line.document
+        headGaveObservedFinal = document.members(document.root).contains {
+            document.string($0.key, equals: "observedFinal") && document.kind($0.value) != .null
+        }
+        return .head
+    }
+
+    private var headGiven = false
+
     /// The memory of the line held back (it may be the tail): its bytes and its tape.
     var heldBytes: Int { held.map { $0.document.input.count + $0.document.nodeCount * 16 } ?? 0 }
 
     /// The body has ended: the held line, if any, was the tail.
     mutating func end() -> [(Line, Role)] {
-        defer { held = nil }
+        defer { held = nil; heldIsFirst = false }
         return held.map { [($0, .tail(repeatsHead: headGaveObservedFinal))] } ?? []
     }
 

@@ -140,6 +140,7 @@ func checkedAnswer(_ endpoint: RulesetEndpoint, _ body: JSON, steps: Int) throws
     try checkStepDetails(answer, parsed)
     try checkTypedEvaluation(endpoint, answer, parsed)
     try checkNDJSONForm(endpoint, body, answer: answer)
+    try checkUnifiedLogForm(endpoint, body, seed: answer.json.count)
     return parsed
 }
 
