@@ -136,7 +136,7 @@ struct ConnectionStateMachine {
         /// The body needs more of the budget than it has: reading is paused (its bytes
         /// wait in the socket) until they fit or `memoryWait` passes.
         case awaitingMemory(Exchange, AwaitingMemory)
-        /// The handler runs (on a global queue when offloaded); nothing more is parsed.
+        /// The handler runs (on the worker pool when offloaded); nothing more is parsed.
         case running(Exchange)
         /// Send what is queued, then close, lingering (up to `lingerAllowance`) or not.
         case closingAfterWrite(linger: Bool, lingerAllowance: Int)

@@ -12,7 +12,7 @@ public final class HTTPServer: Sendable {
 
     private enum State {
         case idle
-        case running([EpollEventLoop], listenFD: Int32)
+        case running([EpollEventLoop], WorkerPool, listenFD: Int32)
         case stopped
     }
 
@@ -21,13 +21,13 @@ public final class HTTPServer: Sendable {
     private let state = Locked<State>(.idle)
 
     public convenience init(configuration: ServerConfiguration, routes: [Route], logger: Logger) {
-        self.init(configuration: configuration, routes: routes, logger: logger, heapTrimmer: HeapTrimmer())
+        self.init(configuration: configuration, routes: routes, logger: logger, heapTrimming: HeapTrimming())
     }
 
-    /// With a trimmer of the caller's: tests count when memory would be given back.
-    init(configuration: ServerConfiguration, routes: [Route], logger: Logger, heapTrimmer: HeapTrimmer) {
+    /// With a trim of the caller's: tests count when memory would be given back.
+    init(configuration: ServerConfiguration, routes: [Route], logger: Logger, heapTrimming: HeapTrimming) {
         self.configuration = configuration
-        context = ServerContext(configuration: configuration, routes: routes, logger: logger, heapTrimmer: heapTrimmer)
+        context = ServerContext(configuration: configuration, routes: routes, logger: logger, heapTrimming: heapTrimming)
     }
 
     /// The process's memory policy for serving. Request bodies, parses and answers of
@@ -62,16 +62,18 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError(message: "cannot listen on \(configuration.host):\(configuration.port)", code: -listenFD)
         }
         var loops: [EpollEventLoop] = []
+        let workers = WorkerPool(threads: configuration.workerThreads)
         do {
             for _ in 0..<max(1, configuration.eventLoops) {
-                loops.append(try EpollEventLoop(context: context, listenFD: listenFD, index: loops.count))
+                loops.append(try EpollEventLoop(context: context, listenFD: listenFD, index: loops.count, workers: workers))
             }
         } catch {
+            workers.stop()
             Glibc.close(listenFD)
             throw error
         }
         for loop in loops { startThread { loop.run() } }
-        state.withLock { $0 = .running(loops, listenFD: listenFD) }
+        state.withLock { $0 = .running(loops, workers, listenFD: listenFD) }
         return Address(host: configuration.host, port: Int(bound))
     }
 
@@ -80,11 +82,13 @@ public final class HTTPServer: Sendable {
     /// Returns true when none had to be cut. Blocks until every loop has stopped.
     @discardableResult
     public func shutdown() -> Bool {
-        let (loops, listenFD): ([EpollEventLoop], Int32) = state.withLock { state in
-            guard case .running(let loops, let listenFD) = state else { return ([], -1) }
+        let (loops, workers, listenFD): ([EpollEventLoop], WorkerPool?, Int32) = state.withLock { state in
+            guard case .running(let loops, let workers, let listenFD) = state else { return ([], nil, -1) }
             state = .stopped
-            return (loops, listenFD)
+            return (loops, workers, listenFD)
         }
+        // Handlers still queued or running finish; their answers find their loop stopped.
+        defer { workers?.stop() }
         guard !loops.isEmpty else { return true }
         for loop in loops { loop.execute { loop.beginDrain() } }
         // Closed only once no loop can be inside accept4 on it (the fd number could be reused).

@@ -39,9 +39,13 @@ public struct ServerConfiguration: Sendable {
     public var headLimits = HeadLimits()
     /// Event loops, one thread each: by default one per CPU this process may run on.
     public var eventLoops = Int(csyscalls_available_cpus())
-    /// Handlers of bodies larger than this run on a global Dispatch queue, so one large
+    /// Handlers of bodies larger than this run on the worker pool, so one large
     /// request does not stall the other connections of its loop.
     public var offloadBodyBytes = 64 * 1024
+    /// Threads of the worker pool (`WorkerPool`): by default one per CPU this process may
+    /// run on. Offloaded work beyond them waits in its queue, at most one item per
+    /// connection (so `maxConnections` bounds the queue).
+    public var workerThreads = Int(csyscalls_available_cpus())
     /// Counts requests for `GET /metrics` (and serves that route).
     public var metrics = true
     /// Answers counted by a log field on `/metrics` besides the server's own families.
