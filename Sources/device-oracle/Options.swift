@@ -66,7 +66,7 @@ struct ServeOptions {
             options.configuration.maxConnections = try integer(value, "--max-connections", "MAX_CONNECTIONS", in: 1...1_000_000)
         },
         Setting(flag: "--worker-threads", value: "N", variable: "WORKER_THREADS", logKey: "workerThreads",
-                meaning: "threads for large bodies' handlers, 1 to 1024; more work queues, one per connection at most",
+                meaning: "threads for handlers of bodies over 64 KiB, 1 to 1024; more wait in a queue the memory budget bounds",
                 current: { .int($0.configuration.workerThreads) }, defaultText: "the CPUs") { options, value throws(UsageError) in
             options.configuration.workerThreads = try integer(value, "--worker-threads", "WORKER_THREADS", in: 1...1024)
         },

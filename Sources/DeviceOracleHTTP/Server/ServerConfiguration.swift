@@ -43,8 +43,8 @@ public struct ServerConfiguration: Sendable {
     /// request does not stall the other connections of its loop.
     public var offloadBodyBytes = 64 * 1024
     /// Threads of the worker pool (`WorkerPool`): by default one per CPU this process may
-    /// run on. Offloaded work beyond them waits in its queue, at most one item per
-    /// connection (so `maxConnections` bounds the queue).
+    /// run on. Offloaded work beyond them waits in its queue, which the memory budget
+    /// bounds (`WorkerPool`).
     public var workerThreads = Int(csyscalls_available_cpus())
     /// Counts requests for `GET /metrics` (and serves that route).
     public var metrics = true

@@ -5,10 +5,12 @@ import Dispatch
 /// would stall that loop's other connections, and on Dispatch's global queue nothing
 /// bounds how many threads the runtime adds while handlers block or spin.
 ///
-/// When every worker is busy, work waits in the queue. The queue is bounded without a
-/// limit of its own: a connection hands over at most one request at a time (its machine
-/// reads nothing more until the answer comes back), so it never holds more than
-/// `--max-connections` items, and their bodies are already counted in the memory budget.
+/// When every worker is busy, work waits in the queue. The queue is bounded by the
+/// memory budget, not by a limit of its own: only a body over `offloadBodyBytes` (64 KiB)
+/// is offloaded, and its share of the budget stays taken until its handler has run, even
+/// when its connection closed meanwhile (`ConnectionStateMachine.closed`). So at most
+/// `maxMemoryBytes / offloadBodyBytes` items wait (8,192 at the default 512 MiB), and no
+/// more than one per open connection (its machine parses nothing more until the answer).
 final class WorkerPool: Sendable {
     typealias Work = @Sendable () -> Void
 
