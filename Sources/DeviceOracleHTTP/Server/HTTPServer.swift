@@ -4,10 +4,10 @@ import Glibc
 
 /// The HTTP/1.1 server: one listening socket and one `EpollEventLoop` thread per
 /// configured loop, each accepting from that socket.
-public final class HTTPServer: Sendable {
-    public struct Address: Sendable, Equatable {
-        public let host: String
-        public let port: Int
+package final class HTTPServer: Sendable {
+    package struct Address: Sendable, Equatable {
+        package let host: String
+        package let port: Int
     }
 
     private enum State {
@@ -16,11 +16,11 @@ public final class HTTPServer: Sendable {
         case stopped
     }
 
-    public let configuration: ServerConfiguration
+    package let configuration: ServerConfiguration
     private let context: ServerContext
     private let state = Locked<State>(.idle)
 
-    public convenience init(configuration: ServerConfiguration, routes: [Route], logger: Logger) {
+    package convenience init(configuration: ServerConfiguration, routes: [Route], logger: Logger) {
         self.init(configuration: configuration, routes: routes, logger: logger, heapTrimming: HeapTrimming())
     }
 
@@ -37,15 +37,15 @@ public final class HTTPServer: Sendable {
     /// Call it first, before anything starts a thread (a logger, a Dispatch source):
     /// glibc binds a thread to an arena at its first allocation, and a thread bound
     /// before would keep a second heap, as large as the first, of its own.
-    public static func prepareProcessMemory() {
+    package static func prepareProcessMemory() {
         csyscalls_keep_freed_memory(HeapTrimmer.largestKeptBlock)
     }
 
     /// Bytes of the memory budget that requests in flight hold now (`MemoryBudget`).
-    public var memoryBudgetInUse: Int { context.memoryBudget.usedBytes }
+    package var memoryBudgetInUse: Int { context.memoryBudget.usedBytes }
 
     /// Binds and starts the loops; returns the bound address (the real port for port 0).
-    public func start() throws(HTTPServerError) -> Address {
+    package func start() throws(HTTPServerError) -> Address {
         csyscalls_ignore_sigpipe()
         // Every connection is a descriptor: leave room for listeners, stdio and the eventfds.
         let wantedFiles = configuration.maxConnections + 64 + 4 * configuration.eventLoops
@@ -81,7 +81,7 @@ public final class HTTPServer: Sendable {
     /// closed, requests whose head has arrived complete within the grace period.
     /// Returns true when none had to be cut. Blocks until every loop has stopped.
     @discardableResult
-    public func shutdown() -> Bool {
+    package func shutdown() -> Bool {
         let (loops, workers, listenFD): ([EpollEventLoop], WorkerPool?, Int32) = state.withLock { state in
             guard case .running(let loops, let workers, let listenFD) = state else { return ([], nil, -1) }
             state = .stopped
@@ -109,11 +109,11 @@ public final class HTTPServer: Sendable {
 }
 
 /// Why the server could not start.
-public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    public let code: Int32
+package struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    package let message: String
+    package let code: Int32
 
-    public var description: String {
+    package var description: String {
         code == 0 ? message : "\(message): \(String(cString: strerror(code)))"
     }
 }
