@@ -208,24 +208,24 @@ final class HTTPConnection: ConnectionEffects {
         appendOutput { $0.append(ResponseSerializer.continueResponse) }
     }
 
-    func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead,
+    func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead, framing decided: ConnectionStateMachine.AnswerFraming,
                      connection field: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
         let isHead = head.method == .HEAD
         var response = response
         var streamed: (stream: any HTTPBodyStream, firstPiece: WrittenBytes)?
         var framing = ResponseSerializer.BodyFraming.whole
-        if let bodyStream = response.bodyStream.take() {
-            // A body that ends within its first piece is sent whole with a Content-Length.
-            // A longer one is chunked, or, to an HTTP/1.0 client (which has no chunked
-            // coding), sent as it is written after a Content-Length counted beforehand.
-            // HEAD gets a GET's header fields without making the body.
-            let isHTTP10 = head.version == .http1_0
+        let bodyStream = response.bodyStream.take()
+        switch decided {
+        case .whole:
+            break
+        case .headOfStream(let chunked):
+            if chunked { framing = .chunked }
+        case .stream(let chunked):
+            guard let bodyStream else { break }
             let firstPiece = WrittenBytes()
-            if isHead {
-                if !isHTTP10 { framing = .chunked }
-            } else if bodyStream.next(into: firstPiece, minimum: Self.streamPieceBytes) {
+            if bodyStream.next(into: firstPiece, minimum: Self.streamPieceBytes) {
                 streamed = (bodyStream, firstPiece)
-                framing = isHTTP10 ? .length(response.streamLength ?? bodyStream.byteCount()) : .chunked
+                framing = chunked ? .chunked : .length(response.streamLength ?? bodyStream.byteCount())
             } else {
                 response.body = firstPiece.bytes
             }
