@@ -10,7 +10,7 @@ final class WorkerPoolTests: XCTestCase {
         defer { pool.stop() }
         let release = DispatchSemaphore(value: 0), started = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
         let running = Atomic<Int>(0), most = Atomic<Int>(0)
-        let order = Mutex<[Int]>([])
+        let order = DeviceOracleHTTP.Locked<[Int]>([])  // a pthread mutex: ThreadSanitizer sees its order
         for item in 0..<6 {
             pool.submit {
                 let now = running.add(1, ordering: .relaxed).newValue
