@@ -66,6 +66,11 @@ struct ServeOptions {
                 current: { .int($0.configuration.maxConnections) }) { options, value throws(UsageError) in
             options.configuration.maxConnections = try integer(value, "--max-connections", "MAX_CONNECTIONS", in: 1...1_000_000)
         },
+        Setting(flag: "--worker-threads", value: "N", variable: "WORKER_THREADS", logKey: "workerThreads",
+                meaning: "threads for handlers of bodies over 64 KiB, 1 to 1024; more wait in a queue the memory budget bounds",
+                current: { .int($0.configuration.workerThreads) }, defaultText: "the CPUs") { options, value throws(UsageError) in
+            options.configuration.workerThreads = try integer(value, "--worker-threads", "WORKER_THREADS", in: 1...1024)
+        },
         Setting(flag: "--header-timeout", value: "SECONDS", variable: "HEADER_TIMEOUT", logKey: "headerTimeout",
                 meaning: "time for a request's head, from its first byte (408)",
                 current: { .double($0.configuration.headerTimeout) }) { options, value throws(UsageError) in

@@ -15,6 +15,7 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         var answers: [Answer] = []
         var answeredBodies: [String] = []
+        var framings: [ConnectionStateMachine.AnswerFraming] = []
         var refusals: [Int] = []
         var refusalDetails: [String] = []
         var continues = 0
@@ -28,8 +29,9 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         func queueContinue() { continues += 1 }
 
-        func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead,
+        func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead, framing: ConnectionStateMachine.AnswerFraming,
                          connection: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
+            framings.append(framing)
             answers.append(Answer(status: response.status, connection: connection,
                                   retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
             answeredBodies.append(String(decoding: response.body, as: UTF8.self))
@@ -138,6 +140,7 @@ final class ConnectionStateMachineTests: XCTestCase {
               streamed: StreamedBody(mediaTypes: ["application/x-ndjson"]) { [handler] _ in handler }) { _ in
             HTTPResponse(status: 200)
         },
+        Route(path: "/written", methods: [.GET]) { _ in HTTPResponse(status: 200, bodyStream: NoPieces()) },
     ])
     private let effects = RecordingEffects()
     private var machine: ConnectionStateMachine!
@@ -640,6 +643,23 @@ final class ConnectionStateMachineTests: XCTestCase {
         machine.streamEnded(effects: effects)
 
         XCTAssertEqual(effects.reserved, 0)
+    }
+
+    // MARK: Framing
+
+    func testAnAnswerWrittenAsItIsSentIsChunkedToHTTP11CountedToHTTP10AndNeverMadeForHEAD() {
+        let cases: [(request: String, framing: ConnectionStateMachine.AnswerFraming)] = [
+            ("GET /written HTTP/1.1\r\nHost: t\r\n\r\n", .stream(chunked: true)),
+            ("GET /written HTTP/1.0\r\n\r\n", .stream(chunked: false)),
+            ("HEAD /written HTTP/1.1\r\nHost: t\r\n\r\n", .headOfStream(chunked: true)),
+            ("HEAD /written HTTP/1.0\r\n\r\n", .headOfStream(chunked: false)),
+            (hello, .whole),
+        ]
+        for (request, framing) in cases {
+            accept()
+            read(request, at: start)
+            XCTAssertEqual(effects.framings.last, framing, request)
+        }
     }
 
     func testABodysShareOfTheBudgetIsGivenBackWhenTheConnectionCloses() {

@@ -22,9 +22,9 @@ final class HeapGivenBackTests: XCTestCase {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configure(&configuration)
-        let trimmer = HeapTrimmer(quietPeriod: .milliseconds(100)) { counter.trims.add(1, ordering: .relaxed) }
+        let trimming = HeapTrimming(quietPeriod: 100_000_000) { counter.trims.add(1, ordering: .relaxed) }
         let server = HTTPServer(configuration: configuration, routes: TestServer.routes,
-                                logger: Logger(level: .warn, fileDescriptor: open("/dev/null", O_WRONLY)), heapTrimmer: trimmer)
+                                logger: Logger(level: .warn, fileDescriptor: open("/dev/null", O_WRONLY)), heapTrimming: trimming)
         return (server, try server.start().port)
     }
 

@@ -1,58 +1,41 @@
 @testable import DeviceOracleHTTP
 import CSyscalls
 import Dispatch
-import Synchronization
 import XCTest
 
 /// The heap is given back once, a quiet period after the last large piece of work;
-/// more large work in the meantime puts it off. Only lower bounds on time are
-/// asserted (a timer never fires early); upper bounds are generous waits.
+/// more large work in the meantime puts it off. The trimmer is one of the loop's
+/// timers, so time here is a number the test moves (nanoseconds).
 final class HeapTrimmerTests: XCTestCase {
-    private final class Counter: Sendable {
-        let trims = Atomic<Int>(0)
-        let lastAt = Atomic<UInt64>(0)
-
-        func trim() {
-            lastAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-            trims.add(1, ordering: .relaxed)
-        }
-
-        func waitForTrims(_ expected: Int) {
-            let deadline = DispatchTime.now() + .seconds(10)
-            while trims.load(ordering: .relaxed) < expected, DispatchTime.now() < deadline { usleep(10_000) }
-        }
-    }
+    private let second: Int64 = 1_000_000_000
 
     func testTrimsOnceAQuietPeriodAfterLargeWork() {
-        let counter = Counter()
-        let trimmer = HeapTrimmer(quietPeriod: .milliseconds(300), trim: counter.trim)
-        let ended = DispatchTime.now().uptimeNanoseconds
-        trimmer.largeWorkEnded()
-        counter.waitForTrims(1)
-        XCTAssertEqual(counter.trims.load(ordering: .relaxed), 1)
-        XCTAssertGreaterThanOrEqual(counter.lastAt.load(ordering: .relaxed) - ended, 300_000_000)
-        usleep(600_000)
-        XCTAssertEqual(counter.trims.load(ordering: .relaxed), 1, "one trim per quiet period, not a repeating timer")
+        var trimmer = HeapTrimmer(quietPeriod: second, now: 0, trimsAtStart: false)
+        trimmer.largeWorkEnded(now: 10 * second)
+        XCTAssertFalse(trimmer.expire(now: 11 * second - 1), "not before the quiet period has passed")
+        XCTAssertTrue(trimmer.expire(now: 11 * second))
+        XCTAssertFalse(trimmer.expire(now: 20 * second), "one trim per quiet period, not a repeating timer")
+        XCTAssertNil(trimmer.deadline)
     }
 
     func testMoreLargeWorkPutsTheTrimOff() {
-        let counter = Counter()
-        let trimmer = HeapTrimmer(quietPeriod: .milliseconds(500), trim: counter.trim)
-        trimmer.largeWorkEnded()
-        usleep(200_000)
-        let lastEnded = DispatchTime.now().uptimeNanoseconds
-        trimmer.largeWorkEnded()
-        counter.waitForTrims(1)
-        XCTAssertEqual(counter.trims.load(ordering: .relaxed), 1)
-        XCTAssertGreaterThanOrEqual(counter.lastAt.load(ordering: .relaxed) - lastEnded, 500_000_000)
+        var trimmer = HeapTrimmer(quietPeriod: second, now: 0, trimsAtStart: false)
+        trimmer.largeWorkEnded(now: 10 * second)
+        trimmer.largeWorkEnded(now: 10 * second + second / 2)
+        XCTAssertFalse(trimmer.expire(now: 11 * second), "the later work restarted the quiet period")
+        XCTAssertTrue(trimmer.expire(now: 11 * second + second / 2))
     }
 
     func testWithoutLargeWorkOnlyTheStartIsTrimmed() {
-        let counter = Counter()
-        let trimmer = HeapTrimmer(quietPeriod: .milliseconds(50), trim: counter.trim)
-        usleep(300_000)
-        XCTAssertEqual(counter.trims.load(ordering: .relaxed), 1, "once a quiet period after start, then never")
-        withExtendedLifetime(trimmer) {}
+        var trimmer = HeapTrimmer(quietPeriod: second, now: 5 * second, trimsAtStart: true)
+        XCTAssertEqual(trimmer.deadline, 6 * second, "the loop waits for it like any timer")
+        XCTAssertTrue(trimmer.expire(now: 6 * second))
+        XCTAssertFalse(trimmer.expire(now: 100 * second), "once a quiet period after start, then never")
+    }
+
+    func testOnlyOneLoopTrimsAtStart() {
+        let other = HeapTrimmer(quietPeriod: second, now: 0, trimsAtStart: false)
+        XCTAssertNil(other.deadline, "the heap is the process's: one start trim, not one per loop")
     }
 
     func testTrimmingTheRealHeapIsSafeWhileOtherThreadsAllocate() {

@@ -80,6 +80,8 @@ final class EndToEndTests: XCTestCase {
             (["--port"], [:]),
             (["--max-body-bytes", "-5"], [:]),
             (["--max-connections", "0"], [:]),
+            (["--worker-threads", "0"], [:]),
+            ([], ["WORKER_THREADS": "2000"]),
             (["--header-timeout", "0"], [:]),
             (["--idle-timeout", "soon"], [:]),
             (["--log-level", "loud"], [:]),
@@ -216,7 +218,7 @@ final class EndToEndTests: XCTestCase {
             let trimmed = line.drop { $0 == " " }
             return trimmed.hasPrefix("--") ? String(trimmed.prefix { $0 != " " }.dropFirst(2)) : nil
         }
-        XCTAssertEqual(flags.count, 16, serveSection)
+        XCTAssertEqual(flags.count, 17, serveSection)
         let (server, _) = try startServer()
         let startup = try XCTUnwrap(server.startupLine())
         for flag in flags {
@@ -224,6 +226,12 @@ final class EndToEndTests: XCTestCase {
             let key = String(parts[0]) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
             XCTAssertNotNil(startup[key], "the startup line does not name --\(flag) as \(key)")
         }
+    }
+
+    func testTheWorkerPoolsSizeIsAFlagNamedInTheStartupLine() throws {
+        let (server, _) = try startServer(["--worker-threads", "3"])
+        let startup = try XCTUnwrap(server.startupLine())
+        XCTAssertEqual(startup["workerThreads"] as? Int, 3)
     }
 
     func testVersionAndHelp() throws {

@@ -15,10 +15,11 @@ protocol ConnectionEffects: AnyObject {
 
     /// `100 Continue`, for a body that may now be sent.
     func queueContinue()
-    /// Queues `response` to the request `head`, with `connection` as its Connection field.
-    /// True when its body goes on streaming after the queued part (`accessLine` is then
-    /// written when the stream ends, and the machine hears of that in `streamEnded`).
-    func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead,
+    /// Queues `response` to the request `head`, framed as the machine decided, with
+    /// `connection` as its Connection field. True when its body goes on streaming after
+    /// the queued part (`accessLine` is then written when the stream ends, and the
+    /// machine hears of that in `streamEnded`).
+    func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead, framing: ConnectionStateMachine.AnswerFraming,
                      connection: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool
     /// Queues an answer after which the connection closes (`Connection: close`).
     func queueRefusal(_ response: HTTPResponse)

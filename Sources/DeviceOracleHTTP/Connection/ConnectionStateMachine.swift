@@ -53,6 +53,28 @@ struct ConnectionStateMachine {
         }
     }
 
+    /// How an answer's body goes on the wire (RFC 9112 §6). The machine decides it from
+    /// the request and the answer; the connection performs it.
+    enum AnswerFraming: Equatable {
+        /// `response.body`, with its Content-Length.
+        case whole
+        /// HEAD to an answer written as it is sent: a GET's header fields (chunked to an
+        /// HTTP/1.1 client), and the body is never made.
+        case headOfStream(chunked: Bool)
+        /// An answer written as it is sent: its first piece is made at once, and a stream
+        /// that ends within it goes whole, with a Content-Length. A longer one is chunked,
+        /// or, to an HTTP/1.0 client (which has no chunked coding), sent as it is written
+        /// after a Content-Length counted first (`HTTPResponse.streamLength`).
+        case stream(chunked: Bool)
+    }
+
+    /// The framing of `response` to a request with this head.
+    static func framing(of response: borrowing HTTPResponse, to head: RequestHead) -> AnswerFraming {
+        guard response.bodyStream != nil else { return .whole }
+        let chunked = head.version != .http1_0
+        return head.method == .HEAD ? .headOfStream(chunked: chunked) : .stream(chunked: chunked)
+    }
+
     static let maxLingerBytes = 64 * 1024
     /// A stream its handler ended early (an NDJSON problem line) has a peer still
     /// sending at full speed, which 64 KiB would cut within a millisecond, resetting the
@@ -136,7 +158,7 @@ struct ConnectionStateMachine {
         /// The body needs more of the budget than it has: reading is paused (its bytes
         /// wait in the socket) until they fit or `memoryWait` passes.
         case awaitingMemory(Exchange, AwaitingMemory)
-        /// The handler runs (on a global queue when offloaded); nothing more is parsed.
+        /// The handler runs (on the worker pool when offloaded); nothing more is parsed.
         case running(Exchange)
         /// Send what is queued, then close, lingering (up to `lingerAllowance`) or not.
         case closingAfterWrite(linger: Bool, lingerAllowance: Int)
@@ -640,7 +662,8 @@ struct ConnectionStateMachine {
             effects.holdMemory(held)
             heldAnswerBytes = held
         }
-        if !effects.queueAnswer(response, to: exchange.head, connection: field, accessLine: accessLine) {
+        let framing = Self.framing(of: response, to: exchange.head)
+        if !effects.queueAnswer(response, to: exchange.head, framing: framing, connection: field, accessLine: accessLine) {
             releaseReservation(effects: effects)
         }
         rateClock.restart(at: now)  // a request pipelined behind this one is timed from here

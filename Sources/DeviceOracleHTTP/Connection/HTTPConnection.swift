@@ -4,8 +4,8 @@ import Glibc
 
 /// One accepted connection's I/O, driven by its loop's thread only: it reads into the
 /// loop's buffer, hands events to its `ConnectionStateMachine`, and performs what the
-/// machine decides — sends, epoll interest, timers, handlers (inline, or on a global
-/// queue for large bodies), streamed answers' pieces, close.
+/// machine decides — sends, epoll interest, timers, handlers (inline, or on the
+/// worker pool for large bodies), streamed answers' pieces, close.
 ///
 /// Memory per idle connection is this object and the machine's small state: input is
 /// parsed straight from the loop's read buffer, answers are built in the loop's scratch
@@ -13,6 +13,8 @@ import Glibc
 ///
 /// Every stored `var` is `@exclusivity(unchecked)`: only the loop's thread touches a
 /// connection, one call at a time, so the runtime's access tracking would only cost time.
+/// Debug builds check that thread at each entry point (`loop.assertOnLoop()`): an epoll
+/// event, a timer, an offloaded handler's answer, a close.
 final class HTTPConnection: ConnectionEffects {
     /// A streamed body, and its access line, written once it has ended. Sent chunked,
     /// or to an HTTP/1.0 client as plain bytes after a Content-Length counted first.
@@ -96,6 +98,7 @@ final class HTTPConnection: ConnectionEffects {
     // MARK: Events
 
     func handle(events: UInt32) {
+        loop.assertOnLoop()
         if events & UInt32(CSYSCALLS_EPOLLERR) != 0 {
             closeNow()
             return
@@ -136,10 +139,12 @@ final class HTTPConnection: ConnectionEffects {
     }
 
     func timerExpired() {
+        loop.assertOnLoop()
         perform(machine.timerFired(now: loop.now, effects: self))
     }
 
     func handlerFinished(_ response: HTTPResponse) {
+        loop.assertOnLoop()
         guard machine.handlerFinished(response, now: loop.now, effects: self) else { return }
         afterProcessing()
     }
@@ -154,14 +159,15 @@ final class HTTPConnection: ConnectionEffects {
     }
 
     func closeNow() {
+        loop.assertOnLoop()
         if machine.isClosed { return }
         machine.closed(effects: self)
         loop.scratch.removeAll()  // only ever holds the current connection's answers
         // A large answer cut short (a peer that stopped reading) is given back too.
-        if output.count >= OutputQueue.retainedCapacity { loop.context.heapTrimmer.largeWorkEnded() }
+        if output.count >= OutputQueue.retainedCapacity { loop.largeWorkEnded() }
         output = OutputQueue()
         countOutput()
-        if streamedBody.take() != nil { loop.context.heapTrimmer.largeWorkEnded() }
+        if streamedBody.take() != nil { loop.largeWorkEnded() }
         pending = []
         stopAnswering()
         loop.close(self)
@@ -202,24 +208,24 @@ final class HTTPConnection: ConnectionEffects {
         appendOutput { $0.append(ResponseSerializer.continueResponse) }
     }
 
-    func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead,
+    func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead, framing decided: ConnectionStateMachine.AnswerFraming,
                      connection field: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
         let isHead = head.method == .HEAD
         var response = response
         var streamed: (stream: any HTTPBodyStream, firstPiece: WrittenBytes)?
         var framing = ResponseSerializer.BodyFraming.whole
-        if let bodyStream = response.bodyStream.take() {
-            // A body that ends within its first piece is sent whole with a Content-Length.
-            // A longer one is chunked, or, to an HTTP/1.0 client (which has no chunked
-            // coding), sent as it is written after a Content-Length counted beforehand.
-            // HEAD gets a GET's header fields without making the body.
-            let isHTTP10 = head.version == .http1_0
+        let bodyStream = response.bodyStream.take()
+        switch decided {
+        case .whole:
+            break
+        case .headOfStream(let chunked):
+            if chunked { framing = .chunked }
+        case .stream(let chunked):
+            guard let bodyStream else { break }
             let firstPiece = WrittenBytes()
-            if isHead {
-                if !isHTTP10 { framing = .chunked }
-            } else if bodyStream.next(into: firstPiece, minimum: Self.streamPieceBytes) {
+            if bodyStream.next(into: firstPiece, minimum: Self.streamPieceBytes) {
                 streamed = (bodyStream, firstPiece)
-                framing = isHTTP10 ? .length(response.streamLength ?? bodyStream.byteCount()) : .chunked
+                framing = chunked ? .chunked : .length(response.streamLength ?? bodyStream.byteCount())
             } else {
                 response.body = firstPiece.bytes
             }
@@ -236,7 +242,7 @@ final class HTTPConnection: ConnectionEffects {
             return true
         }
         // Whatever the request, an answer this large leaves freed megabytes to give back.
-        if response.body.count >= loop.context.configuration.offloadBodyBytes { loop.context.heapTrimmer.largeWorkEnded() }
+        if response.body.count >= loop.context.configuration.offloadBodyBytes { loop.largeWorkEnded() }
         answered(accessLine, bytes: isHead ? 0 : response.body.count)
         return false
     }
@@ -295,7 +301,7 @@ final class HTTPConnection: ConnectionEffects {
     func reserveMemory(_ bytes: Int) -> Bool { loop.context.memoryBudget.reserve(bytes) }
     func releaseMemory(_ bytes: Int) { loop.context.memoryBudget.adjust(by: -bytes) }
     func holdMemory(_ bytes: Int) { loop.context.memoryBudget.adjust(by: bytes) }
-    func largeWorkEnded() { loop.context.heapTrimmer.largeWorkEnded() }
+    func largeWorkEnded() { loop.largeWorkEnded() }
 
     /// Appends the next piece of the streamed body once little output waits; after the
     /// last one, the last chunk, and the access line with the body's whole size.
@@ -315,7 +321,7 @@ final class HTTPConnection: ConnectionEffects {
             return
         }
         machine.streamEnded(effects: self)
-        loop.context.heapTrimmer.largeWorkEnded()
+        loop.largeWorkEnded()
         answered(streamed.accessLine, bytes: streamed.sentBytes)
     }
 
@@ -365,7 +371,7 @@ final class HTTPConnection: ConnectionEffects {
         if output.isEmpty {
             output = OutputQueue()
             // A whole answer of megabytes that waited for a slow peer has gone.
-            if countedOutputBytes >= OutputQueue.retainedCapacity { loop.context.heapTrimmer.largeWorkEnded() }
+            if countedOutputBytes >= OutputQueue.retainedCapacity { loop.largeWorkEnded() }
         }
         return true
     }

@@ -7,7 +7,7 @@ import Synchronization
 /// answer bytes a peer has not taken yet are counted as they wait. A request that
 /// does not fit waits unread, then gets `503`: the process never grows past the budget
 /// by more than the answers already made (an answer is never refused once built).
-public final class MemoryBudget: Sendable {
+package final class MemoryBudget: Sendable {
     let limit: Int
     private let used = Atomic<Int>(0)
 
@@ -38,7 +38,7 @@ public final class MemoryBudget: Sendable {
     /// The default limit: half the memory limit of the process's cgroup when it has
     /// one (a container's `--memory`), else 512 MiB. Read once per process: every
     /// `ServerConfiguration` starts from it.
-    public static let defaultLimit: (bytes: Int, source: String) = {
+    package static let defaultLimit: (bytes: Int, source: String) = {
         if let cgroupLimit = cgroupMemoryLimit() { return (cgroupLimit / 2, "cgroup") }
         return (512 * 1024 * 1024, "default")
     }()

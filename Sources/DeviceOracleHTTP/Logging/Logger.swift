@@ -3,10 +3,10 @@ import DeviceOracleJSON
 import Glibc
 import Dispatch
 
-public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
+package enum LogLevel: Int, Sendable, Comparable, CaseIterable {
     case debug, info, warn, error
 
-    public init?(name: String) {
+    package init?(name: String) {
         switch name {
         case "debug": self = .debug
         case "info": self = .info
@@ -16,7 +16,7 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
         }
     }
 
-    public var name: String {
+    package var name: String {
         switch self {
         case .debug: "debug"
         case .info: "info"
@@ -25,11 +25,11 @@ public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
         }
     }
 
-    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+    package static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// A value of a log line member.
-public enum LogValue: Sendable {
+package enum LogValue: Sendable {
     case string(String)
     case int(Int)
     case double(Double)
@@ -41,7 +41,7 @@ public enum LogValue: Sendable {
 /// a writer thread writes them within a few milliseconds, so a slow disk or pipe never
 /// stalls a loop. Other lines are written at once, after whatever was queued.
 /// Never give it request bodies, header values other than User-Agent, or query strings.
-public final class Logger: Sendable {
+package final class Logger: Sendable {
     /// Queued bytes beyond this are dropped (and counted) rather than grow without bound.
     static let maxQueuedBytes = 16 << 20
     /// How long the writer waits after a wake-up, so one write carries many batches.
@@ -64,27 +64,27 @@ public final class Logger: Sendable {
         var spare: [UInt8] = []
     }
 
-    public let level: LogLevel
+    package let level: LogLevel
     private let queue = Locked(Queue())
     /// The output, held around `write` so batches reach it in the order they were taken.
     private let output: Locked<Output>
     private let wake = DispatchSemaphore(value: 0)
 
-    public init(level: LogLevel = .info, fileDescriptor: Int32 = 1) {
+    package init(level: LogLevel = .info, fileDescriptor: Int32 = 1) {
         self.level = level
         output = Locked(Output(fileDescriptor: fileDescriptor))
     }
 
     /// Access lines are `info`: `--log-level warn` drops them.
-    public var logsAccess: Bool { level <= .info }
+    package var logsAccess: Bool { level <= .info }
 
-    public func log(_ level: LogLevel, _ message: String, _ fields: [(String, LogValue)] = []) {
+    package func log(_ level: LogLevel, _ message: String, _ fields: [(String, LogValue)] = []) {
         guard level >= self.level else { return }
         emit(level, message, fields)
     }
 
     /// Writes a line whatever the level (the startup line: tests and operators rely on it).
-    public func emit(_ level: LogLevel, _ message: String, _ fields: [(String, LogValue)]) {
+    package func emit(_ level: LogLevel, _ message: String, _ fields: [(String, LogValue)]) {
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
         writer.key("ts")
@@ -127,7 +127,7 @@ public final class Logger: Sendable {
     }
 
     /// Writes everything queued so far, in this thread.
-    public func flush() {
+    package func flush() {
         output.withLock { output in
             var lines: [UInt8] = []
             swap(&lines, &output.spare)

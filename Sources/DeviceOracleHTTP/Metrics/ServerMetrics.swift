@@ -11,7 +11,7 @@ import Glibc
 /// however many requests it answered meanwhile); a scrape adds the shards up. Labels are the server's own
 /// words — a route's path, a status code, a cause — never a client's bytes, so a
 /// client cannot grow the number of series.
-public final class ServerMetrics: Sendable {
+package final class ServerMetrics: Sendable {
     /// Upper bounds of the duration histogram, in seconds.
     static let bucketBounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                                          0.25, 0.5, 1, 2.5, 5, 10]
@@ -19,7 +19,7 @@ public final class ServerMetrics: Sendable {
     private static let bucketNanoseconds: [Int64] = bucketBounds.map { Int64(($0 * 1e9).rounded()) }
 
     /// Why a request got `503`.
-    public enum OverloadCause: String, CaseIterable, Sendable {
+    package enum OverloadCause: String, CaseIterable, Sendable {
         /// `--max-connections` reached: refused at accept.
         case connections
         /// The memory budget had no room within `--memory-wait`.
@@ -28,18 +28,18 @@ public final class ServerMetrics: Sendable {
 
     /// Answers of some routes counted by one of their log fields, the route named by a
     /// label of its own: `deviceoracle_verdicts_total{ruleset="playback/1",verdict="pass"}`.
-    public struct AnswerCounter: Sendable {
-        public let name: String
-        public let help: String
+    package struct AnswerCounter: Sendable {
+        package let name: String
+        package let help: String
         /// The label naming the route (`ruleset`), and its value for each route counted.
-        public let routeLabel: String
-        public let routes: [String: String]
+        package let routeLabel: String
+        package let routes: [String: String]
         /// The log field counted (`verdict`), and the values counted; an answer without
         /// the field, or with another value, is not counted.
-        public let field: String
-        public let values: [String]
+        package let field: String
+        package let values: [String]
 
-        public init(name: String, help: String, routeLabel: String, routes: [String: String], field: String,
+        package init(name: String, help: String, routeLabel: String, routes: [String: String], field: String,
                     values: [String]) {
             self.name = name
             self.help = help
@@ -180,7 +180,7 @@ public final class ServerMetrics: Sendable {
     }
 
     /// The exposition: every family with `# HELP` and `# TYPE`, series in a fixed order.
-    public func exposition() -> [UInt8] {
+    package func exposition() -> [UInt8] {
         var total = emptyShard
         for shard in shards { shard.withLock { total.add($0) } }
 

@@ -6,8 +6,8 @@
 /// only when asked for, so requests whose handlers read no headers build none. A
 /// request head's fields are not even listed: a lookup reads the head's field lines
 /// (the parser has checked them), so a request costs no field table of its own.
-public struct HTTPHeaders: Sendable, Sequence {
-    public typealias Element = (name: String, value: String)
+package struct HTTPHeaders: Sendable, Sequence {
+    package typealias Element = (name: String, value: String)
 
     private typealias Field = RawRequestHead.Field
 
@@ -18,7 +18,7 @@ public struct HTTPHeaders: Sendable, Sequence {
     /// Fields added with `add`, after the head's (if any).
     private var added: [Field]
 
-    public init(_ elements: [Element] = []) {
+    package init(_ elements: [Element] = []) {
         storage = []
         headFieldsStart = 0
         added = []
@@ -33,7 +33,7 @@ public struct HTTPHeaders: Sendable, Sequence {
         added = []
     }
 
-    public var count: Int {
+    package var count: Int {
         var count = 0
         forEachField { _, _ in
             count += 1
@@ -42,7 +42,7 @@ public struct HTTPHeaders: Sendable, Sequence {
         return count
     }
 
-    public mutating func add(name: String, value: String) {
+    package mutating func add(name: String, value: String) {
         let nameStart = storage.count
         storage += name.utf8
         let valueStart = storage.count
@@ -51,7 +51,7 @@ public struct HTTPHeaders: Sendable, Sequence {
     }
 
     /// The value of the first field with this name.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         var found: String?
         forEachField(named: name) { value in
             found = string(value)
@@ -61,7 +61,7 @@ public struct HTTPHeaders: Sendable, Sequence {
     }
 
     /// Every value of the fields with this name, in order.
-    public func values(for name: String) -> [String] {
+    package func values(for name: String) -> [String] {
         var values: [String] = []
         forEachField(named: name) { value in
             values.append(string(value))
@@ -70,7 +70,7 @@ public struct HTTPHeaders: Sendable, Sequence {
         return values
     }
 
-    public func makeIterator() -> AnyIterator<Element> {
+    package func makeIterator() -> AnyIterator<Element> {
         var elements: [Element] = []
         forEachField { name, value in
             elements.append((string(name), string(value)))

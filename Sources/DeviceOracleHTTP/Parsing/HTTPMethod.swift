@@ -2,7 +2,7 @@ import Glibc
 
 /// The methods this server knows (RFC 9110 §9). A route that does not allow a
 /// known method answers `405`; any other well-formed token is `501`.
-public enum HTTPMethod: String, Sendable, CaseIterable {
+package enum HTTPMethod: String, Sendable, CaseIterable {
     case GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS, TRACE, CONNECT
 
     /// Methods are case-sensitive tokens (RFC 9110 §9.1): `get` is not `GET`.
@@ -30,7 +30,7 @@ public enum HTTPMethod: String, Sendable, CaseIterable {
 }
 
 /// HTTP/1.0 or HTTP/1.1: the only versions this server speaks (others are `505`).
-public enum HTTPVersion: Sendable, Equatable {
+package enum HTTPVersion: Sendable, Equatable {
     case http1_0
     case http1_1
 }

@@ -1,16 +1,16 @@
 /// Limits of a request head (http.md "Limits and timeouts"), checked while reading.
-public struct HeadLimits: Sendable, Equatable {
+package struct HeadLimits: Sendable, Equatable {
     /// Request line plus header section, CRLFs included: over it is `431`.
-    public var maxHeadBytes = 16 * 1024
+    package var maxHeadBytes = 16 * 1024
     /// Header fields: more is `431`.
-    public var maxFields = 100
+    package var maxFields = 100
     /// The request target: longer is `414`.
-    public var maxTargetBytes = 8 * 1024
+    package var maxTargetBytes = 8 * 1024
     /// No known method is longer than 7 bytes; a longer token is refused as malformed
     /// (`400`) instead of being buffered up to the head limit for a `501`.
-    public var maxMethodBytes = 32
+    package var maxMethodBytes = 32
 
-    public init() {}
+    package init() {}
 }
 
 /// A range of a request head's bytes in 8 bytes rather than `Range<Int>`'s 16. A

@@ -1,10 +1,10 @@
 /// A request the server refuses itself, before any handler runs. Each case is one
 /// status code; `detail` is one sentence for the problem document.
-public struct HTTPError: Error, Sendable, Equatable {
-    public let status: Int
-    public let detail: String
+package struct HTTPError: Error, Sendable, Equatable {
+    package let status: Int
+    package let detail: String
 
-    public init(status: Int, detail: String) {
+    package init(status: Int, detail: String) {
         self.status = status
         self.detail = detail
     }

@@ -2,15 +2,15 @@ import DeviceOracleJSON
 
 /// An RFC 9457 problem document, written as `application/problem+json` with its
 /// members in a fixed order: type, title, status, detail, the extra members, errors.
-public struct ProblemDetails: Sendable {
+package struct ProblemDetails: Sendable {
     /// One entry of `errors`: an RFC 6901 JSON Pointer and what is wrong there, and
     /// for a body of lines (NDJSON) the 1-based line the pointer is into.
-    public struct FieldError: Sendable, Equatable {
-        public let pointer: String
-        public let detail: String
-        public let line: Int?
+    package struct FieldError: Sendable, Equatable {
+        package let pointer: String
+        package let detail: String
+        package let line: Int?
 
-        public init(pointer: String, detail: String, line: Int? = nil) {
+        package init(pointer: String, detail: String, line: Int? = nil) {
             self.pointer = pointer
             self.detail = detail
             self.line = line
@@ -18,16 +18,16 @@ public struct ProblemDetails: Sendable {
     }
 
     /// A relative URI, stable per kind of problem (`/problems/invalid-json`).
-    public var type: String
-    public var title: String
-    public var status: Int
-    public var detail: String
+    package var type: String
+    package var title: String
+    package var status: Int
+    package var detail: String
     /// Extra integer members such as `offset`, `line`, `column`, in this order.
-    public var extraIntegers: [(String, Int)]
+    package var extraIntegers: [(String, Int)]
     /// Listed as `errors` when not nil (an empty list is written as `[]`).
-    public var errors: [FieldError]?
+    package var errors: [FieldError]?
 
-    public init(type: String, title: String, status: Int, detail: String,
+    package init(type: String, title: String, status: Int, detail: String,
                 extraIntegers: [(String, Int)] = [], errors: [FieldError]? = nil) {
         self.type = type
         self.title = title
@@ -38,7 +38,7 @@ public struct ProblemDetails: Sendable {
     }
 
     /// The problem the server raises itself for a status (http.md "Problem types").
-    public init(status: Int, detail: String) {
+    package init(status: Int, detail: String) {
         let (type, title) = Self.kind(of: status)
         self.init(type: type, title: title, status: status, detail: detail)
     }
@@ -61,7 +61,7 @@ public struct ProblemDetails: Sendable {
         }
     }
 
-    public var json: [UInt8] {
+    package var json: [UInt8] {
         var writer = JSONWriter(capacity: 256)
         writer.beginObject()
         writer.key("type")
@@ -97,7 +97,7 @@ public struct ProblemDetails: Sendable {
         return writer.bytes
     }
 
-    public var response: HTTPResponse {
+    package var response: HTTPResponse {
         HTTPResponse(status: status, contentType: "application/problem+json", body: json)
     }
 }

@@ -1,17 +1,17 @@
 import DeviceOracleJSON
 
 /// One complete request as a handler sees it.
-public struct HTTPRequest: Sendable {
-    public let method: HTTPMethod
+package struct HTTPRequest: Sendable {
+    package let method: HTTPMethod
     /// The path without the query, exactly as sent (not percent-decoded).
-    public let path: String
+    package let path: String
     /// The query after `?`, without it; empty when there is none.
-    public let query: String
-    public let version: HTTPVersion
-    public let headers: HTTPHeaders
-    public let body: [UInt8]
+    package let query: String
+    package let version: HTTPVersion
+    package let headers: HTTPHeaders
+    package let body: [UInt8]
 
-    public init(method: HTTPMethod, path: String, query: String = "", version: HTTPVersion = .http1_1,
+    package init(method: HTTPMethod, path: String, query: String = "", version: HTTPVersion = .http1_1,
                 headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.method = method
         self.path = path
@@ -24,7 +24,7 @@ public struct HTTPRequest: Sendable {
 
 /// A response body written while it is sent, so a long one is never whole in memory.
 /// The server pulls pieces as the socket drains; one owner at a time calls it.
-public protocol HTTPBodyStream: AnyObject, Sendable {
+package protocol HTTPBodyStream: AnyObject, Sendable {
     /// Appends the next piece — at least `minimum` bytes unless the body ends first —
     /// to `piece`, which the caller holds the only reference to. Returns false once the
     /// whole body has been appended.
@@ -36,26 +36,26 @@ public protocol HTTPBodyStream: AnyObject, Sendable {
 
 /// One response. The server adds `Date`, `Content-Length` (or `Transfer-Encoding`)
 /// and `Connection`.
-public struct HTTPResponse: Sendable {
-    public var status: Int
-    public var contentType: String?
+package struct HTTPResponse: Sendable {
+    package var status: Int
+    package var contentType: String?
     /// Extra header fields, sent in this order.
-    public var headers: [(String, String)]
-    public var body: [UInt8]
+    package var headers: [(String, String)]
+    package var body: [UInt8]
     /// When set, the body comes from here instead of `body`: sent with `Content-Length`
     /// when it ends within the first piece (or to an HTTP/1.0 client), else chunked.
-    public var bodyStream: (any HTTPBodyStream)?
+    package var bodyStream: (any HTTPBodyStream)?
     /// Extra members of the access-log line, such as `("verdict", "pass")`.
-    public var logFields: [(String, String)]
+    package var logFields: [(String, String)]
     /// What the answer holds in memory until it has been sent: its body or what its
     /// `bodyStream` writes from (a parsed log, its steps, refresh's stores). Counted in
     /// the memory budget while it is sent, beyond the body's reservation.
-    public var heldBytes = 0
+    package var heldBytes = 0
     /// `bodyStream`'s length, counted where the handler ran (an offloaded one's thread,
     /// not the event loop's) for an HTTP/1.0 client.
     var streamLength: Int?
 
-    public init(status: Int, contentType: String? = nil, headers: [(String, String)] = [],
+    package init(status: Int, contentType: String? = nil, headers: [(String, String)] = [],
                 body: [UInt8] = [], bodyStream: (any HTTPBodyStream)? = nil, logFields: [(String, String)] = []) {
         self.status = status
         self.contentType = contentType
@@ -66,7 +66,7 @@ public struct HTTPResponse: Sendable {
     }
 
     /// A JSON answer (`application/json`, UTF-8 by definition: RFC 8259 §8.1).
-    public static func json(_ status: Int, _ body: [UInt8], headers: [(String, String)] = [],
+    package static func json(_ status: Int, _ body: [UInt8], headers: [(String, String)] = [],
                             logFields: [(String, String)] = []) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", headers: headers, body: body, logFields: logFields)
     }

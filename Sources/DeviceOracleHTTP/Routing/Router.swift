@@ -1,8 +1,8 @@
 import Glibc
 
 /// One endpoint: a path, the methods it answers, what it does with a body, and a handler.
-public struct Route: Sendable {
-    public enum Body: Sendable {
+package struct Route: Sendable {
+    package enum Body: Sendable {
         /// A JSON body: `application/json`, any `+json` type, no Content-Type, or
         /// `application/x-www-form-urlencoded` (what `curl -d` sends); else `415`.
         case json
@@ -13,14 +13,14 @@ public struct Route: Sendable {
         case discarded
     }
 
-    public let path: String
-    public let methods: [HTTPMethod]
-    public let body: Body
+    package let path: String
+    package let methods: [HTTPMethod]
+    package let body: Body
     /// Bodies of these media types are handled as they arrive (`StreamedRequestHandler`).
-    public let streamed: StreamedBody?
-    public let handler: @Sendable (HTTPRequest) -> HTTPResponse
+    package let streamed: StreamedBody?
+    package let handler: @Sendable (HTTPRequest) -> HTTPResponse
 
-    public init(path: String, methods: [HTTPMethod], body: Body = .discarded, streamed: StreamedBody? = nil,
+    package init(path: String, methods: [HTTPMethod], body: Body = .discarded, streamed: StreamedBody? = nil,
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.path = path
         self.methods = methods
@@ -32,8 +32,8 @@ public struct Route: Sendable {
 
 /// Decides from a head alone what happens to a request: 404, 405 with `Allow`, 415,
 /// `OPTIONS *`, or which route runs — before any body byte is read.
-public struct Router: Sendable {
-    public enum Decision {
+package struct Router: Sendable {
+    package enum Decision {
         /// Run this route's handler; `keepsBody` says whether the body is collected.
         case handle(Route, keepsBody: Bool)
         /// Hand the body to a handler from this route's `streamed` as it arrives.
@@ -61,7 +61,7 @@ public struct Router: Sendable {
     /// `routes` must name each path once (`duplicatePaths`): a second route for a
     /// path is a mistake in the program, refused when the server is made, before it
     /// serves anything — never one route silently dropped.
-    public init(_ routes: [Route]) {
+    package init(_ routes: [Route]) {
         let duplicates = Self.duplicatePaths(routes)
         precondition(duplicates.isEmpty, "more than one route for \(duplicates.joined(separator: ", "))")
         self.routes = routes
@@ -69,7 +69,7 @@ public struct Router: Sendable {
     }
 
     /// The paths given more than one route, each once, in the order first repeated.
-    public static func duplicatePaths(_ routes: [Route]) -> [String] {
+    package static func duplicatePaths(_ routes: [Route]) -> [String] {
         var seen: Set<String> = [], repeated: [String] = []
         for route in routes where !seen.insert(route.path).inserted && !repeated.contains(route.path) {
             repeated.append(route.path)
@@ -77,7 +77,7 @@ public struct Router: Sendable {
         return repeated
     }
 
-    public func decide(method: HTTPMethod, path: String, contentType: String?) -> Decision {
+    package func decide(method: HTTPMethod, path: String, contentType: String?) -> Decision {
         var path = path
         var contentType = contentType
         let choice = path.withUTF8 { path in

@@ -21,7 +21,7 @@
 /// budget) is ended by the handler's `cut`, in-band; a handler without one hears
 /// nothing more and the connection closes after what was written, so the answer lacks
 /// its last chunk.
-public protocol StreamedRequestHandler: AnyObject {
+package protocol StreamedRequestHandler: AnyObject {
     /// The next bytes of the body (one read's worth at most). Answer body bytes go into
     /// `output` (without framing) once the answer has begun. Right after a call returns
     /// `begin` before the body has ended, `receive` is called once more with no bytes,
@@ -44,12 +44,12 @@ public protocol StreamedRequestHandler: AnyObject {
 }
 
 extension StreamedRequestHandler {
-    public var heldBytes: Int { 0 }
-    public func cut(_ problem: HTTPError, output: inout [UInt8]) -> StreamedProgress? { nil }
+    package var heldBytes: Int { 0 }
+    package func cut(_ problem: HTTPError, output: inout [UInt8]) -> StreamedProgress? { nil }
 }
 
 /// What a `StreamedRequestHandler` decided after a call.
-public enum StreamedProgress {
+package enum StreamedProgress {
     /// Go on: read more of the body. Before `.begin`, `output` must stay empty.
     case more
     /// Go on, as `more`; and these bytes completed at least one unit of the body (for
@@ -79,25 +79,25 @@ public enum StreamedProgress {
 }
 
 /// The media types a route takes as a stream, and how it makes a handler for one request.
-public struct StreamedBody: Sendable {
+package struct StreamedBody: Sendable {
     /// What one streamed request holds of the memory budget at least, whatever its
     /// length: a read (64 KiB) kept while the answer waits, a short line and the
     /// handler's fixed state. What the handler holds beyond (`heldBytes`) and the output
     /// waiting for the peer are counted as they are held.
-    public static let defaultMemoryShare = 256 * 1024
+    package static let defaultMemoryShare = 256 * 1024
     /// The answer bytes a handler writes in one call before it stops between two units
     /// (`StreamedProgress.pause`): the connection's own high-water mark for output.
-    public static let outputHighWater = 256 * 1024
+    package static let outputHighWater = 256 * 1024
 
     /// Media types (lower case, without parameters) whose bodies go to `handler`;
     /// any other body is read whole as the route's `body` says.
-    public let mediaTypes: [String]
+    package let mediaTypes: [String]
     /// What one request is counted at in the memory budget at least (see `heldBytes`).
-    public let memoryShare: Int
+    package let memoryShare: Int
     /// Makes the handler of one request, given its head (`body` is empty).
-    public let handler: @Sendable (HTTPRequest) -> any StreamedRequestHandler
+    package let handler: @Sendable (HTTPRequest) -> any StreamedRequestHandler
 
-    public init(mediaTypes: [String], memoryShare: Int = StreamedBody.defaultMemoryShare,
+    package init(mediaTypes: [String], memoryShare: Int = StreamedBody.defaultMemoryShare,
                 handler: @escaping @Sendable (HTTPRequest) -> any StreamedRequestHandler) {
         self.mediaTypes = mediaTypes
         self.memoryShare = memoryShare

@@ -19,16 +19,16 @@ final class ServerContext: Sendable {
     let logger: Logger
     let openConnections = OpenConnections()
     let requestCounter = Atomic<UInt64>(0)
-    let heapTrimmer: HeapTrimmer
+    let heapTrimming: HeapTrimming
     let memoryBudget: MemoryBudget
     let metrics: ServerMetrics
     /// The rules every connection's state machine follows.
     let connectionSettings: ConnectionStateMachine.Settings
 
     /// `routes` are the user's; `GET /metrics` is added when `configuration.metrics` says so.
-    init(configuration: ServerConfiguration, routes: [Route], logger: Logger, heapTrimmer: HeapTrimmer = HeapTrimmer()) {
+    init(configuration: ServerConfiguration, routes: [Route], logger: Logger, heapTrimming: HeapTrimming = HeapTrimming()) {
         self.configuration = configuration
-        self.heapTrimmer = heapTrimmer
+        self.heapTrimming = heapTrimming
         let memoryBudget = MemoryBudget(limit: configuration.maxMemoryBytes)
         let openConnections = self.openConnections
         // The metrics name each route by its path, so they are made from the final list.
@@ -70,10 +70,12 @@ final class OpenConnections: Sendable {
 /// share of the connections (two servers on one port would both "start"; two test
 /// servers on port 0 can even be given the same port).
 final class EpollEventLoop: EventLoop, @unchecked Sendable {
-    // @unchecked: every member but `tasks` and `wakeFD` is touched only on the loop's
-    // own thread; `tasks` is behind a lock and the eventfd is safe to write from anywhere.
-    // For the same reason every stored `var` is `@exclusivity(unchecked)`: one thread,
-    // one call at a time, so the runtime's access tracking would only cost time.
+    // @unchecked: every member but `tasks`, `wakeFD` and `workers` is touched only on the
+    // loop's own thread; `tasks` is behind a lock, the eventfd is safe to write from
+    // anywhere and the pool is Sendable. For the same reason every stored `var` is
+    // `@exclusivity(unchecked)`: one thread, one call at a time, so the runtime's access
+    // tracking would only cost time. Debug builds check the one thread: every entry point
+    // from a connection or an epoll event calls `assertOnLoop()` (as NIOLoopBound does).
 
     static let readBufferSize = 64 * 1024
     private static let listenerToken: UInt64 = UInt64.max
@@ -88,6 +90,13 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     let stoppedAccepting = DispatchSemaphore(value: 0)
     private let tasks = Locked<[@Sendable () -> Void]>([])
     let finished = DispatchSemaphore(value: 0)
+    /// The thread running `run()` (`pthread_self()`), 0 before it starts; read by
+    /// `assertOnLoop()` only, so in debug builds only.
+    private let thread = Atomic<UInt>(0)
+    /// Where offloaded handlers run; shared by the server's loops.
+    let workers: WorkerPool
+    /// When this loop gives free heap back (one of its timers, beside the connections').
+    @exclusivity(unchecked) private var heapTrimmer: HeapTrimmer
 
     /// The bytes of the last read; borrowed by connections while they parse.
     let readBuffer: UnsafeMutableRawBufferPointer
@@ -127,10 +136,13 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private(set) var cutRequests = false
     @exclusivity(unchecked) private var running = true
 
-    init(context: ServerContext, listenFD: Int32, index: Int) throws(HTTPServerError) {
+    init(context: ServerContext, listenFD: Int32, index: Int, workers: WorkerPool) throws(HTTPServerError) {
         self.context = context
         self.listenFD = listenFD
         self.index = index
+        self.workers = workers
+        heapTrimmer = HeapTrimmer(quietPeriod: context.heapTrimming.quietPeriod, now: csyscalls_monotonic_ns(),
+                                  trimsAtStart: index == 0)
         answerRecording = context.logger.logsAccess ? .lines : context.configuration.metrics ? .counts : .nothing
         metricsRecorder = context.metrics.recorder()
         epollFD = csyscalls_epoll_create()
@@ -154,8 +166,19 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         csyscalls_eventfd_signal(wakeFD)
     }
 
+    /// In debug builds, stops the program when called off the loop's thread (once the
+    /// loop runs; before, its creator owns it). Release builds compile it away.
+    @inline(__always)
+    func assertOnLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert({
+            let owner = thread.load(ordering: .relaxed)
+            return owner == 0 || owner == UInt(pthread_self())
+        }(), "on-loop state touched off its loop's thread", file: file, line: line)
+    }
+
     /// The loop's thread body: returns after shutdown, once every connection is closed.
     func run() {
+        thread.store(UInt(pthread_self()), ordering: .relaxed)
         var events = [csyscalls_event](repeating: csyscalls_event(), count: 256)
         while running {
             let timeout = nextTimeoutMilliseconds()
@@ -178,6 +201,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     private func handle(_ event: csyscalls_event) {
+        assertOnLoop()
         switch event.data {
         case Self.listenerToken:
             acceptConnections()
@@ -259,6 +283,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     // MARK: Services for connections
 
     func setInterest(_ connection: HTTPConnection, _ interest: UInt32) {
+        assertOnLoop()
         guard connection.interest != interest else { return }
         connection.interest = interest
         let token = UInt64(connection.generation) << 32 | UInt64(UInt32(bitPattern: connection.fd))
@@ -266,6 +291,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     func close(_ connection: HTTPConnection) {
+        assertOnLoop()
         disarm(connection)
         let index = Int(connection.fd)
         if index < connections.count, connections[index] === connection {
@@ -281,6 +307,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// Each kind has one fixed duration, so `deadline` (now + that duration) is never
     /// earlier than those already in the kind's list.
     func arm(_ connection: HTTPConnection, _ kind: TimerKind, deadline: Int64) {
+        assertOnLoop()
         disarm(connection)
         connection.timerKind = kind
         connection.deadline = deadline
@@ -288,21 +315,23 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     }
 
     func disarm(_ connection: HTTPConnection) {
+        assertOnLoop()
         guard let kind = connection.timerKind else { return }
         timers[kind.rawValue].remove(connection)
         connection.timerKind = nil
     }
 
-    /// Runs a handler on a global queue; its response comes back on this loop.
+    /// Runs a handler on the worker pool; its response comes back on this loop.
     func offload(_ connection: HTTPConnection, routeIndex: Int, request: HTTPRequest) {
+        assertOnLoop()
         let fd = connection.fd, generation = connection.generation, reservation = connection.offloadedReservation
         let handler = context.router.routes[routeIndex].handler
-        DispatchQueue.global().async {
+        workers.submit {
             var answer = handler(request)
             if request.version == .http1_0, let stream = answer.bodyStream { answer.streamLength = stream.byteCount() }
             let response = answer
-            self.context.heapTrimmer.largeWorkEnded()
             self.execute {
+                self.largeWorkEnded()
                 let index = Int(fd)
                 guard index < self.connections.count, let connection = self.connections[index],
                       connection.generation == generation else {
@@ -317,6 +346,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// Counts an answer for `/metrics` and writes its access line, as configured. Callers
     /// check `answerRecording` first, so no line's `String`s are made for nothing.
     func recordAnswer(_ line: AccessLineFields, bytes: Int) {
+        assertOnLoop()
         let elapsed = max(0, csyscalls_monotonic_ns() - line.startedAt)
         if context.configuration.metrics {
             metricsRecorder.answered(route: line.routeIndex, status: line.status, nanoseconds: elapsed,
@@ -327,6 +357,12 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         AccessLine.append(line, bytes: bytes, elapsedNanoseconds: elapsed, id: id,
                           timestampPrefix: timestampPrefix, milliseconds: wallMilliseconds % 1000, to: &accessLog)
         accessLogLines += 1
+    }
+
+    /// Work that used large blocks has ended on this loop: its heap timer restarts.
+    func largeWorkEnded() {
+        assertOnLoop()
+        heapTrimmer.largeWorkEnded(now: now)
     }
 
     // MARK: Time
@@ -349,6 +385,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
             if let first = list.first { earliest = min(earliest ?? first.deadline, first.deadline) }
         }
         if let acceptPausedUntil { earliest = min(earliest ?? acceptPausedUntil, acceptPausedUntil) }
+        if let trimAt = heapTrimmer.deadline { earliest = min(earliest ?? trimAt, trimAt) }
         if metricsRecorder.isDirty {
             let due = metricsPublishedAt + Self.metricsInterval
             earliest = min(earliest ?? due, due)
@@ -379,6 +416,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
                 connection.timerExpired()
             }
         }
+        // The trim itself runs on a worker: malloc_trim of tens of MiB takes
+        // milliseconds this loop's connections would wait.
+        if heapTrimmer.expire(now: now) { workers.submit(context.heapTrimming.trim) }
         if let pausedUntil = acceptPausedUntil, pausedUntil <= now {
             acceptPausedUntil = nil
             if listening { watchListener() }
@@ -401,6 +441,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     /// Stops accepting and closes idle connections; requests in flight go on.
     func beginDrain() {
+        assertOnLoop()
         guard !draining else { return }
         draining = true
         listening = false
@@ -415,6 +456,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     /// The grace period is over: close everything, noting cut requests.
     func forceClose() {
+        assertOnLoop()
         for case let connection? in connections {
             if connection.hasRequestInFlight { cutRequests = true }
             connection.closeNow()

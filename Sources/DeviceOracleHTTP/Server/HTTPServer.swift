@@ -4,30 +4,30 @@ import Glibc
 
 /// The HTTP/1.1 server: one listening socket and one `EpollEventLoop` thread per
 /// configured loop, each accepting from that socket.
-public final class HTTPServer: Sendable {
-    public struct Address: Sendable, Equatable {
-        public let host: String
-        public let port: Int
+package final class HTTPServer: Sendable {
+    package struct Address: Sendable, Equatable {
+        package let host: String
+        package let port: Int
     }
 
     private enum State {
         case idle
-        case running([EpollEventLoop], listenFD: Int32)
+        case running([EpollEventLoop], WorkerPool, listenFD: Int32)
         case stopped
     }
 
-    public let configuration: ServerConfiguration
+    package let configuration: ServerConfiguration
     private let context: ServerContext
     private let state = Locked<State>(.idle)
 
-    public convenience init(configuration: ServerConfiguration, routes: [Route], logger: Logger) {
-        self.init(configuration: configuration, routes: routes, logger: logger, heapTrimmer: HeapTrimmer())
+    package convenience init(configuration: ServerConfiguration, routes: [Route], logger: Logger) {
+        self.init(configuration: configuration, routes: routes, logger: logger, heapTrimming: HeapTrimming())
     }
 
-    /// With a trimmer of the caller's: tests count when memory would be given back.
-    init(configuration: ServerConfiguration, routes: [Route], logger: Logger, heapTrimmer: HeapTrimmer) {
+    /// With a trim of the caller's: tests count when memory would be given back.
+    init(configuration: ServerConfiguration, routes: [Route], logger: Logger, heapTrimming: HeapTrimming) {
         self.configuration = configuration
-        context = ServerContext(configuration: configuration, routes: routes, logger: logger, heapTrimmer: heapTrimmer)
+        context = ServerContext(configuration: configuration, routes: routes, logger: logger, heapTrimming: heapTrimming)
     }
 
     /// The process's memory policy for serving. Request bodies, parses and answers of
@@ -37,15 +37,15 @@ public final class HTTPServer: Sendable {
     /// Call it first, before anything starts a thread (a logger, a Dispatch source):
     /// glibc binds a thread to an arena at its first allocation, and a thread bound
     /// before would keep a second heap, as large as the first, of its own.
-    public static func prepareProcessMemory() {
+    package static func prepareProcessMemory() {
         csyscalls_keep_freed_memory(HeapTrimmer.largestKeptBlock)
     }
 
     /// Bytes of the memory budget that requests in flight hold now (`MemoryBudget`).
-    public var memoryBudgetInUse: Int { context.memoryBudget.usedBytes }
+    package var memoryBudgetInUse: Int { context.memoryBudget.usedBytes }
 
     /// Binds and starts the loops; returns the bound address (the real port for port 0).
-    public func start() throws(HTTPServerError) -> Address {
+    package func start() throws(HTTPServerError) -> Address {
         csyscalls_ignore_sigpipe()
         // Every connection is a descriptor: leave room for listeners, stdio and the eventfds.
         let wantedFiles = configuration.maxConnections + 64 + 4 * configuration.eventLoops
@@ -62,16 +62,18 @@ public final class HTTPServer: Sendable {
             throw HTTPServerError(message: "cannot listen on \(configuration.host):\(configuration.port)", code: -listenFD)
         }
         var loops: [EpollEventLoop] = []
+        let workers = WorkerPool(threads: configuration.workerThreads)
         do {
             for _ in 0..<max(1, configuration.eventLoops) {
-                loops.append(try EpollEventLoop(context: context, listenFD: listenFD, index: loops.count))
+                loops.append(try EpollEventLoop(context: context, listenFD: listenFD, index: loops.count, workers: workers))
             }
         } catch {
+            workers.stop()
             Glibc.close(listenFD)
             throw error
         }
         for loop in loops { startThread { loop.run() } }
-        state.withLock { $0 = .running(loops, listenFD: listenFD) }
+        state.withLock { $0 = .running(loops, workers, listenFD: listenFD) }
         return Address(host: configuration.host, port: Int(bound))
     }
 
@@ -79,12 +81,14 @@ public final class HTTPServer: Sendable {
     /// closed, requests whose head has arrived complete within the grace period.
     /// Returns true when none had to be cut. Blocks until every loop has stopped.
     @discardableResult
-    public func shutdown() -> Bool {
-        let (loops, listenFD): ([EpollEventLoop], Int32) = state.withLock { state in
-            guard case .running(let loops, let listenFD) = state else { return ([], -1) }
+    package func shutdown() -> Bool {
+        let (loops, workers, listenFD): ([EpollEventLoop], WorkerPool?, Int32) = state.withLock { state in
+            guard case .running(let loops, let workers, let listenFD) = state else { return ([], nil, -1) }
             state = .stopped
-            return (loops, listenFD)
+            return (loops, workers, listenFD)
         }
+        // Handlers still queued or running finish; their answers find their loop stopped.
+        defer { workers?.stop() }
         guard !loops.isEmpty else { return true }
         for loop in loops { loop.execute { loop.beginDrain() } }
         // Closed only once no loop can be inside accept4 on it (the fd number could be reused).
@@ -105,11 +109,11 @@ public final class HTTPServer: Sendable {
 }
 
 /// Why the server could not start.
-public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
-    public let message: String
-    public let code: Int32
+package struct HTTPServerError: Error, Sendable, CustomStringConvertible {
+    package let message: String
+    package let code: Int32
 
-    public var description: String {
+    package var description: String {
         code == 0 ? message : "\(message): \(String(cString: strerror(code)))"
     }
 }

@@ -3,9 +3,9 @@ import Glibc
 
 /// A minimal blocking HTTP/1.1 GET on loopback, for `device-oracle healthcheck`
 /// (slim container images have no curl).
-public enum HealthCheck {
+package enum HealthCheck {
     /// The status code of `GET path` on 127.0.0.1:port, or nil when there was no answer.
-    public static func status(port: Int, path: String = "/healthz", timeoutSeconds: Double = 3) -> Int? {
+    package static func status(port: Int, path: String = "/healthz", timeoutSeconds: Double = 3) -> Int? {
         let fd = csyscalls_connect_loopback(Int32(port), Int32(timeoutSeconds * 1000))
         guard fd >= 0 else { return nil }
         defer { close(fd) }
