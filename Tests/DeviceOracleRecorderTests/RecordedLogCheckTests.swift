@@ -56,8 +56,26 @@ final class RecordedLogCheckTests: XCTestCase {
         XCTAssertEqual(result.diagnostics, [])
     }
 
-    /// Until the service reads `?from=oslog`, its selection is done here by hand: the
-    /// capture's `logEvent` records of the category, their `eventMessage`, in order.
+    /// End to end, as a farm runs it: real notifications through a NotificationCenter,
+    /// recorded, wrapped as `log stream --style ndjson` prints them, and checked as a
+    /// unified-log capture (`?from=oslog`, `Oracle.check(_:oslog:)`), ids the records' lines.
+    func testARecordedRunWrappedAsAUnifiedLogCaptureGetsTheVerdictTheRulesGive() throws {
+        let passing = Messages(), failing = Messages()
+        let good = passing.recorder(), bad = failing.recorder()
+        try recordInterruption(PlayerAdapter(recorder: good, isPlaying: true), head: good)
+        try good.finish(observedFinal: ["isPlaying": true])
+        try recordInterruption(PlayerAdapter(recorder: bad, isPlaying: true, honoursShouldResume: false), head: bad)
+
+        let passed = try Oracle.check(.playback, oslog: UnifiedLogCapture().ndjson(passing.lines))
+        let failed = try Oracle.check(.playback, oslog: UnifiedLogCapture().ndjson(failing.lines))
+
+        XCTAssertEqual(passed.verdict, .pass)
+        XCTAssertEqual(failed.verdict, .fail)
+        XCTAssertEqual(failed.mismatches, [OracleResult.Mismatch(step: 1, field: "isPlaying", expected: "true", observed: "false")])
+    }
+
+    /// The capture itself: every field the log tool writes, and each message verbatim
+    /// in the category's `logEvent` records, in order.
     func testTheUnifiedLogCaptureCarriesEveryRecordFieldAndEachMessageVerbatim() throws {
         let messages = Messages()
         let recorder = messages.recorder()
