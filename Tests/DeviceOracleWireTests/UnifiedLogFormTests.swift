@@ -88,10 +88,26 @@ final class UnifiedLogFormTests: XCTestCase {
     func testRefreshAtIsSecondsAsACanonicalNumber() {
         let fill = OSLogInput.Fill(line: 3, milliseconds: 1_796_540_400_250)
         guard let message = try? JSONReader.parse(Array(#"{"type":"x"}"#.utf8)) else { return XCTFail() }
-        XCTAssertEqual(OSLogInput.filled(message, fill, atInSeconds: true).map { String(decoding: $0, as: UTF8.self) },
-                       #"{"id":"line-3","at":1796540400.25,"type":"x"}"#)
-        XCTAssertEqual(OSLogInput.filled(message, fill, atInSeconds: false).map { String(decoding: $0, as: UTF8.self) },
-                       #"{"id":"line-3","at":1796540400250,"type":"x"}"#)
+        func text(_ document: JSONDocument) -> String {
+            var writer = JSONWriter()
+            writer.value(document.root, of: document)
+            return String(decoding: writer.finish(), as: UTF8.self)
+        }
+        XCTAssertEqual(text(OSLogInput.filled(message, fill, atInSeconds: true)), #"{"id":"line-3","at":1796540400.25,"type":"x"}"#)
+        XCTAssertEqual(text(OSLogInput.filled(message, fill, atInSeconds: false)), #"{"id":"line-3","at":1796540400250,"type":"x"}"#)
+    }
+
+    func testAMessagesNullIdAndAtAreFilledInWhereTheyStoodNotWrittenTwice() throws {
+        let fill = OSLogInput.Fill(line: 7, milliseconds: 1_000)
+        let message = try JSONReader.parse(Array(#"{"type":"x","id":null,"observed":{"a":[1,{"b":2}]},"at":null}"#.utf8))
+
+        let filled = OSLogInput.filled(message, fill, atInSeconds: false)
+
+        var writer = JSONWriter()
+        writer.value(filled.root, of: filled)
+        let text = String(decoding: writer.finish(), as: UTF8.self)
+        XCTAssertEqual(text, #"{"id":"line-7","at":1000,"type":"x","observed":{"a":[1,{"b":2}]}}"#)
+        XCTAssertEqual(filled.pointer(to: filled.member(filled.member(filled.root, "observed")!, "a")!, from: filled.root), "/observed/a")
     }
 
     func testTimestampsInTheLogToolsFormOnly() {

@@ -320,12 +320,8 @@ public final class NDJSONCheck {
 
     private func run(_ line: NDJSONLayout.Line, index: Int) {
         var line = line
-        if let fill = line.fill, let filled = OSLogInput.filled(line.document, fill, atInSeconds: atInSeconds) {
-            do {
-                line = NDJSONLayout.Line(number: line.number, document: try JSONReader.parse(filled))
-            } catch {
-                return fail(line: line.number, RequestBody.rejection(error, inLine: line.number))
-            }
+        if let fill = line.fill {
+            line = NDJSONLayout.Line(number: line.number, document: OSLogInput.filled(line.document, fill, atInSeconds: atInSeconds))
         }
         var decoder = RequestDecoder(document: line.document)
         guard stream.element(line.document.root, index, &decoder) else {

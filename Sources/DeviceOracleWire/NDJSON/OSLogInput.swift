@@ -184,45 +184,19 @@ struct OSLogInput {
     }
 
     /// The element of a message with `id` and `at` filled in where it does not give
-    /// them (or gives `null`): nil when it gives both. The message's own bytes are kept,
-    /// the members put before its first one; only when it names one of them as `null`
-    /// is the object written anew (canonically).
-    static func filled(_ message: JSONDocument, _ fill: Fill, atInSeconds: Bool) -> [UInt8]? {
+    /// them (or gives `null`), as the message's first members; the message itself
+    /// otherwise, as it was read (`JSONDocument.prepending`: nothing is written out and
+    /// parsed again).
+    static func filled(_ message: JSONDocument, _ fill: Fill, atInSeconds: Bool) -> JSONDocument {
         let root = message.root
         let id = message.member(root, "id"), at = message.member(root, "at")
-        let fillsID = id.map { message.isNull($0) } ?? true
-        let fillsAt = fill.milliseconds != nil && (at.map { message.isNull($0) } ?? true)
-        guard fillsID || fillsAt else { return nil }
-        var writer = JSONWriter(capacity: message.input.count + 48)
-        writer.beginObject()
-        if fillsID {
-            writer.key("id")
-            writer.string(escaping: "line-\(fill.line)")
+        var added: [(name: String, value: AddedJSONValue)] = []
+        if id.map(message.isNull) ?? true { added.append(("id", .string("line-\(fill.line)"))) }
+        if let milliseconds = fill.milliseconds, at.map(message.isNull) ?? true {
+            added.append(("at", .number(atInSeconds ? Double(milliseconds) / 1000 : Double(milliseconds))))
         }
-        if fillsAt, let milliseconds = fill.milliseconds {
-            writer.key("at")
-            if atInSeconds { writer.number(thousandths: milliseconds) } else { writer.integer(milliseconds) }
-        }
-        let rewrites = (id.map { message.isNull($0) } ?? false) || (at.map { message.isNull($0) } ?? false)
-        if rewrites {
-            for member in message.members(root) {
-                if message.isNull(member.value), message.string(member.key, equals: "id") || message.string(member.key, equals: "at") {
-                    if message.string(member.key, equals: "at") && !fillsAt { writer.key("at"); writer.null() }
-                    continue
-                }
-                writer.key(escaping: message.string(member.key) ?? "")
-                writer.value(member.value, of: message)
-            }
-            writer.endObject()
-            return writer.finish()
-        }
-        var bytes = writer.finish()
-        // The message's text after its `{`: its members and its `}`.
-        let input = message.input
-        guard let open = input.firstIndex(of: UInt8(ascii: "{")) else { return nil }
-        if message.count(root) > 0 { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(contentsOf: input[(open + 1)...])
-        return bytes
+        guard !added.isEmpty else { return message }
+        return message.prepending(added) ?? message
     }
 }
 
