@@ -8,6 +8,9 @@ import socket
 import sys
 import threading
 import time
+import os
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import procstat  # noqa: E402
 
 host, port, pid, path, body_file, clients, seconds, version = sys.argv[1:9]
 port, clients, seconds = int(port), int(clients), float(seconds)
@@ -22,11 +25,7 @@ counts, answered_bytes, lock = {}, [0], threading.Lock()
 
 
 def rss_kib():
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+    return procstat.rss_kib(pid)
 
 
 def read_answer(sock, buffer):

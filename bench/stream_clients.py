@@ -19,6 +19,9 @@ import socket
 import sys
 import threading
 import time
+import os
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import procstat  # noqa: E402
 
 port, pid, small_file, seconds = int(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4])
 never_reading, mismatch_clients, slow_streams = (int(a) for a in sys.argv[5:8])
@@ -29,11 +32,7 @@ result = {"normal": {}, "normalSlowestSeconds": 0.0, "mismatchSummaries": [], "s
 
 
 def rss_kib():
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+    return procstat.rss_kib(pid)
 
 
 def ndjson_post(path, body, extra=""):

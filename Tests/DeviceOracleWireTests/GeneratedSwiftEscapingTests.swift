@@ -86,16 +86,7 @@ final class GeneratedSwiftEscapingTests: XCTestCase {
     /// `text` as a JSON string, escaped the least RFC 8259 allows: U+2028 and the bidi
     /// controls stay as they are, so the request carries them raw.
     private static func jsonString(_ text: String) -> String {
-        var json = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": json += "\\\""
-            case "\\": json += "\\\\"
-            case _ where scalar.value < 0x20: json += String(format: "\\u%04x", scalar.value)
-            default: json.unicodeScalars.append(scalar)
-            }
-        }
-        return json + "\""
+        JSON.string(text).description
     }
 }
 

@@ -12,6 +12,15 @@ final class NDJSONEndToEndTests: OracleProcessTestCase {
         """
 
     /// The answer's lines and its trailer fields, from a chunked answer read to its close.
+    /// The lines and trailer fields of the one chunked answer a closed connection gave.
+    private func lines(answeredIn data: Data) throws -> (lines: [String], trailers: [String: String]) {
+        let separator = try XCTUnwrap(data.range(of: Data("\r\n\r\n".utf8)))
+        var exchange = RawExchange()
+        exchange.head = String(decoding: data[..<separator.lowerBound], as: UTF8.self)
+        exchange.body = data[separator.upperBound...]
+        return try lines(exchange)
+    }
+
     private func lines(_ exchange: RawExchange) throws -> (lines: [String], trailers: [String: String]) {
         let payload = try XCTUnwrap(exchange.payload, "not a complete chunked answer: \(exchange.head)")
         let trailers = Dictionary(ChunkedBody.trailerFields(exchange.body).map { ($0.0.lowercased(), $0.1) },
@@ -69,11 +78,7 @@ final class NDJSONEndToEndTests: OracleProcessTestCase {
         let (data, closed) = socket.read(timeout: 10)
 
         XCTAssertTrue(closed, "the connection closes after the problem line")
-        let separator = try XCTUnwrap(data.range(of: Data("\r\n\r\n".utf8)))
-        var exchange = RawExchange()
-        exchange.head = String(decoding: data[..<separator.lowerBound], as: UTF8.self)
-        exchange.body = data[separator.upperBound...]
-        let (lines, trailers) = try lines(exchange)
+        let (lines, trailers) = try lines(answeredIn: data)
         XCTAssertEqual(lines.count, 2, "the step before stays written")
         XCTAssertEqual(trailers["oracle-verdict"], "invalid")
         let problem = try XCTUnwrap(try json(Data(lines[1].utf8))["problem"] as? [String: Any])
@@ -179,12 +184,8 @@ final class NDJSONEndToEndTests: OracleProcessTestCase {
         let (data, closed) = socket.read(timeout: 10)
 
         XCTAssertTrue(closed, "answered whole well before the 30 s body timeout")
-        let separator = try XCTUnwrap(data.range(of: Data("\r\n\r\n".utf8)))
-        var exchange = RawExchange()
-        exchange.head = String(decoding: data[..<separator.lowerBound], as: UTF8.self)
-        exchange.body = data[separator.upperBound...]
-        let (lines, trailers) = try lines(exchange)
-        XCTAssertGreaterThan(exchange.body.count, 10 * 256 * 1024, "every step passed the mark")
+        let (lines, trailers) = try lines(answeredIn: data)
+        XCTAssertGreaterThan(data.count, 10 * 256 * 1024, "every step passed the mark")
         XCTAssertEqual(lines.count, 11, "ten steps and the summary")
         XCTAssertEqual(try json(Data(lines[10].utf8))["stepCount"] as? Int, 10)
         XCTAssertEqual(trailers["oracle-verdict"], "unchecked")
