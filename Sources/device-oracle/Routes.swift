@@ -40,7 +40,16 @@ enum ServiceRoutes {
             let ndjson = StreamedBody(mediaTypes: NDJSONRequest.mediaTypes) { request in
                 NDJSONRequest(versions, request, maxLineBytes: maxLineBytes)
             }
-            routes.append(Route(path: versions.path, methods: [.POST], body: .json, streamed: ndjson) { request in
+            // A bad query is answered before the media type is looked at (oslog.md).
+            let queryProblem: @Sendable (String) -> HTTPResponse? = { query in
+                guard !query.isEmpty else { return nil }
+                if case .failure(let invalid) = stepDetail(query: query).flatMap({ _ in logSelection(query: query) }) {
+                    return invalid.response
+                }
+                return nil
+            }
+            routes.append(Route(path: versions.path, methods: [.POST], body: .json, streamed: ndjson,
+                                queryProblem: queryProblem) { request in
                 // `?steps=` is checked first: a bad query needs no body read.
                 switch stepDetail(query: request.query).flatMap({ detail in logSelection(query: request.query).map { (detail, $0) } }) {
                 case .success((_, .some)): unifiedLogAsJSON

@@ -24,6 +24,25 @@ final class RouterTests: XCTestCase {
         }
     }
 
+    func testARoutesQueryProblemIsAnsweredBeforeItsMediaTypeIsLookedAt() {
+        let router = Router([
+            Route(path: "/checked", methods: [.POST], body: .json, queryProblem: { query in
+                query == "bad" ? HTTPResponse(status: 400) : nil
+            }) { _ in HTTPResponse(status: 200) },
+        ])
+        func status(_ query: String, _ contentType: String) -> Int {
+            switch router.decide(method: .POST, path: "/checked", contentType: contentType, query: query) {
+            case .handle: 200
+            case .stream: -1
+            case .respond(let response): response.status
+            }
+        }
+
+        XCTAssertEqual(status("bad", "text/plain"), 400)
+        XCTAssertEqual(status("good", "text/plain"), 415)
+        XCTAssertEqual(status("good", "application/json"), 200)
+    }
+
     func testUnknownPathIs404() {
         XCTAssertEqual(status(.GET, "/nope").0, 404)
     }

@@ -529,7 +529,7 @@ struct ConnectionStateMachine {
         body = []  // a refused request's part-read body goes; a completed one's was taken
         heldInput = []
         let router = settings.router
-        switch head.withPathAndContentType({ router.choose(method: head.method, path: $0, contentType: $1) }) {
+        switch head.withPathAndContentType({ router.choose(method: head.method, path: $0, contentType: $1) { head.query } }) {
         case .respond(let decided):
             exchange.decided = decided
         case .handle(let index, let keeps):

@@ -18,14 +18,19 @@ package struct Route: Sendable {
     package let body: Body
     /// Bodies of these media types are handled as they arrive (`StreamedRequestHandler`).
     package let streamed: StreamedBody?
+    /// A problem of the request's query (`nil`: none), answered before its media type
+    /// is looked at and before any body byte is read.
+    package let queryProblem: (@Sendable (String) -> HTTPResponse?)?
     package let handler: @Sendable (HTTPRequest) -> HTTPResponse
 
     package init(path: String, methods: [HTTPMethod], body: Body = .discarded, streamed: StreamedBody? = nil,
-                handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+                 queryProblem: (@Sendable (String) -> HTTPResponse?)? = nil,
+                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.path = path
         self.methods = methods
         self.body = body
         self.streamed = streamed
+        self.queryProblem = queryProblem
         self.handler = handler
     }
 }
@@ -77,12 +82,15 @@ package struct Router: Sendable {
         return repeated
     }
 
-    package func decide(method: HTTPMethod, path: String, contentType: String?) -> Decision {
+    package func decide(method: HTTPMethod, path: String, contentType: String?, query: String = "") -> Decision {
         var path = path
-        var contentType = contentType
         let choice = path.withUTF8 { path in
-            if contentType == nil { return choose(method: method, path: UnsafeRawBufferPointer(path), contentType: nil) }
-            return contentType!.withUTF8 { choose(method: method, path: UnsafeRawBufferPointer(path), contentType: UnsafeRawBufferPointer($0)) }
+            guard var contentType else {
+                return choose(method: method, path: UnsafeRawBufferPointer(path), contentType: nil) { query }
+            }
+            return contentType.withUTF8 {
+                choose(method: method, path: UnsafeRawBufferPointer(path), contentType: UnsafeRawBufferPointer($0)) { query }
+            }
         }
         switch choice {
         case .handle(let index, let keepsBody): return .handle(routes[index], keepsBody: keepsBody)
@@ -91,7 +99,9 @@ package struct Router: Sendable {
         }
     }
 
-    func choose(method: HTTPMethod, path: UnsafeRawBufferPointer, contentType: UnsafeRawBufferPointer?) -> Choice {
+    /// `query` is made only for a route that checks it.
+    func choose(method: HTTPMethod, path: UnsafeRawBufferPointer, contentType: UnsafeRawBufferPointer?,
+                query: () -> String) -> Choice {
         if path.count == 1 && path[0] == UInt8(ascii: "*") {
             return .respond(HTTPResponse(status: 204, headers: [("Allow", Self.serverAllow)]))
         }
@@ -105,6 +115,7 @@ package struct Router: Sendable {
             response.headers.append(("Allow", Self.allow(routes[index])))
             return .respond(response)
         }
+        if let check = routes[index].queryProblem, let problem = check(query()) { return .respond(problem) }
         if let streamed = routes[index].streamed, let contentType,
            streamed.mediaTypes.contains(where: { Self.mediaType(of: contentType, is: $0) }) {
             return .stream(routeIndex: index)
