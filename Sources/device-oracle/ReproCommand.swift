@@ -46,18 +46,27 @@ enum ReproCommand {
         }
     }
 
-    /// An NDJSON file read in chunks, as `check --ndjson` reads it, in the memory of a line.
+    /// An NDJSON file read in chunks, as `check --ndjson` reads it, in the memory of a
+    /// line; opened again for a second reading when the repro needs one.
     private static func reproLines(_ path: [UInt8], endpoint: RulesetEndpoint,
                                    format: AnswerFormat) -> Result<[UInt8], RequestRejection>? {
-        let fd = CheckCommand.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        let chunks = NDJSONChunks { receive in
-            guard let count = CheckCommand.read(fd, into: &chunk) else { return false }
-            chunk[..<count].withUnsafeBytes(receive)
-            return true
+        final class Opened {
+            var descriptors: [Int32] = []
+            deinit { descriptors.forEach { close($0) } }
         }
-        return endpoint.repro(ndjson: chunks, format: format)
+        let opened = Opened()
+        let reading: () -> NDJSONChunks? = {
+            let fd = CheckCommand.open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            opened.descriptors.append(fd)
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            return NDJSONChunks { receive in
+                guard let count = CheckCommand.read(fd, into: &chunk) else { return false }
+                chunk[..<count].withUnsafeBytes(receive)
+                return true
+            }
+        }
+        guard let chunks = reading() else { return nil }
+        return withExtendedLifetime(opened) { endpoint.repro(ndjson: chunks, again: reading, format: format) }
     }
 }

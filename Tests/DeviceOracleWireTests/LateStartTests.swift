@@ -268,10 +268,29 @@ final class LateStartTests: XCTestCase {
         XCTAssertEqual(repro["/verdict"], #""fail""#)
     }
 
-    func testAReproOfAStreamedLateLogIsRefusedAtInitial() {
-        let ndjson = #"{"initial":"unknown"}"# + "\n" + #"{"type":"userPaused","observed":{"isPlaying":true}}"#
+    func testAReproOfAStreamedLateLogIsTheReproOfItsJSONForm() throws {
+        // The same log as NDJSON: read twice, the second time from its reported start.
+        let ndjson = #"{"initial":"unknown"}"# + "\n"
+            + #"{"type":"interruptionEnded","shouldResume":true,"observed":{"isPlaying":true}}"# + "\n"
+            + #"{"type":"userPlayed"}"# + "\n" + #"{"type":"userPaused","observed":{"isPlaying":true}}"# + "\n"
 
-        guard case .failure(let rejection) = playback.repro(Array(ndjson.utf8), ndjson: true) else {
+        guard case .success(let streamed) = playback.repro(Array(ndjson.utf8), ndjson: true),
+              case .success(let whole) = playback.repro(Array(lateFailing.utf8)) else { return XCTFail("repro refused") }
+
+        XCTAssertEqual(String(decoding: streamed, as: UTF8.self), String(decoding: whole, as: UTF8.self))
+    }
+
+    func testAReproOfAStreamedLateLogThatCannotBeReadAgainIsRefusedAtInitial() {
+        let ndjson = #"{"initial":"unknown"}"# + "\n" + #"{"type":"userPaused","observed":{"isPlaying":true}}"#
+        var offset = 0
+        let bytes = Array(ndjson.utf8)
+        let once = NDJSONChunks { receive in
+            bytes[offset...].withUnsafeBytes(receive)
+            offset = bytes.count
+            return true
+        }
+
+        guard case .failure(let rejection)? = playback.repro(ndjson: once, again: nil) else {
             return XCTFail("expected a refusal")
         }
 

@@ -27,6 +27,11 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
     /// With `"initial": "unknown"` in the NDJSON form: the reported path's findings,
     /// which stand for the steps' (handed over at the end).
     private(set) var reportedFindings: (findings: ListedFindings, carried: Bool)?
+    private(set) var reportedCandidate: Int?
+    /// `startAtCandidate`'s number.
+    private var forcedCandidate: Int?
+
+    mutating func startAtCandidate(_ number: Int) { forcedCandidate = number }
 
     var startsUnknown: Bool { candidates != nil }
 
@@ -86,7 +91,11 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         }
         let observedFinal = decoder.observed(given.observedFinal, names: tables.observedFinalFields)
         var machine = D.machine(initial: initial, settings: settings)
-        if startsUnknown {
+        if startsUnknown, let forcedCandidate {
+            // Run as if the reported candidate's state had been given.
+            let candidates = StartCandidates(tables: tables, start: machine.state, settings: settings, keepsFindings: false)
+            machine = candidates.start(forcedCandidate, tables: tables, settings: settings)
+        } else if startsUnknown {
             let candidates = StartCandidates(tables: tables, start: machine.state, settings: settings,
                                              keepsFindings: sequenceInLines)
             // The log is walked from the first candidate; the reported path is known at the end.
@@ -105,6 +114,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
             candidates.finish(observedFinal: head.observedFinal, settings: head.settings, document: document, tables: tables)
             lateStart = candidates.answer
             let reported = candidates.reported
+            reportedCandidate = reported
             if candidates.keepsFindings {
                 // The lines are gone: the reported path was followed with its findings.
                 reportedEnd = candidates.end(of: reported).map { Session(machine: $0.machine, slot: $0.slot) }

@@ -53,12 +53,19 @@ protocol LogEvaluation: SendableMetatype {
     /// After `end` of an NDJSON log with `"initial": "unknown"`: the reported path's
     /// findings, which stand for the elements' (`takeFindings` gave none of theirs).
     var reportedFindings: (findings: ListedFindings, carried: Bool)? { get }
+    /// After `end` of a log with `"initial": "unknown"`: the reported candidate's number.
+    var reportedCandidate: Int? { get }
+    /// A log with `"initial": "unknown"` is to be run from candidate `number`, as if its
+    /// state were given (a repro's second reading of an NDJSON log); said before `readHead`.
+    mutating func startAtCandidate(_ number: Int)
 }
 
 extension LogEvaluation {
     var heldBytes: Int { 0 }
     var startsUnknown: Bool { false }
     var reportedFindings: (findings: ListedFindings, carried: Bool)? { nil }
+    var reportedCandidate: Int? { nil }
+    mutating func startAtCandidate(_ number: Int) {}
 }
 
 extension LogEvaluation {

@@ -51,42 +51,86 @@ enum Repro {
 
     /// An NDJSON log: checked as it streams, in the memory of a line, keeping only the
     /// values of the first step, of the first mismatching one (else of the last, for a
-    /// divergence of `observedFinal`) and the prelude of the events before it. `nil`
-    /// when the log could not be read.
-    static func answer<Coding: ReproCoding>(_ coding: Coding.Type, ndjson chunks: NDJSONChunks, maxLineBytes: Int,
+    /// divergence of `observedFinal`) and the prelude of the events before it. A log with
+    /// `"initial": "unknown"` is read twice (`again`): the path it reproduces is known
+    /// only at its end, and is then run as if its start had been given. `nil` when the
+    /// log could not be read.
+    static func answer<Coding: ReproCoding>(_ coding: Coding.Type, ndjson chunks: NDJSONChunks,
+                                            again: (() -> NDJSONChunks?)?, maxLineBytes: Int,
                                             format: AnswerFormat, endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection>? {
-        var prelude: Coding.Prelude?
-        let check = NDJSONCheck(endpoint: endpoint, detail: .none, maxLineBytes: maxLineBytes,
-                                keepsFirstMismatch: true) { _ in [] }
-        if Coding.Prelude.notesEvents {
-            check.noteElementBeforeMismatch = { [unowned check] event, document in
-                if prelude == nil { prelude = Coding.Prelude(head: check.headDocument.root, in: check.headDocument) }
-                prelude?.note(event, in: document)
-            }
-        }
-        switch RulesetEndpoint.run(check, chunks) {
+        var read = ReadLines<Coding.Prelude>(endpoint: endpoint, maxLineBytes: maxLineBytes)
+        switch read.run(chunks) {
         case .success?: break
         case .failure(let rejection)?: return .failure(rejection)
         case nil: return nil
         }
-        let head = check.headDocument
-        if let initial = head.member(head.root, "initial"), head.string(initial) == "unknown" {
-            // The path a repro starts from is known only at the end of the stream, and the
-            // stream keeps only its first step's values.
-            return .failure(RequestRejection(kind: .invalidRequest, detail: "1 problem in the request body", problems: [
-                .init(pointer: "/initial", detail: "a repro of a log with \"initial\": \"unknown\" needs its JSON form: "
-                      + "the path it reproduces is known only at the end of the stream")]).on(line: 1))
+        var startsUnknown = false
+        if read.startsUnknown {
+            startsUnknown = true
+            guard let reported = read.check.reportedCandidate, let chunks = again?() else {
+                return .failure(RequestRejection(kind: .invalidRequest, detail: "1 problem in the request body", problems: [
+                    .init(pointer: "/initial", detail: "a repro of a log with \"initial\": \"unknown\" reads it twice: "
+                          + "give it as a file or as its JSON form, not on standard input")]).on(line: 1))
+            }
+            read = ReadLines(endpoint: endpoint, maxLineBytes: maxLineBytes)
+            read.check.startAtCandidate(reported)
+            switch read.run(chunks) {
+            case .success?: break
+            case .failure(let rejection)?: return .failure(rejection)
+            case nil: return nil
+            }
         }
+        let check = read.check, head = check.headDocument
         guard let kept = check.divergence else {
             return .failure(.nothingToReproduce(check.summary?.verdict ?? .unchecked))
         }
-        let read = ReadLog(divergence: kept.mismatch, stepIndex: kept.step?.index ?? -1, values: kept.values,
-                           head: head.root, headDocument: head,
-                           event: kept.step.map { $0.line.document.root }, eventDocument: kept.step?.line.document ?? head,
-                           prelude: prelude ?? Coding.Prelude(head: head.root, in: head),
-                           observedFinal: kept.observedFinal, start: check.firstStepValues?.before ?? kept.final,
-                           step: kept.step?.values)
-        return reproduce(coding, read, format: format, endpoint: endpoint)
+        var start = check.firstStepValues?.before ?? kept.final
+        if startsUnknown {
+            // late-start.md: the route starts where a request without `initial` does.
+            guard let usual = usualStart(head: head.root, in: head, endpoint: endpoint) else { return .failure(.unreproducible) }
+            start = usual
+        }
+        let log = ReadLog(divergence: kept.mismatch, stepIndex: kept.step?.index ?? -1, values: kept.values,
+                          head: head.root, headDocument: head,
+                          event: kept.step.map { $0.line.document.root }, eventDocument: kept.step?.line.document ?? head,
+                          prelude: read.prelude ?? Coding.Prelude(head: head.root, in: head),
+                          observedFinal: kept.observedFinal, start: start, step: kept.step?.values,
+                          startsUnknown: startsUnknown)
+        return reproduce(coding, log, format: format, endpoint: endpoint)
+    }
+
+    /// One reading of an NDJSON log for a repro: its check, and the prelude it noted.
+    private struct ReadLines<Prelude: ReproPrelude> {
+        let check: NDJSONCheck
+        private let noted = Noted()
+
+        private final class Noted {
+            var prelude: Prelude?
+        }
+
+        var prelude: Prelude? { noted.prelude }
+
+        /// Whether the log said `"initial": "unknown"`.
+        var startsUnknown: Bool {
+            let head = check.headDocument
+            return head.member(head.root, "initial").flatMap(head.string) == "unknown"
+        }
+
+        init(endpoint: RulesetEndpoint, maxLineBytes: Int) {
+            let check = NDJSONCheck(endpoint: endpoint, detail: .none, maxLineBytes: maxLineBytes,
+                                    keepsFirstMismatch: true) { _ in [] }
+            if Prelude.notesEvents {
+                check.noteElementBeforeMismatch = { [unowned check, noted] event, document in
+                    if noted.prelude == nil { noted.prelude = Prelude(head: check.headDocument.root, in: check.headDocument) }
+                    noted.prelude?.note(event, in: document)
+                }
+            }
+            self.check = check
+        }
+
+        func run(_ chunks: NDJSONChunks) -> Result<[UInt8], RequestRejection>? {
+            RulesetEndpoint.run(check, chunks)
+        }
     }
 
     /// What a repro reads of a log, however it was read.

@@ -8,7 +8,7 @@ struct RulesetModel: Sendable {
     fileprivate let diagram: @Sendable (DiagramFormat, String) -> [UInt8]
     fileprivate let coverage: @Sendable ([UInt8], RulesetEndpoint) -> Result<CoverageAnswer, RequestRejection>
     fileprivate let repro: @Sendable ([UInt8], AnswerFormat, RulesetEndpoint) -> Result<[UInt8], RequestRejection>
-    fileprivate let reproLines: @Sendable (NDJSONChunks, Int, AnswerFormat, RulesetEndpoint)
+    fileprivate let reproLines: @Sendable (NDJSONChunks, (() -> NDJSONChunks?)?, Int, AnswerFormat, RulesetEndpoint)
         -> Result<[UInt8], RequestRejection>?
 
     init<Coding: ReproCoding>(_ coding: Coding.Type) {
@@ -16,8 +16,8 @@ struct RulesetModel: Sendable {
         diagram = { format, title in Diagram.text(coding.graph, format: format, title: title) }
         coverage = { body, endpoint in Coverage.answer(coding, body, endpoint: endpoint) }
         repro = { body, format, endpoint in Repro.answer(coding, body, format: format, endpoint: endpoint) }
-        reproLines = { chunks, maxLineBytes, format, endpoint in
-            Repro.answer(coding, ndjson: chunks, maxLineBytes: maxLineBytes, format: format, endpoint: endpoint)
+        reproLines = { chunks, again, maxLineBytes, format, endpoint in
+            Repro.answer(coding, ndjson: chunks, again: again, maxLineBytes: maxLineBytes, format: format, endpoint: endpoint)
         }
     }
 }
@@ -60,14 +60,17 @@ extension RulesetEndpoint {
     public func repro(_ body: [UInt8], ndjson: Bool = false, maxLineBytes: Int = NDJSONCheck.defaultMaxLineBytes,
                       format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection> {
         guard ndjson else { return model.repro(body, format, self) }
-        return model.reproLines(NDJSONChunks(body), maxLineBytes, format, self) ?? .failure(.unreadLog)
+        return model.reproLines(NDJSONChunks(body), { NDJSONChunks(body) }, maxLineBytes, format, self) ?? .failure(.unreadLog)
     }
 
     /// The repro of an NDJSON log read in chunks (`device-oracle repro --ndjson FILE`),
-    /// in the memory of a line as `check` reads it. `nil` when it could not be read.
-    public func repro(ndjson chunks: NDJSONChunks, maxLineBytes: Int = NDJSONCheck.defaultMaxLineBytes,
+    /// in the memory of a line as `check` reads it; `again` reads it once more from the
+    /// start, for a log with `"initial": "unknown"` (`nil`: it cannot be, standard input).
+    /// `nil` when it could not be read.
+    public func repro(ndjson chunks: NDJSONChunks, again: (() -> NDJSONChunks?)? = nil,
+                      maxLineBytes: Int = NDJSONCheck.defaultMaxLineBytes,
                       format: AnswerFormat = .json) -> Result<[UInt8], RequestRejection>? {
-        model.reproLines(chunks, maxLineBytes, format, self)
+        model.reproLines(chunks, again, maxLineBytes, format, self)
     }
 
     /// `POST /rulesets/{name}/coverage`: `{"logs": [<request body>, ...]}`.

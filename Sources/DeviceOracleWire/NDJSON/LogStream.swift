@@ -34,6 +34,9 @@ struct LogStream<Evaluation: LogEvaluation> {
         evaluation.writeLastStep(index: index, to: &writer, document: document)
     }
 
+    /// Runs a log with `"initial": "unknown"` from candidate `number` (`LogEvaluation`).
+    mutating func startAtCandidate(_ number: Int) { evaluation.startAtCandidate(number) }
+
     /// The step `element` just ran, as values.
     func lastStepValues() -> StepValues? { evaluation.lastStepValues() }
 
@@ -88,6 +91,8 @@ struct LineStream {
     let heldBytes: () -> Int
     let startsUnknown: () -> Bool
     let reportedFindings: () -> (findings: ListedFindings, carried: Bool)?
+    let reportedCandidate: () -> Int?
+    let startAtCandidate: (Int) -> Void
 
     init<Evaluation>(_ box: Box<Evaluation>) {
         begin = { box.stream.begin($0, decoder: &$1) }
@@ -100,6 +105,8 @@ struct LineStream {
         heldBytes = { box.stream.heldBytes }
         startsUnknown = { box.stream.evaluation.startsUnknown }
         reportedFindings = { box.stream.evaluation.reportedFindings }
+        reportedCandidate = { box.stream.evaluation.reportedCandidate }
+        startAtCandidate = { box.stream.startAtCandidate($0) }
     }
 }
 
@@ -111,12 +118,16 @@ extension LineStream {
     init(choosingAmong versions: RulesetVersions) {
         final class Chosen {
             var stream: LineStream
+            var forcedCandidate: Int?
             init(_ stream: LineStream) { self.stream = stream }
         }
         let chosen = Chosen(versions.newest.stream())
         begin = { head, decoder in
             let pinned = versions.version(pinnedIn: head, in: decoder.document)
-            if pinned.name != versions.newest.name { chosen.stream = pinned.stream() }
+            if pinned.name != versions.newest.name {
+                chosen.stream = pinned.stream()
+                if let forced = chosen.forcedCandidate { chosen.stream.startAtCandidate(forced) }
+            }
             chosen.stream.begin(head, &decoder)
         }
         element = { chosen.stream.element($0, $1, &$2) }
@@ -128,5 +139,11 @@ extension LineStream {
         heldBytes = { chosen.stream.heldBytes() }
         startsUnknown = { chosen.stream.startsUnknown() }
         reportedFindings = { chosen.stream.reportedFindings() }
+        reportedCandidate = { chosen.stream.reportedCandidate() }
+        // Said before `begin`, so the version `begin` picks hears it too.
+        startAtCandidate = { number in
+            chosen.forcedCandidate = number
+            chosen.stream.startAtCandidate(number)
+        }
     }
 }

@@ -404,6 +404,13 @@ public final class NDJSONCheck {
         phase = .ended(.end(verdict: verdict.rawValue))
     }
 
+    /// After the end of a log with `"initial": "unknown"`: the reported candidate's number.
+    var reportedCandidate: Int? { stream.reportedCandidate() }
+
+    /// Runs a log with `"initial": "unknown"` from candidate `number`, as if its state
+    /// were given; said before the first byte.
+    func startAtCandidate(_ number: Int) { stream.startAtCandidate(number) }
+
     /// What the summary line says, as values, once the stream has ended well.
     private(set) var summary: StreamedSummary?
 
