@@ -23,6 +23,19 @@ final class UnifiedLogFormTests: XCTestCase {
         String(decoding: try answer(lines).get().text, as: UTF8.self)
     }
 
+    func testACaptureAttachedAfterLaunchKeepsTheStartsItsMessagesDoNotRuleOut() throws {
+        // late-start.md in the unified-log form: the head message says "unknown".
+        let output = try text([
+            record(#"{"initial":"unknown"}"#),
+            record(#"{"type":"interruptionEnded","shouldResume":true,"observed":{"isPlaying":true}}"#),
+        ])
+
+        XCTAssertEqual(output.split(separator: "\n").count, 1, "no step lines, the summary alone: \(output)")
+        XCTAssertTrue(output.contains(#""initialCandidates":[{"isPlaying":false,"resumeAfterInterruption":true}],"determinedAt":0"#),
+                      output)
+        XCTAssertTrue(output.contains(#""verdict":"pass""#), output)
+    }
+
     func testSelectedMessagesAreTheNDJSONFormsLinesWithIdAndAtFilledIn() throws {
         let output = try text([
             #"Filtering the log data using "category == \"DeviceOracle\"""#,
