@@ -119,5 +119,7 @@ func checkRejection(_ rejection: RequestRejection, for body: [UInt8]) {
         }
     case .nothingToReproduce:
         preconditionFailure("a check refused a body as nothing to reproduce: only repro says that")
+    case .invalidQuery:
+        preconditionFailure("a check refused a body as a bad query: it was given none")
     }
 }
