@@ -34,6 +34,8 @@ protocol SteppedAnswer: Sendable {
     func values(ofStep index: Int) -> StepValues
     /// The state the answer's `final` shows.
     var finalState: ShownState { get }
+    /// With `"initial": "unknown"`: the state a request without `initial` starts in.
+    var usualStart: ShownState? { get }
     /// What failed of the static check (`patternCheck`, `configCheck`), a line each.
     var staticCheckFailures: [String] { get }
     /// What the answer holds to write its steps from, in bytes (about).
@@ -42,6 +44,7 @@ protocol SteppedAnswer: Sendable {
 
 extension SteppedAnswer {
     func writeTail(to writer: inout JSONWriter) {}
+    var usualStart: ShownState? { nil }
 
     // A requirement with this default, so each answer type gets its own specialized
     // loop: one dynamic call per piece of the answer rather than one per step.

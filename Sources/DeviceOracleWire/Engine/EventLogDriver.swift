@@ -60,6 +60,9 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         var events: JSONValue?
         /// Whether the log is NDJSON lines.
         var inLines: Bool
+        /// With `"initial": "unknown"`: the slot of the state a request without
+        /// `initial` starts in, where a repro's route begins.
+        var usualSlot: Int?
     }
 
     var ruleset: StaticString { tables.ruleset }
@@ -91,6 +94,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         }
         let observedFinal = decoder.observed(given.observedFinal, names: tables.observedFinalFields)
         var machine = D.machine(initial: initial, settings: settings)
+        let usualSlot = startsUnknown ? tables.slot(of: machine.state) : nil
         if startsUnknown, let forcedCandidate {
             // Run as if the reported candidate's state had been given.
             let candidates = StartCandidates(tables: tables, start: machine.state, settings: settings, keepsFindings: false)
@@ -103,7 +107,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
             self.candidates = candidates
         }
         return Head(settings: settings, start: Session(machine: machine, slot: tables.slot(of: machine.state)),
-                    observedFinal: observedFinal, events: given.sequence, inLines: sequenceInLines)
+                    observedFinal: observedFinal, events: given.sequence, inLines: sequenceInLines, usualSlot: usualSlot)
     }
 
     mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
@@ -133,7 +137,8 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         }
         let staticCheckPassed = D.check(&head.settings, decoder)
         let answer = EventLogAnswer(
-            D.self, document: decoder.document, tables: tables, settings: head.settings, final: final, lateStart: lateStart,
+            D.self, document: decoder.document, tables: tables, settings: head.settings, final: final,
+            usualStart: head.usualSlot.map(tables.shownState), lateStart: lateStart,
             sessions: sessions.anyNamed ? sessions.sessions.map { ($0.name, $0.machine.slot) } : nil,
             steps: steps, specialSteps: specialSteps, unfixedSteps: unfixedSteps)
         return (answer, staticCheckPassed)
@@ -515,6 +520,7 @@ struct EventLogAnswer: SteppedAnswer {
     /// The same answer's values, read where the ruleset is known.
     let readValues: @Sendable (EventLogStep) -> StepValues
     let finalState: ShownState
+    let usualStart: ShownState?
     let staticCheckFailures: [String]
 
     var stepCount: Int { steps.count }
@@ -561,7 +567,8 @@ struct EventLogAnswer: SteppedAnswer {
 
 extension EventLogAnswer {
     init<D: RulesetDescription>(_ ruleset: D.Type, document: JSONDocument, tables: RulesetTables<D>, settings: D.Settings,
-                                final: EventLogDriver<D>.Session, lateStart: LateStartAnswer?, sessions: [(name: [UInt8], slot: Int)]?,
+                                final: EventLogDriver<D>.Session, usualStart: ShownState?, lateStart: LateStartAnswer?,
+                                sessions: [(name: [UInt8], slot: Int)]?,
                                 steps: [EventLogStep], specialSteps: SpecialSteps, unfixedSteps: [UnfixedStep<D>]) {
         self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps, write: { part, writer in
             switch part {
@@ -587,6 +594,7 @@ extension EventLogAnswer {
             }
         }, readValues: { step in
             EventLogDriver<D>.values(of: step, tables: tables, specialSteps: specialSteps, unfixedSteps: unfixedSteps)
-        }, finalState: tables.shownState(final.slot), staticCheckFailures: D.staticCheckFailures(settings, document: document))
+        }, finalState: tables.shownState(final.slot), usualStart: usualStart,
+           staticCheckFailures: D.staticCheckFailures(settings, document: document))
     }
 }

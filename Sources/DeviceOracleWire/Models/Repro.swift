@@ -39,7 +39,7 @@ enum Repro {
         let startsUnknown = log.member(log.root, "initial").flatMap(log.string) == "unknown"
         if startsUnknown {
             // late-start.md: the route starts where a request without `initial` does.
-            guard let usual = usualStart(head: log.root, in: log, endpoint: endpoint) else { return .failure(.unreproducible) }
+            guard let usual = stepped.usualStart else { return .failure(.unreproducible) }
             start = usual
         }
         let readLog = ReadLog(divergence: divergence, stepIndex: stepIndex, values: log, head: log.root, headDocument: log,
@@ -87,7 +87,7 @@ enum Repro {
         var start = check.firstStepValues?.before ?? kept.final
         if startsUnknown {
             // late-start.md: the route starts where a request without `initial` does.
-            guard let usual = usualStart(head: head.root, in: head, endpoint: endpoint) else { return .failure(.unreproducible) }
+            guard let usual = check.usualStart else { return .failure(.unreproducible) }
             start = usual
         }
         let log = ReadLog(divergence: kept.mismatch, stepIndex: kept.step?.index ?? -1, values: kept.values,
@@ -183,24 +183,6 @@ enum Repro {
             }
             request.endObject()
         }
-    }
-
-    /// The state a request with the log's members but `initial` starts in.
-    private static func usualStart(head: JSONValue, in document: JSONDocument, endpoint: RulesetEndpoint) -> ShownState? {
-        var request = JSONWriter(capacity: 256)
-        request.beginObject()
-        for member in document.members(head) {
-            guard let name = document.string(member.key), ![endpoint.sequence, "initial", "observedFinal"].contains(name)
-            else { continue }
-            request.key(escaping: name)
-            request.value(member.value, of: document)
-        }
-        request.key(escaping: endpoint.sequence)
-        request.beginArray()
-        request.endArray()
-        request.endObject()
-        guard case .success(let answer) = endpoint.answer(request.finish()) else { return nil }
-        return answer.text.stepped.finalState
     }
 
     private static func reproduce<Coding: ReproCoding>(_: Coding.Type, _ log: ReadLog<Coding.Prelude>, format: AnswerFormat,

@@ -378,6 +378,7 @@ public final class NDJSONCheck {
         }
         let observedFinalDocument = tail?.document ?? headDocument
         let ended = stream.end(observedFinalDocument)
+        usualStart = ended.answer.usualStart
         let taken = stream.takeFindings()
         if keepsFirstMismatch, divergence == nil, let mismatch = taken.mismatches.entries.first {
             divergence = KeptDivergence(mismatch: mismatch, values: observedFinalDocument, step: lastStep,
@@ -410,6 +411,10 @@ public final class NDJSONCheck {
     /// Runs a log with `"initial": "unknown"` from candidate `number`, as if its state
     /// were given; said before the first byte.
     func startAtCandidate(_ number: Int) { stream.startAtCandidate(number) }
+
+    /// With `"initial": "unknown"`, once the stream has ended well: the state a request
+    /// without `initial` starts in.
+    private(set) var usualStart: ShownState?
 
     /// What the summary line says, as values, once the stream has ended well.
     private(set) var summary: StreamedSummary?
