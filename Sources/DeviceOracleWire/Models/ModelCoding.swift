@@ -43,6 +43,11 @@ struct ModelGraphs<Model: FiniteStateModel> {
 extension ModelGraphs: Sendable where Model.Machine: Sendable {}
 
 extension CanonicalStepCoding {
+    /// A walk from any start replays as its events alone.
+    static func writeRequest(start _: Int, events: [Model.Event], to writer: inout JSONWriter) {
+        writer.eventLog(events, writeEvent)
+    }
+
     static var graph: StateGraph<Model> { graphs.graph }
     static var nodesByFields: [[ModelField]: Int] { graphs.nodesByFields }
     static var everyStateGraph: StateGraph<Model> { graphs.everyState }

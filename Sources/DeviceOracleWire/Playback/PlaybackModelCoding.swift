@@ -6,10 +6,6 @@ enum PlaybackModelCoding: CanonicalStepCoding {
     typealias Model = PlaybackModel
     static let graphs = ModelGraphs(PlaybackModel(), machine: PlaybackRuleset.machine(startingAt:))
 
-    static func writeRequest(start _: Int, events: [PlaybackEvent], to writer: inout JSONWriter) {
-        writer.eventLog(events, writeEvent)
-    }
-
     static func writeEvent(_ event: PlaybackEvent, to writer: inout JSONWriter) {
         switch event {
         case .interruptionEnded(let shouldResume): writer.interruptionEndedEvent(shouldResume)
