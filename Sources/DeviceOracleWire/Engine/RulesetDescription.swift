@@ -2,8 +2,8 @@ import DeviceOracleJSON
 import DeviceOracleRules
 
 /// What the event-log engine needs of one ruleset: its names (enums, so every
-/// table is derived from `allCases`), its machine, how to read one event and how
-/// to write one step's decision. Everything else is the engine's
+/// table is derived from `allCases`), its state's fields (the rules' one table of
+/// them), its machine, how to read one event and how to write one step's decision. Everything else is the engine's
 /// (`EventLogDriver`): walking the request's members, `initial` and
 /// `observedFinal`, sessions, raw notifications, observed comparison,
 /// diagnostics, ordering, streaming, and the precomputed step tails.
@@ -34,7 +34,7 @@ protocol RulesetDescription: Sendable {
     /// What raw AVAudioSession notifications become; `nil`: events come as `type` only.
     static var notificationEvents: NotificationEvents<Event>? { get }
 
-    /// A field `observed` may name: a state field, or one of the step's decision.
+    /// A field `observed` may name: a state field, or one of the step's decision's.
     typealias StepField = ObservedField<Self, Decision>
     /// A field `observedFinal` may name besides the state's: one of the final machine.
     typealias MachineField = ObservedField<Self, Machine>
