@@ -48,14 +48,14 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         let tables = RulesetTables<D>(ruleset: name)
         return RulesetEndpoint(name: name, path: path, summary: summary, model: model,
                                topMembers: tables.topMembers.spellings, sequence: "events",
-                               observables: D.StepField.allCases.map(\.name)) { EventLogDriver(tables: tables) }
+                               observables: tables.stepFields.map(\.name)) { EventLogDriver(tables: tables) }
     }
 
     /// What a request gave besides its events: read before the first one runs.
     struct Head {
         var settings: D.Settings
         var start: Session
-        var observedFinal: ObservedFields<D.FinalField>?
+        var observedFinal: ObservedFields<Int>?
         /// The JSON form's `events` member.
         var events: JSONValue?
         /// Whether the log is NDJSON lines.
@@ -83,13 +83,13 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         let given = tables.topMembers.given(root, in: decoder.document)
         let settings = D.settings(given.settings, in: root,
                                   eventsGiven: sequenceInLines || decoder.present(given.sequence) != nil, &decoder)
-        var initial = D.initialState
+        var initial = D.stateFields.initial
         var startsUnknown = false
         if let value = decoder.present(given.initial), decoder.document.kind(value) == .string {
             startsUnknown = decoder.unknownStart(value)
         } else if let object = decoder.value(given.initial, of: .object) {
             decoder.closedObject(object, names: tables.initialFields) { decoder, field, value in
-                D.readInitial(field, value, into: &initial, &decoder)
+                tables.readInitial(field, value, into: &initial, &decoder)
             }
         }
         let observedFinal = decoder.observed(given.observedFinal, names: tables.observedFinalFields)
@@ -131,9 +131,8 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         let final = reportedEnd
             ?? (D.hasSessions ? sessions.defaultIndex.map { sessions.machines[$0] } : sessions.machines.first) ?? head.start
         if reportedFindings == nil {
-            mismatches.compare(head.observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
-                D.expectedFinal(field, of: final.machine)
-            }
+            mismatches.compare(head.observedFinal, index: nil, prefix: "final.", document: document,
+                               name: { tables.finalFields[$0].name }) { tables.expectedFinal($0, of: final.machine) }
         }
         let staticCheckPassed = D.check(&head.settings, decoder)
         let answer = EventLogAnswer(
@@ -233,7 +232,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
     /// caller's: a closure here cannot capture `self`, and a copy of `self.tables` for
     /// it was a retain and a release per event.
     @inline(__always)
-    private mutating func run(_ logged: LoggedEvent<WalkedEvent?, D.StepField>, held: inout HeldAside, start: Session,
+    private mutating func run(_ logged: LoggedEvent<WalkedEvent?, Int>, held: inout HeldAside, start: Session,
                               settings: D.Settings, document: JSONDocument, tables: RulesetTables<D>) {
         logged.appendLeadingDiagnostics(to: &diagnostics)
         let session: Int
@@ -307,9 +306,9 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         }
 
         guard let observed = logged.observed(tables.observedFields, in: document) else { return }
-        let state = sessions.machines[session].machine.state
-        mismatches.compare(observed, index: logged.index, document: document, name: \.name) { field in
-            D.expected(field, after: state, decision: decision)
+        let slot = sessions.machines[session].slot
+        mismatches.compare(observed, index: logged.index, document: document, name: { tables.stepFields[$0].name }) {
+            tables.expected($0, afterSlot: slot, decision: decision)
         }
         D.compareMore(observed, decision: decision, index: logged.index, settings: settings, document: document,
                       mismatches: &mismatches)
