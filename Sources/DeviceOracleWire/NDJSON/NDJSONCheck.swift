@@ -324,9 +324,10 @@ public final class NDJSONCheck {
     var headDocument: JSONDocument { head?.document ?? Self.emptyHead }
 
     private func run(_ line: NDJSONLayout.Line, index: Int) {
-        var line = line
         if let fill = line.fill {
-            line = NDJSONLayout.Line(number: line.number, document: OSLogInput.filled(line.document, fill, atInSeconds: atInSeconds))
+            // Run as the filled-in line (no copy of `line` for the rest: a retain and release a line).
+            return run(NDJSONLayout.Line(number: line.number, document: OSLogInput.filled(line.document, fill, atInSeconds: atInSeconds)),
+                       index: index)
         }
         var decoder = RequestDecoder(document: line.document)
         guard stream.element(line.document.root, index, &decoder) else {
