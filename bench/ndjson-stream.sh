@@ -35,10 +35,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The log, once: cached in bench/bodies (ignored by git), made again when the generator
-# changed. Its sidecar holds what the generator planted (steps, mismatches, final state).
+# The log, once: cached in .build/bench-inputs (never in git), made again when the
+# generator changed. Its sidecar holds what the generator planted (steps, mismatches, final state).
 log_for() {
-  local gib=$1 log="$here/bodies/playback-${1}gib.ndjson"
+  mkdir -p "$repo/.build/bench-inputs"
+  local gib=$1 log="$repo/.build/bench-inputs/playback-${1}gib.ndjson"
   local expected="${log%.ndjson}.expected.ndjson"
   if [[ ! -s $log || ! -s $expected || $here/ndjson-peer/generate.py -nt $log ]]; then
     python3 "$here/ndjson-peer/generate.py" "$log" "$(awk -v g="$gib" 'BEGIN { printf "%d", g * 2^30 }')" >"$expected"
@@ -105,7 +106,9 @@ cli() {
   local name=$1 out=$2
   shift 2
   /usr/bin/time -f '%e %M %U %S' -o "$work/time" taskset -c 1 "$@" >"$out" || true
-  awk '{ print $1, $2, $3 + $4 }' "$work/time" >>"$work/$name.runs"
+  # Its last line: after a non-zero exit (1 is a failing verdict) time writes "Command
+  # exited with non-zero status 1" first, a line that read as 0 s halved the medians.
+  tail -n 1 "$work/time" | awk '{ print $1, $2, $3 + $4 }' >>"$work/$name.runs"
   [[ $out == /dev/null ]] || tail -n 1 "$out" >"$work/$name.summary"
 }
 

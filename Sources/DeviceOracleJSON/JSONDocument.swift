@@ -3,27 +3,37 @@
 /// end, strings point into the input. Validators walk it by `JSONValue` handles
 /// and allocate only for what they keep.
 public struct JSONDocument: Sendable {
-    /// Immutable once parsed; one reference, so passing a document or iterating it
-    /// retains one object rather than each array.
+    /// Immutable once handed out; one reference, so passing a document or iterating
+    /// it retains one object rather than each array. A `JSONLineReader` parses the
+    /// next text into the same storage when no document holds it any more (no other
+    /// reference), so a long NDJSON body reuses one tape instead of allocating one per
+    /// line; the fields are `var` for that alone.
     @usableFromInline final class Storage: @unchecked Sendable {
-        // @unchecked: immutable after init; `nodes` is owned here and freed in deinit.
-        @usableFromInline let input: [UInt8]
-        /// The tape, written once by the parser (a plain buffer: reading a node is a load).
-        @usableFromInline let nodes: UnsafeMutablePointer<JSONNode>
-        @usableFromInline let nodeCount: Int
-        @usableFromInline let decoded: [UInt8]
-        @usableFromInline let duplicateKeys: [JSONValue]
-        /// Where `input`'s and `decoded`'s bytes are. Both arrays are immutable and held
-        /// here, and an array of bytes is always stored natively (never bridged), so
-        /// their storage stays where it is for this object's life. Reading a
-        /// string through them instead retained and released the array every time:
-        /// a long log reads every key and string that way.
-        @usableFromInline let inputBytes: UnsafeBufferPointer<UInt8>
-        @usableFromInline let decodedBytes: UnsafeBufferPointer<UInt8>
+        // @unchecked: written only by its parse, while no document shares it; `nodes`
+        // is owned here and freed in deinit. Unchecked exclusivity: every read of a
+        // string or node goes through these fields, and the runtime's access tracking
+        // would cost more than the read.
+        /// Holds the text in its first `inputBytes.count` bytes (a reused storage's
+        /// is as long as the longest text it held).
+        @exclusivity(unchecked) private var input: [UInt8]
+        /// The tape, written by the parser (a plain buffer: reading a node is a load).
+        @usableFromInline @exclusivity(unchecked) private(set) var nodes: UnsafeMutablePointer<JSONNode>
+        @usableFromInline @exclusivity(unchecked) private(set) var nodeCount: Int
+        @exclusivity(unchecked) private(set) var nodeCapacity: Int
+        @usableFromInline @exclusivity(unchecked) private(set) var decoded: [UInt8]
+        @usableFromInline @exclusivity(unchecked) private(set) var duplicateKeys: [JSONValue]
+        /// Where `input`'s and `decoded`'s bytes are. Both arrays are held here and
+        /// changed only by `refill`, which sets these again, and an array of bytes is
+        /// always stored natively (never bridged), so their storage stays where it is
+        /// between refills. Reading a string through them instead retained and
+        /// released the array every time: a long log reads every key and string that way.
+        @usableFromInline @exclusivity(unchecked) private(set) var inputBytes: UnsafeBufferPointer<UInt8>
+        @usableFromInline @exclusivity(unchecked) private(set) var decodedBytes: UnsafeBufferPointer<UInt8>
 
         init(input: [UInt8], nodes: consuming JSONNodeBuffer, decoded: [UInt8], duplicateKeys: [JSONValue]) {
             self.input = input
             nodeCount = nodes.count
+            nodeCapacity = nodes.capacity
             self.nodes = nodes.release()
             self.decoded = decoded
             self.duplicateKeys = duplicateKeys
@@ -32,6 +42,44 @@ public struct JSONDocument: Sendable {
         }
 
         deinit { nodes.deallocate() }
+
+        /// Makes this storage another text's: `fill` gets the parts (the input already
+        /// replaced by `text`, the tape, decoded strings and duplicate keys emptied with
+        /// their memory kept) and gives them back filled, whether it succeeded or threw.
+        /// Called only while no document shares this storage.
+        func refill<Failure: Error>(
+            _ text: UnsafeRawBufferPointer,
+            _ fill: (_ input: UnsafeBufferPointer<UInt8>, inout JSONNodeBuffer, inout [UInt8], inout [JSONValue]) throws(Failure) -> Void
+        ) throws(Failure) {
+            // `input` keeps its length (its capacity, for the next texts); the text is
+            // its first bytes, copied in one go: emptying and appending to the array
+            // cost ten times the copy on short lines.
+            if input.count < text.count { input = [UInt8](repeating: 0, count: max(text.count, 2 * input.count)) }
+            inputBytes = input.withUnsafeMutableBufferPointer { buffer in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: text)
+                return UnsafeBufferPointer(start: buffer.baseAddress, count: text.count)
+            }
+            var tape = JSONNodeBuffer(adopting: nodes, capacity: nodeCapacity)
+            if !decoded.isEmpty { decoded.removeAll(keepingCapacity: true) }
+            if !duplicateKeys.isEmpty { duplicateKeys.removeAll(keepingCapacity: true) }
+            var failure: Failure?
+            do throws(Failure) {
+                try fill(inputBytes, &tape, &decoded, &duplicateKeys)
+            } catch {
+                failure = error
+            }
+            nodeCount = tape.count
+            nodeCapacity = tape.capacity
+            nodes = tape.release()
+            decodedBytes = decoded.withUnsafeBufferPointer { $0 }
+            if let failure { throw failure }
+        }
+
+        /// The memory this storage holds, in bytes: what a reused one keeps between texts.
+        var allocatedBytes: Int {
+            input.capacity + nodeCapacity * MemoryLayout<JSONNode>.stride + decoded.capacity
+                + duplicateKeys.capacity * MemoryLayout<JSONValue>.stride
+        }
     }
 
     @usableFromInline let storage: Storage
@@ -40,8 +88,17 @@ public struct JSONDocument: Sendable {
         storage = Storage(input: input, nodes: nodes, decoded: decoded, duplicateKeys: duplicateKeys)
     }
 
-    /// The bytes that were parsed; unescaped strings point into them.
-    public var input: [UInt8] { storage.input }
+    init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// The bytes that were parsed; unescaped strings point into them. (A copy: a
+    /// document read by a `JSONLineReader` holds them in memory kept for the next line.)
+    public var input: [UInt8] { Array(storage.inputBytes) }
+
+    /// About the memory this document needs, in bytes: its text and its tape (what a
+    /// server counts against its memory budget).
+    public var heldBytes: Int { storage.inputBytes.count + nodeCount * MemoryLayout<JSONNode>.stride }
     /// Calls `body` with the bytes that were parsed, in place.
     @inlinable @inline(__always)
     func withInput<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { body(storage.inputBytes) }
@@ -341,11 +398,17 @@ extension JSONDocument {
 struct JSONNodeBuffer: ~Copyable {
     private var base: UnsafeMutablePointer<JSONNode>
     private(set) var count = 0
-    private var capacity: Int
+    private(set) var capacity: Int
 
     init(capacity: Int) {
         self.capacity = max(capacity, 16)
         base = .allocate(capacity: self.capacity)
+    }
+
+    /// Takes over `base`, of `capacity` nodes, to write a tape from its start again.
+    init(adopting base: UnsafeMutablePointer<JSONNode>, capacity: Int) {
+        self.base = base
+        self.capacity = capacity
     }
 
     deinit { base.deallocate() }
@@ -361,12 +424,19 @@ struct JSONNodeBuffer: ~Copyable {
         @inline(__always) set { base[index] = newValue }
     }
 
-    private mutating func grow() {
-        let newBase = UnsafeMutablePointer<JSONNode>.allocate(capacity: capacity * 2)
+    /// Room for at least `minimum` nodes.
+    mutating func reserve(_ minimum: Int) {
+        if minimum > capacity { grow(to: minimum) }
+    }
+
+    private mutating func grow() { grow(to: capacity * 2) }
+
+    private mutating func grow(to newCapacity: Int) {
+        let newBase = UnsafeMutablePointer<JSONNode>.allocate(capacity: newCapacity)
         newBase.moveInitialize(from: base, count: count)
         base.deallocate()
         base = newBase
-        capacity *= 2
+        capacity = newCapacity
     }
 
     /// Hands the memory to its new owner, who deallocates it.

@@ -18,30 +18,45 @@ public enum JSONReader {
     public static let defaultMaxDepth = 64
 
     public static func parse(_ input: [UInt8], maxDepth: Int = defaultMaxDepth) throws(JSONSyntaxError) -> JSONDocument {
-        // Node handles are 32-bit, and a text has fewer nodes than bytes.
-        guard input.count < Int(UInt32.max) else {
-            throw JSONSyntaxError(offset: 0, line: 1, column: 1, reason: "the text is 4 GiB or larger", isDepthLimit: false)
-        }
-        var parser = Parser(maxDepth: maxDepth)
-        let failure: (offset: Int, reason: String, depth: Bool)? = input.withUnsafeBufferPointer { bytes in
-            do throws(Parser.Failure) {
-                try parser.parseDocument(bytes)
-                return nil
-            } catch {
-                return (error.offset, error.reason, error.isDepthLimit)
-            }
-        }
-        if let failure {
-            let (line, column) = position(of: failure.offset, in: input)
-            throw JSONSyntaxError(offset: failure.offset, line: line, column: column,
-                                  reason: failure.reason, isDepthLimit: failure.depth)
-        }
+        try checkSize(input.count)
+        var parser = Parser(maxDepth: maxDepth, nodes: JSONNodeBuffer(capacity: Parser.expectedNodes(input.count)))
+        let failure = input.withUnsafeBufferPointer { bytes in parser.parseDocument(bytes).map { syntaxError($0, in: bytes) } }
+        if let failure { throw failure }
         return JSONDocument(input: input, nodes: parser.nodes, decoded: parser.decoded,
                             duplicateKeys: parser.duplicateKeys)
     }
 
+    /// Node handles are 32-bit, and a text has fewer nodes than bytes.
+    static func checkSize(_ count: Int) throws(JSONSyntaxError) {
+        guard count < Int(UInt32.max) else {
+            throw JSONSyntaxError(offset: 0, line: 1, column: 1, reason: "the text is 4 GiB or larger", isDepthLimit: false)
+        }
+    }
+
+    /// Parses `text` into `storage`, which no document shares (`JSONLineReader`).
+    static func parse(_ text: UnsafeRawBufferPointer, into storage: JSONDocument.Storage, maxDepth: Int) throws(JSONSyntaxError) {
+        try checkSize(text.count)
+        try storage.refill(text) { (input, tape, decoded, duplicateKeys) throws(JSONSyntaxError) in
+            tape.reserve(Parser.expectedNodes(input.count))
+            var parser = Parser(maxDepth: maxDepth, nodes: tape)
+            swap(&parser.decoded, &decoded)
+            swap(&parser.duplicateKeys, &duplicateKeys)
+            let failure = parser.parseDocument(input)
+            swap(&parser.decoded, &decoded)
+            swap(&parser.duplicateKeys, &duplicateKeys)
+            tape = parser.nodes
+            if let failure { throw syntaxError(failure, in: input) }
+        }
+    }
+
+    private static func syntaxError(_ failure: Parser.Failure, in bytes: UnsafeBufferPointer<UInt8>) -> JSONSyntaxError {
+        let (line, column) = position(of: failure.offset, in: bytes)
+        return JSONSyntaxError(offset: failure.offset, line: line, column: column, reason: failure.reason,
+                               isDepthLimit: failure.isDepthLimit)
+    }
+
     /// Line and column (from 1, column in bytes) of a byte offset.
-    static func position(of offset: Int, in input: [UInt8]) -> (line: Int, column: Int) {
+    static func position(of offset: Int, in input: UnsafeBufferPointer<UInt8>) -> (line: Int, column: Int) {
         var line = 1, lineStart = 0
         for i in 0..<min(offset, input.count) where input[i] == UInt8(ascii: "\n") {
             line += 1
@@ -59,7 +74,7 @@ private struct Parser: ~Copyable {
     }
 
     let maxDepth: Int
-    var nodes = JSONNodeBuffer(capacity: 0)
+    var nodes: JSONNodeBuffer
     var decoded: [UInt8] = []
     var duplicateKeys: [JSONValue] = []
     var depth = 0
@@ -67,12 +82,26 @@ private struct Parser: ~Copyable {
     /// The input while parsing, for comparing keys that point into it.
     var source = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
 
-    init(maxDepth: Int) { self.maxDepth = maxDepth }
+    init(maxDepth: Int, nodes: consuming JSONNodeBuffer) {
+        self.maxDepth = maxDepth
+        self.nodes = nodes
+    }
 
-    mutating func parseDocument(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
+    /// A rough guess of a text's nodes that avoids most regrowth: one per 6 input bytes.
+    static func expectedNodes(_ byteCount: Int) -> Int { min(byteCount / 6 + 4, 1 << 22) }
+
+    /// Parses `bytes` onto the tape (empty); the failure, if the text is not JSON.
+    mutating func parseDocument(_ bytes: UnsafeBufferPointer<UInt8>) -> Failure? {
+        do throws(Failure) {
+            try parseText(bytes)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    private mutating func parseText(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
         source = bytes
-        // A rough guess that avoids most regrowth: one node per 6 input bytes.
-        nodes = JSONNodeBuffer(capacity: min(bytes.count / 6 + 4, 1 << 22))
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
         skipWhitespace(bytes)
         guard position < bytes.count else {
@@ -251,6 +280,7 @@ private struct Parser: ~Copyable {
         largeObjectKeys = keys
     }
 
+    @inline(__always)
     func nextIndex(after index: Int) -> Int {
         let node = nodes[index]
         return node.tag == .array || node.tag == .object ? Int(node.payload) : index + 1
@@ -265,6 +295,7 @@ private struct Parser: ~Copyable {
         return body(UnsafeBufferPointer(rebasing: source[start..<start + count]))
     }
 
+    @inline(__always)
     func sameString(_ a: Int, _ b: Int) -> Bool {
         guard nodes[a].count == nodes[b].count else { return false }
         return withStringBytes(a) { x in withStringBytes(b) { y in x.hasSameBytes(as: y) } }
@@ -556,11 +587,10 @@ extension JSONDocument {
     /// constant text is known to parse, so nothing outside this module parses text
     /// the program wrote.
     public static let emptyObject: JSONDocument = {
-        var parser = Parser(maxDepth: 1)
+        var parser = Parser(maxDepth: 1, nodes: JSONNodeBuffer(capacity: 1))
         let empty: [UInt8] = Array("{}".utf8)
-        empty.withUnsafeBufferPointer { bytes in
-            do throws(Parser.Failure) { try parser.parseDocument(bytes) } catch { assertionFailure("'{}' is JSON") }
-        }
+        let failure = empty.withUnsafeBufferPointer { parser.parseDocument($0) }
+        assert(failure == nil, "'{}' is JSON")
         return JSONDocument(input: empty, nodes: parser.nodes, decoded: parser.decoded, duplicateKeys: parser.duplicateKeys)
     }()
 }

@@ -38,7 +38,7 @@ public struct RulesetAnswer: Sendable {
     /// What the answer holds until it has been written, in bytes (about): the request
     /// as parsed, and what its steps are written from (refresh's stores among them).
     public var heldBytes: Int {
-        text.document.input.count + text.document.nodeCount * 16 + text.stepped.heldBytes
+        text.document.heldBytes + text.stepped.heldBytes
     }
 }
 

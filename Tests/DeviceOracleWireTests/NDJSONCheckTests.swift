@@ -104,6 +104,16 @@ final class NDJSONCheckTests: XCTestCase {
         XCTAssertTrue(answered.lines[1].contains(#""field":"final.isPlaying""#))
     }
 
+    func testALineHeldBackAsAPossibleTailIsReadAsItsOwnBytesAfterTheNextLineArrives() {
+        // Still held while the next line is parsed into reused memory: had that taken the
+        // held line's memory, line 2 would read as line 3, a valid element.
+        let answered = answer(played + "\n" + #"{"observedFinal":{"isPlaying":true}}"# + "\n"
+                              + #"{"type":"userPaused","observed":{"isPlaying":false}}"# + "\n")
+
+        XCTAssertEqual(answered.verdict, NDJSONCheck.invalidVerdict)
+        XCTAssertEqual(answered.lines.last, #"{"problem":{"status":422,"line":2,"pointer":"/type"}}"#)
+    }
+
     func testObservedFinalInBothHeadAndTailIsAProblemOfTheTailLine() {
         let answered = answer(#"{"observedFinal":{"isPlaying":true}}"# + "\n" + played + "\n"
                               + #"{"observedFinal":{"isPlaying":true}}"#)

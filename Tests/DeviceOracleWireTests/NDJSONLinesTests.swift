@@ -67,3 +67,24 @@ final class NDJSONLinesTests: XCTestCase {
         XCTAssertEqual(whole.count, 4)
     }
 }
+
+/// The LF search reads eight bytes at a time: an LF at any offset of a word, and at the
+/// end of a read shorter than a word, ends its line there.
+final class NDJSONNewlineTests: XCTestCase {
+    func testAnLFAtEveryOffsetIsFound() {
+        for length in 0..<40 {
+            for start in 0...length {
+                var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                let found = bytes.withUnsafeBytes { NDJSONLines.firstNewline(in: $0, from: start) }
+                XCTAssertNil(found, "no LF in \(length) bytes from \(start)")
+                for position in start..<length {
+                    bytes[position] = UInt8(ascii: "\n")
+                    XCTAssertEqual(bytes.withUnsafeBytes { NDJSONLines.firstNewline(in: $0, from: start) }, position)
+                    bytes[position] = 0x8A  // a byte with the LF's low bits and the high bit set is no LF
+                    XCTAssertNil(bytes.withUnsafeBytes { NDJSONLines.firstNewline(in: $0, from: start) })
+                    bytes[position] = UInt8(ascii: "a")
+                }
+            }
+        }
+    }
+}

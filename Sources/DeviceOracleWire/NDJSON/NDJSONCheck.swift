@@ -50,6 +50,8 @@ public final class NDJSONCheck {
     // One request's, called one at a time: unchecked, as the runtime's access
     // tracking showed in profiles of a long log.
     @exclusivity(unchecked) private var lines: NDJSONLines
+    /// Parses each line into the last line's memory when nothing kept that line.
+    @exclusivity(unchecked) private var reader = JSONLineReader()
     @exclusivity(unchecked) private var layout: NDJSONLayout
     private let stream: LineStream
     @exclusivity(unchecked) private var findings = StreamedFindings()
@@ -150,9 +152,9 @@ public final class NDJSONCheck {
     /// line, what the ruleset built (refresh's store) and the summary's lists.
     public var heldBytes: Int {
         func size(_ line: NDJSONLayout.Line?) -> Int {
-            line.map { $0.document.input.count + $0.document.nodeCount * 16 } ?? 0
+            line.map { $0.document.heldBytes } ?? 0
         }
-        return lines.heldBytes + layout.heldBytes + size(head) + size(tail) + stream.heldBytes() + findings.heldBytes
+        return lines.heldBytes + reader.heldBytes + (input?.heldBytes ?? 0) + layout.heldBytes + size(head) + size(tail) + stream.heldBytes() + findings.heldBytes
             + writer.allocatedByteCount
     }
 
@@ -173,7 +175,10 @@ public final class NDJSONCheck {
         if isReading {
             for element in lines.finish() {
                 guard isReading else { break }
-                read(element)
+                switch element {
+                case .line(let number, let bytes): bytes.withUnsafeBytes { read(.line(number: number, bytes: $0)) }
+                case .tooLong(let number): read(.tooLong(number: number))
+                }
             }
         }
         if isReading {
@@ -219,7 +224,7 @@ public final class NDJSONCheck {
         }
     }
 
-    private func read(_ element: NDJSONLines.Element) {
+    private func read(_ element: NDJSONLines.Piece) {
         switch element {
         case .tooLong(let number):
             fail(line: number, RequestRejection(kind: .invalidRequest, detail: "line \(number) is longer than \(lines.maxLineBytes) bytes (--max-line-bytes)",
@@ -241,7 +246,7 @@ public final class NDJSONCheck {
         case .line(let number, let bytes):
             let document: JSONDocument
             do {
-                document = try JSONReader.parse(bytes)
+                document = try reader.parse(bytes)
             } catch {
                 return fail(line: number, RequestBody.rejection(error, inLine: number))
             }
@@ -319,9 +324,10 @@ public final class NDJSONCheck {
     var headDocument: JSONDocument { head?.document ?? Self.emptyHead }
 
     private func run(_ line: NDJSONLayout.Line, index: Int) {
-        var line = line
         if let fill = line.fill {
-            line = NDJSONLayout.Line(number: line.number, document: OSLogInput.filled(line.document, fill, atInSeconds: atInSeconds))
+            // Run as the filled-in line (no copy of `line` for the rest: a retain and release a line).
+            return run(NDJSONLayout.Line(number: line.number, document: OSLogInput.filled(line.document, fill, atInSeconds: atInSeconds)),
+                       index: index)
         }
         var decoder = RequestDecoder(document: line.document)
         guard stream.element(line.document.root, index, &decoder) else {

@@ -96,7 +96,7 @@ struct NDJSONLayout {
     private var headGiven = false
 
     /// The memory of the line held back (it may be the tail): its bytes and its tape.
-    var heldBytes: Int { held.map { $0.document.input.count + $0.document.nodeCount * 16 } ?? 0 }
+    var heldBytes: Int { held.map { $0.document.heldBytes } ?? 0 }
 
     /// The body has ended: the held line, if any, was the tail.
     mutating func end() -> [(Line, Role)] {

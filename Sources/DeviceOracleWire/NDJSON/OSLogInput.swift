@@ -67,6 +67,11 @@ struct OSLogInput {
     private let subsystem: [UInt8]?
     private let headMembers: Set<String>
     private(set) var accounting = OSLogAccounting()
+    /// The capture's records and the selected messages, each into its last one's
+    /// memory when nothing kept that (`JSONLineReader`).
+    private var records = JSONLineReader(), messages = JSONLineReader()
+    /// The memory the readers keep between lines.
+    var heldBytes: Int { records.heldBytes + messages.heldBytes }
     private var sawLine = false
     private var firstLine: Int?
     /// The app's process: the first selected record's `processID`.
@@ -86,12 +91,12 @@ struct OSLogInput {
 
     /// Reads one non-blank line (`number` counts every line of the body); a log-side
     /// diagnostic it calls for goes to `diagnose`.
-    mutating func read(number: Int, bytes: [UInt8], diagnose: (Diagnostic) -> Void) -> Outcome {
+    mutating func read(number: Int, bytes: UnsafeRawBufferPointer, diagnose: (Diagnostic) -> Void) -> Outcome {
         accounting.lines += 1
         let first = !sawLine
         sawLine = true
         if first { firstLine = number }
-        guard let document = try? JSONReader.parse(bytes), document.duplicateKeys.isEmpty,
+        guard let document = try? records.parse(bytes), document.duplicateKeys.isEmpty,
               document.kind(document.root) == .object else {
             accounting.notRecord += 1
             return .skip
@@ -140,13 +145,16 @@ struct OSLogInput {
             diagnose(Diagnostic(log: number, .malformedMessage))
             return .skip
         }
-        let text = document.withUTF8(message) { Array($0) }
-        if text.elementsEqual("<private>".utf8) || text.starts(with: "<mask.".utf8) {
+        let redacted = document.withUTF8(message) { text in
+            text.elementsEqual("<private>".utf8) || text.starts(with: "<mask.".utf8)
+        }
+        if redacted {
             accounting.redacted += 1
             diagnose(Diagnostic(log: number, .redactedMessage))
             return .skip
         }
-        guard let object = try? JSONReader.parse(text), object.kind(object.root) == .object else {
+        guard let object = document.withUTF8(message, { try? messages.parse(UnsafeRawBufferPointer($0)) }),
+              object.kind(object.root) == .object else {
             accounting.malformed += 1
             diagnose(Diagnostic(log: number, .malformedMessage))
             return .skip

@@ -1,0 +1,45 @@
+/// Reads one JSON text after another (the lines of an NDJSON body) into the same
+/// memory: the next text is parsed into the storage of the document it gave last
+/// when nothing holds that document any more, so a long body costs one tape, one
+/// copy of a line and one storage object, not an allocation of each per line. A
+/// document still held (a head line, a line kept for the summary) is left alone, and
+/// the next text gets storage of its own. Documents are values either way: what a
+/// caller holds never changes.
+public struct JSONLineReader {
+    /// Storage kept for the next text; larger ones than this are given back rather than
+    /// kept, so what stays between lines is bounded whatever one line was.
+    public static let keptBytes = 256 << 10
+
+    private let maxDepth: Int
+    /// The storage of the last document handed out, or nil when it was too large to keep.
+    private var last: JSONDocument.Storage?
+
+    public init(maxDepth: Int = JSONReader.defaultMaxDepth) {
+        self.maxDepth = maxDepth
+    }
+
+    /// The document of `text`, valid and unchanged for as long as it is held.
+    public mutating func parse(_ text: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONDocument {
+        var storage = last.take() ?? Self.emptyStorage()
+        if !isKnownUniquelyReferenced(&storage) { storage = Self.emptyStorage() }
+        do {
+            try JSONReader.parse(text, into: storage, maxDepth: maxDepth)
+        } catch {
+            keep(storage)
+            throw error
+        }
+        keep(storage)
+        return JSONDocument(storage: storage)
+    }
+
+    /// The memory kept for the next text, in bytes.
+    public var heldBytes: Int { last?.allocatedBytes ?? 0 }
+
+    private mutating func keep(_ storage: JSONDocument.Storage) {
+        last = storage.allocatedBytes <= Self.keptBytes ? storage : nil
+    }
+
+    private static func emptyStorage() -> JSONDocument.Storage {
+        JSONDocument.Storage(input: [], nodes: JSONNodeBuffer(capacity: 0), decoded: [], duplicateKeys: [])
+    }
+}
