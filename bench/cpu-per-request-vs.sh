@@ -29,6 +29,7 @@ server_pid=
 trap 'kill "$server_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 source "$repo/.ci/start-server.sh"
 source "$here/instructions.sh"
+source "$here/median.sh"
 
 # Builds the release binary of the tree at $1 and prints its path.
 release_binary() {
@@ -45,7 +46,6 @@ tree_binary=$(release_binary "$repo")
 path=${PATH_TRIED:-/playback/apply}
 body=${BODY:-$here/bodies/playback-small.json}
 
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 # report NAME UNIT: reads "side value" lines, prints each side's values, medians and ratio.
 report() {
   awk -v name="$1" -v unit="$2" '{v[$1] = v[$1] " " $2} END {
