@@ -149,7 +149,8 @@ public struct RulesetEndpoint: Sendable {
     public let summary: String
     /// The versions a request may pin in its `ruleset` member.
     private let served: [StaticString]
-    private let run: @Sendable (inout RequestDecoder, JSONValue) -> RulesetAnswer?
+    /// Decodes and runs a request (an object whose pin has been checked).
+    let run: @Sendable (inout RequestDecoder, JSONValue) -> RulesetAnswer?
     let model: RulesetModel
     /// The top-level members of its JSON body other than the sequence (`events`,
     /// `runs`): what the head line of an NDJSON body may name.
@@ -190,13 +191,6 @@ public struct RulesetEndpoint: Sendable {
     /// its problems point into that document (`/cases/3/request/events/0/type`),
     /// through `pointer`, the pointer to the request.
     func answer(_ request: JSONValue, at pointer: String, in document: JSONDocument) -> Result<RulesetAnswer, RequestRejection> {
-        RequestBody.answer(request, at: pointer, in: document, served: served, run: run)
-    }
-
-    /// The same, where the versions served at this path are `served` (its
-    /// `RulesetVersions` chose this one by the request's pin).
-    func answer(_ request: JSONValue, at pointer: String, in document: JSONDocument,
-                served: [StaticString]) -> Result<RulesetAnswer, RequestRejection> {
         RequestBody.answer(request, at: pointer, in: document, served: served, run: run)
     }
 

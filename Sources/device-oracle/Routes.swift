@@ -53,6 +53,7 @@ enum ServiceRoutes {
                 // `?steps=` is checked first: a bad query needs no body read.
                 switch stepDetail(query: request.query).flatMap({ detail in logSelection(query: request.query).map { (detail, $0) } }) {
                 case .success((_, .some)): unifiedLogAsJSON
+                case .success((.all, nil)): response(to: versions.answer(request.body))
                 case .success((let detail, nil)): response(to: versions.answer(request.body).map { $0.listing(detail) })
                 case .failure(let invalid): invalid.response
                 }
@@ -149,12 +150,11 @@ enum ServiceRoutes {
             queryValue("category", in: query).flatMap { category in
                 queryValue("subsystem", in: query).flatMap { subsystem in
                     guard let from else {
+                        // Most requests name none: no list of them to build.
+                        guard category != nil || subsystem != nil else { return .success(nil) }
                         let given = [category.map { _ in "'category'" }, subsystem.map { _ in "'subsystem'" }].compactMap { $0 }
-                        guard given.isEmpty else {
-                            return .failure(InvalidQuery(detail: "\(given.joined(separator: " and ")) "
-                                                         + "\(given.count == 1 ? "is" : "are") read only with 'from=oslog'"))
-                        }
-                        return .success(nil)
+                        return .failure(InvalidQuery(detail: "\(given.joined(separator: " and ")) "
+                                                     + "\(given.count == 1 ? "is" : "are") read only with 'from=oslog'"))
                     }
                     guard from == "oslog" else {
                         return .failure(InvalidQuery(detail: "'from' is '\(from)'; its one value is 'oslog' (a unified-log capture)"))
@@ -185,6 +185,8 @@ enum ServiceRoutes {
     /// The value of a parameter that may be given once (nil when absent): given
     /// twice it is ambiguous.
     static func queryValue(_ name: String, in query: String) -> Result<String?, InvalidQuery> {
+        // Most requests have no query: nothing to split for each of the parameters read.
+        guard !query.isEmpty else { return .success(nil) }
         let values = QueryParameters(query).values(name)
         guard values.count <= 1 else {
             return .failure(InvalidQuery(detail: "'\(name)' is given \(values.count) times; give it once"))

@@ -159,6 +159,31 @@ final class PlaybackEndpointTests: XCTestCase {
         XCTAssertEqual(sessions.defaultIndex, 1)
     }
 
+    func testALogThatNamesNoSessionHashesNothing() throws {
+        let document = try JSONReader.parse(Array("[]".utf8))
+        var sessions = SessionMachines<String>()
+
+        let order = [sessions.index(of: nil, in: document) { "default" }, sessions.index(of: nil, in: document) { "again" }]
+
+        XCTAssertEqual(order, [0, 0])
+        XCTAssertEqual(sessions.probes, 0)
+        XCTAssertEqual(sessions.sessions.map { String(decoding: $0.name, as: UTF8.self) + "=" + $0.machine }, ["default=default"])
+    }
+
+    func testSessionsNamedAfterUnnamedEventsComeAfterDefault() throws {
+        let document = try JSONReader.parse(Array(#"["a","default","a"]"#.utf8))
+        let names = Array(document.elements(document.root))
+        var sessions = SessionMachines<String>()
+
+        let order = [sessions.index(of: nil, in: document) { "default" }, sessions.index(of: names[0], in: document) { "a" },
+                     sessions.index(of: names[1], in: document) { "again" }, sessions.index(of: nil, in: document) { "again" },
+                     sessions.index(of: names[2], in: document) { "again" }]
+
+        XCTAssertEqual(order, [0, 1, 0, 0, 1])
+        XCTAssertEqual(sessions.sessions.map { String(decoding: $0.name, as: UTF8.self) + "=" + $0.machine }, ["default=default", "a=a"])
+        XCTAssertEqual(sessions.defaultIndex, 0)
+    }
+
     // MARK: Observed and verdict
 
     func testNoObservedIsUnchecked() throws {

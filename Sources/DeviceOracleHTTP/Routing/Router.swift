@@ -116,21 +116,23 @@ package struct Router: Sendable {
             return .respond(response)
         }
         if let check = routes[index].queryProblem, let problem = check(query()) { return .respond(problem) }
-        if let streamed = routes[index].streamed, let contentType,
-           streamed.mediaTypes.contains(where: { Self.mediaType(of: contentType, is: $0) }) {
+        // Found once: each comparison below reads it.
+        let mediaType = contentType.map(Self.mediaType)
+        if let streamed = routes[index].streamed, let mediaType,
+           streamed.mediaTypes.contains(where: { Self.mediaType(mediaType, is: $0) }) {
             return .stream(routeIndex: index)
         }
         switch routes[index].body {
         case .discarded:
             return .handle(routeIndex: index, keepsBody: false)
         case .json:
-            guard Self.isJSONCompatible(contentType) else {
+            guard Self.isJSONCompatible(mediaType: mediaType) else {
                 return .respond(Self.unsupported(contentType, accepted: "JSON (application/json)"))
             }
             return .handle(routeIndex: index, keepsBody: true)
         case .jsonOr(let mediaTypes):
-            guard Self.isJSONCompatible(contentType)
-                    || contentType.map({ type in mediaTypes.contains { Self.mediaType(of: type, is: $0) } }) == true else {
+            guard Self.isJSONCompatible(mediaType: mediaType)
+                    || mediaType.map({ type in mediaTypes.contains { Self.mediaType(type, is: $0) } }) == true else {
                 let accepted = "JSON (application/json) or " + mediaTypes.joined(separator: ", ")
                 return .respond(Self.unsupported(contentType, accepted: accepted))
             }
@@ -171,16 +173,17 @@ package struct Router: Sendable {
         return UnsafeRawBufferPointer(rebasing: value[start..<end])
     }
 
-    /// The value's media type is `expected` (lower case), compared case-insensitively (RFC 9110 §8.3.1).
-    static func mediaType(of contentType: UnsafeRawBufferPointer, is expected: String) -> Bool {
+    /// A media type (`mediaType(_:)` of a Content-Type) is `expected` (lower case),
+    /// compared case-insensitively (RFC 9110 §8.3.1).
+    static func mediaType(_ mediaType: UnsafeRawBufferPointer, is expected: String) -> Bool {
         var expected = expected
-        return expected.withUTF8 { asciiCaseInsensitiveEqual(mediaType(contentType), UnsafeRawBufferPointer($0)) }
+        return expected.withUTF8 { asciiCaseInsensitiveEqual(mediaType, UnsafeRawBufferPointer($0)) }
     }
 
-    /// The media type before any parameters, compared case-insensitively (RFC 9110 §8.3.1).
-    static func isJSONCompatible(_ contentType: UnsafeRawBufferPointer?) -> Bool {
-        guard let value = contentType else { return true }
-        let mediaType = mediaType(value)
+    /// A Content-Type's media type (`mediaType(_:)`; nil: no Content-Type) is JSON or
+    /// reads as JSON, compared case-insensitively (RFC 9110 §8.3.1).
+    static func isJSONCompatible(mediaType: UnsafeRawBufferPointer?) -> Bool {
+        guard let mediaType else { return true }
         if asciiCaseInsensitiveEqual(mediaType, "application/json")
             || asciiCaseInsensitiveEqual(mediaType, "application/x-www-form-urlencoded") {
             return true

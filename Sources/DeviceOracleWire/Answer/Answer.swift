@@ -66,7 +66,8 @@ struct AnswerEnvelope: Sendable {
     let mismatches: [Mismatch]
     let diagnostics: [Diagnostic]
 
-    func answer(_ stepped: some SteppedAnswer, document: JSONDocument) -> RulesetAnswer {
+    /// `stepped` is taken, not copied, into the answer.
+    func answer(_ stepped: consuming some SteppedAnswer, document: JSONDocument) -> RulesetAnswer {
         RulesetAnswer(verdict: verdict, text: AnswerText(envelope: self, stepped: stepped, document: document))
     }
 
