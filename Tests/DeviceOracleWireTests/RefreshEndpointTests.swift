@@ -5,7 +5,7 @@ import DeviceOracleJSON
 /// refresh.md on the wire: configCheck with every Info.plist form, runs and their
 /// steps, observed and observedFinal, diagnostics, and every 422 with its pointer.
 final class RefreshEndpointTests: XCTestCase {
-    private let refresh = RefreshEndpoint.endpoint
+    private let refresh = RefreshRuleset.endpoint
 
     func testAnAnswerCountsTheStoresItWritesItsStepsFrom() throws {
         // Each run adds an item, so each step's `after` is a store rendered of its own.

@@ -1,10 +1,9 @@
 import DeviceOracleJSON
 
-/// What answers one request of a ruleset whose sequence is a log: the event-log
-/// driver (every ruleset whose state is finite: its steps are precomputed) and
-/// refresh's evaluation (whose runs carry pages into a store of any size). A log
-/// comes in two forms, a JSON body and NDJSON lines (streaming.md); everything the
-/// two forms share is written once, here, over these steps:
+/// What answers one request of a ruleset whose sequence is a log: the driver
+/// (`EventLogDriver`), over every ruleset's description. A log comes in two forms, a
+/// JSON body and NDJSON lines (streaming.md); everything the two forms share is
+/// written once, here, over these steps:
 ///
 /// 1. `readHead`: the request's members but its sequence;
 /// 2. `runSequence` (JSON) or `runElement` per line (NDJSON, then `writeLastStep`);
@@ -45,7 +44,7 @@ protocol LogEvaluation: SendableMetatype {
     /// Hands over the mismatches and diagnostics found since the last call.
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic])
     /// What an NDJSON log's evaluation holds between lines beyond its fixed parts (refresh:
-    /// its store), counted in the memory budget. 0 by default.
+    /// its store), counted in the memory budget.
     var heldBytes: Int { get }
     /// Whether the head said `"initial": "unknown"` (late-start.md): the NDJSON form
     /// then writes no step lines.
@@ -58,14 +57,6 @@ protocol LogEvaluation: SendableMetatype {
     /// A log with `"initial": "unknown"` is to be run from candidate `number`, as if its
     /// state were given (a repro's second reading of an NDJSON log); said before `readHead`.
     mutating func startAtCandidate(_ number: Int)
-}
-
-extension LogEvaluation {
-    var heldBytes: Int { 0 }
-    var startsUnknown: Bool { false }
-    var reportedFindings: (findings: ListedFindings, carried: Bool)? { nil }
-    var reportedCandidate: Int? { nil }
-    mutating func startAtCandidate(_ number: Int) {}
 }
 
 extension LogEvaluation {

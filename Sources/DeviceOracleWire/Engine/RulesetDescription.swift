@@ -1,13 +1,59 @@
 import DeviceOracleJSON
 import DeviceOracleRules
 
-/// What the event-log engine needs of one ruleset: its names (enums, so every
-/// table is derived from `allCases`), its machine, how to read one event and how
-/// to write one step's decision. Everything else is the engine's
-/// (`EventLogDriver`): walking the request's members, `initial` and
-/// `observedFinal`, sessions, raw notifications, observed comparison,
-/// diagnostics, ordering, streaming, and the precomputed step tails.
+/// What the engine needs of every ruleset: the names its request and observations
+/// use (enums, so every closed set is derived from `allCases`), its own members and
+/// static check, and how its steps are made (`Steps`). Everything else is the
+/// engine's (`EventLogDriver`): walking the request's members and `observedFinal`,
+/// the sequence in both forms, the answer's envelope. A ruleset whose state is finite
+/// is a `FiniteRulesetDescription`, whose steps the engine precomputes; refresh, whose
+/// store is of any size, brings its own (`RefreshSteps`).
 protocol RulesetDescription: Sendable {
+    /// How the log's steps are made, run and written.
+    associatedtype Steps: LogSteps where Steps.D == Self
+    /// The request's own members besides `initial`, its sequence and `observedFinal`.
+    associatedtype Setting: NamedCase = NoNames
+    /// What those members decode to.
+    associatedtype Settings: Sendable = NoSettings
+    /// What a step's `observed` may name.
+    associatedtype StepField: NamedCase
+    /// What `observedFinal` may name.
+    associatedtype FinalField: NamedCase
+
+    /// The member that holds the JSON form's log: `events` (refresh: `runs`).
+    static var sequence: String { get }
+    /// Whether a request must carry its sequence (haptics may send a `pattern` alone).
+    static var eventsRequired: Bool { get }
+    /// Reads the request's own members, reporting their problems.
+    static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
+                         _ decoder: inout RequestDecoder) -> Settings
+    /// A static check run once the log is valid (haptics' pattern); its verdict, or `nil`.
+    static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool?
+    /// What failed of the static check, a line each, as a JUnit report names it.
+    static func staticCheckFailures(_ settings: Settings, document: JSONDocument) -> [String]
+    /// Answer members before `final`.
+    static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument)
+}
+
+extension RulesetDescription {
+    static var sequence: String { "events" }
+    static var eventsRequired: Bool { true }
+    static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool? { nil }
+    static func staticCheckFailures(_ settings: Settings, document: JSONDocument) -> [String] { [] }
+    static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument) {}
+}
+
+extension RulesetDescription where Settings == NoSettings, Setting == NoNames {
+    static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
+                         _ decoder: inout RequestDecoder) -> Settings { NoSettings() }
+}
+
+/// A ruleset whose state is finite: its machine, how to read one event and how to
+/// write one step's decision. The engine (`PrecomputedSteps`, `RulesetTables`) does
+/// the rest: `initial`, sessions, raw notifications, observed comparison,
+/// diagnostics, late starts, and the precomputed step tails; its `Steps` are
+/// `PrecomputedSteps<Self>`.
+protocol FiniteRulesetDescription: RulesetDescription {
     associatedtype Machine: StateMachine & Sendable
         where Machine.State: Hashable & Sendable, Machine.Event: Hashable & Sendable, Machine.Decision: Sendable
     typealias State = Machine.State
@@ -16,18 +62,10 @@ protocol RulesetDescription: Sendable {
     /// it that holds no reference (playback's `PlaybackStep`).
     associatedtype Decision: Sendable = Machine.Decision
 
-    /// The request's own members besides `initial`, `events` and `observedFinal`.
-    associatedtype Setting: NamedCase = NoNames
-    /// What those members decode to.
-    associatedtype Settings: Sendable = NoSettings
     /// The state's fields, in the order answers write them.
     associatedtype StateField: NamedCase
     /// What `initial` may name.
     associatedtype InitialField: NamedCase
-    /// What a step's `observed` may name.
-    associatedtype StepField: NamedCase
-    /// What `observedFinal` may name.
-    associatedtype FinalField: NamedCase
     /// The canonical event types (`"type": "userPaused"`).
     associatedtype EventType: NamedCase
     /// The members an event type carries besides `type` (`shouldResume`, `reason`).
@@ -35,8 +73,6 @@ protocol RulesetDescription: Sendable {
     /// The rules' diagnostics, each spelled as its `DiagnosticCode`.
     associatedtype RuleDiagnostic: CaseIterable & Hashable & Sendable & RawRepresentable<String>
 
-    /// Whether a request must carry `events` (haptics may send a `pattern` alone).
-    static var eventsRequired: Bool { get }
     /// Whether an event may name a `session` (playback.md, "Several playback sessions").
     static var hasSessions: Bool { get }
     /// What raw AVAudioSession notifications become; `nil`: events come as `type` only.
@@ -45,9 +81,6 @@ protocol RulesetDescription: Sendable {
     /// Every state a machine can be in (each field's every value), for the tables.
     static var allStates: [State] { get }
     static var initialState: State { get }
-    /// Reads the request's own members, reporting their problems.
-    static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
-                         _ decoder: inout RequestDecoder) -> Settings
     static func readInitial(_ field: InitialField, _ value: JSONValue, into state: inout State,
                             _ decoder: inout RequestDecoder)
     /// The machine a session starts with.
@@ -95,18 +128,11 @@ protocol RulesetDescription: Sendable {
     static func compareMore(_ observed: ObservedFields<StepField>, decision: Decision, index: Int,
                             settings: Settings, document: JSONDocument, mismatches: inout MismatchList)
     static func expectedFinal(_ field: FinalField, of machine: Machine) -> FieldValue
-    /// A static check run once the log is valid (haptics' pattern); its verdict, or `nil`.
-    static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool?
-    /// What failed of the static check, a line each, as a JUnit report names it.
-    static func staticCheckFailures(_ settings: Settings, document: JSONDocument) -> [String]
-    /// Answer members before `final`.
-    static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument)
     /// Answer members after `steps`.
     static func writeSummary(of machine: Machine, to writer: inout JSONWriter)
 }
 
-extension RulesetDescription {
-    static var eventsRequired: Bool { true }
+extension FiniteRulesetDescription {
     static var hasSessions: Bool { false }
     static var notificationEvents: NotificationEvents<Event>? { nil }
     static var fixedPayloadEvents: [Event] { [] }
@@ -123,19 +149,11 @@ extension RulesetDescription {
     }
     static func compareMore(_ observed: ObservedFields<StepField>, decision: Decision, index: Int,
                             settings: Settings, document: JSONDocument, mismatches: inout MismatchList) {}
-    static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool? { nil }
-    static func staticCheckFailures(_ settings: Settings, document: JSONDocument) -> [String] { [] }
-    static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument) {}
     static func writeSummary(of machine: Machine, to writer: inout JSONWriter) {}
 }
 
-extension RulesetDescription where Decision == Machine.Decision {
+extension FiniteRulesetDescription where Decision == Machine.Decision {
     static func decide(_ event: Event, on machine: inout Machine) -> Decision { machine.apply(event) }
-}
-
-extension RulesetDescription where Settings == NoSettings, Setting == NoNames {
-    static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
-                         _ decoder: inout RequestDecoder) -> Settings { NoSettings() }
 }
 
 /// A closed set of names from an enum: the names a request may use.
@@ -159,7 +177,7 @@ struct NoSettings: Sendable {}
 /// not asked for this type), runs the machine on `event` with a text of its own, checks
 /// once per process that the text changes nothing (`RulesetTables`), and writes each
 /// step as a precomputed tail around the member's value.
-struct EchoedMember<D: RulesetDescription>: Sendable {
+struct EchoedMember<D: FiniteRulesetDescription>: Sendable {
     let type: D.EventType
     let member: D.EventField
     /// The event whose member is `text`.

@@ -48,13 +48,11 @@ enum EventObjectMember<Field: NamedCase>: Sendable {
 /// the decision — for each fixed event from each state, written by running the
 /// real machine. A step's tail is a function of its event and the state before
 /// it (the rules decide the rest), so a long log writes most steps by copying one.
-final class RulesetTables<D: RulesetDescription>: Sendable {
+final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
     /// `playback/1`.
     let ruleset: StaticString
-    let topMembers: ClosedNames<RequestMember<D.Setting>>
     let initialFields: ClosedNames<D.InitialField>
     let observedFields: ClosedNames<D.StepField>
-    let observedFinalFields: ClosedNames<D.FinalField>
     /// Each event type's name, to its position in `allCases`.
     let eventTypes: ClosedNames<Int>
     private let eventTypeCases: [D.EventType]
@@ -93,11 +91,8 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
 
     init(ruleset: StaticString) {
         self.ruleset = ruleset
-        topMembers = ClosedNames("member", [("initial", .initial), ("events", .sequence), ("observedFinal", .observedFinal)]
-                                 + D.Setting.allCases.map { ($0.name, .setting($0)) })
         initialFields = ClosedNames(named: "initial field")
         observedFields = ClosedNames(named: "observed field")
-        observedFinalFields = ClosedNames(named: "observedFinal field")
         eventTypeCases = Array(D.EventType.allCases)
         eventTypes = ClosedNames("event type", eventTypeCases.enumerated().map { ($0.element.name, $0.offset) })
         let form: [(String, EventObjectMember<D.EventField>)] = D.notificationEvents == nil

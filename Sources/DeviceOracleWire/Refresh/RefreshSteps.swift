@@ -1,48 +1,13 @@
 import DeviceOracleJSON
 @_spi(Engine) import DeviceOracleRules
 
-/// `POST /refresh/run` (refresh.md): checks the static configuration, runs the
-/// refresh job over the runs the system delivered, and writes every step.
-///
-/// Answer members, in this order: `ruleset`, `configCheck` (when `config` was
-/// given), `final`, `steps`, `summary`, `verdict`, `mismatches`, `diagnostics`.
-/// A step: `index`, `id` (when the run had one), `at`, `outcome`,
-/// `taskCompleted`, `pagesCommitted`, `commits`, `tempFilesLeft`, `before`,
-/// `after`, `actions`, `nextEarliestBeginAt`.
-enum RefreshEndpoint {
-    static let endpoint = RulesetEndpoint(
-        name: "refresh/1", path: "/refresh/run",
-        summary: "Background app refresh: the built Info.plist's task registration, and the sync job's outcome under success, error, expiry, crash and repetition.",
-        model: RulesetModel(RefreshModelCoding.self),
-        topMembers: topMembers.spellings, sequence: "runs",
-        observables: RunField.allCases.map(\.rawValue)) { RefreshEvaluation() }
-}
-
-/// Refresh's own top-level members: `runs` is its sequence; its `initial` is only refused (`"unknown"`).
-private enum Setting: String, NamedCase {
-    case config, store, schedule
-}
-
-private enum RunField: String, CaseIterable, Sendable {
-    case outcome, taskCompleted, pagesCommitted, commits, tempFilesLeft, cursor, lastSuccessAt, nextEarliestBeginAt,
-         items
-}
-
-private enum FinalField: String, CaseIterable, Sendable {
-    case items, cursor, lastSuccessAt, commits
-}
-
-private let topMembers = ClosedNames<RequestMember<Setting>>(
-    "member", Setting.allCases.map { ($0.rawValue, .setting($0)) }
-        + [("runs", .sequence), ("observedFinal", .observedFinal), ("initial", .initial)])
-private let observedFields = ClosedNames<RunField>("observed field")
-private let observedFinalFields = ClosedNames<FinalField>("observedFinal field")
+private let observedFields = ClosedNames<RefreshRuleset.StepField>(named: "observed field")
 private let outcomeNames = QuotedNames<RefreshOutcome>()
 private let actionNames = QuotedNames<RefreshAction>()
 
 /// One run as decoded and applied; the steps are written from these once the
 /// final store is known (the answer lists `final` before `steps`).
-private struct RunRecord: Sendable {
+struct RunRecord: Sendable {
     var id: JSONValue?
     var at: Double
     var step: RefreshStep
@@ -53,7 +18,7 @@ private struct RunRecord: Sendable {
 }
 
 /// What the model routes read of a rendered store, beside its text.
-private struct StoreValues: Sendable {
+struct StoreValues: Sendable {
     var cursor: String?
     var lastSuccessAt: Double?
     var isEmpty: Bool
@@ -67,9 +32,10 @@ private struct StoreValues: Sendable {
 
 /// What refresh writes of its answer: `configCheck` when a config was given,
 /// `final`, the run steps, then `summary`.
-private struct RefreshAnswer: SteppedAnswer {
+struct RefreshAnswer: SteppedAnswer {
     let document: JSONDocument
-    let checks: [ConfigCheck]?
+    /// `nil` for the last step an NDJSON log keeps.
+    let settings: RefreshRuleset.Settings?
     let records: [RunRecord]
     /// Each distinct store the steps show, rendered once.
     let storeTexts: [[UInt8]]
@@ -82,23 +48,14 @@ private struct RefreshAnswer: SteppedAnswer {
     func values(ofStep index: Int) -> StepValues {
         let record = records[index], decision = record.step.decision, after = storeValues[record.after]
         var observed: [(name: String, value: FieldValue)] = []
-        for field in RunField.allCases {
-            let value: FieldValue
-            switch field {
-            case .outcome: value = .string(decision.outcome.rawValue)
-            case .taskCompleted: value = decision.taskCompleted.map(FieldValue.bool) ?? .null
-            case .pagesCommitted: value = .number(Double(decision.pagesCommitted))
-            case .commits: value = .number(Double(decision.commits))
-            case .tempFilesLeft: value = .number(Double(decision.tempFilesLeft))
-            case .cursor: value = after.cursor.map(FieldValue.string) ?? .null
-            case .lastSuccessAt: value = after.lastSuccessAt.map(FieldValue.number) ?? .null
-            case .nextEarliestBeginAt: value = decision.nextEarliestBeginAt.map(FieldValue.number) ?? .null
-            // The store's items are objects: plain only when there are none.
-            case .items:
-                guard after.isEmpty else { continue }
-                value = .array([])
+        for field in RefreshRuleset.StepField.allCases {
+            if let value = RefreshRuleset.expected(field, decision: decision, cursor: after.cursor,
+                                                   lastSuccessAt: after.lastSuccessAt) {
+                observed.append((field.rawValue, value))
+            } else if after.isEmpty {
+                // The store's items are objects: plain only when there are none.
+                observed.append((field.rawValue, .array([])))
             }
-            observed.append((field.rawValue, value))
         }
         let firstAction = record.step.actions.array.first
         return StepValues(before: shownStore(record.before), event: nil,
@@ -117,16 +74,11 @@ private struct RefreshAnswer: SteppedAnswer {
     }
 
     var staticCheckFailures: [String] {
-        (checks ?? []).filter { !$0.passed }.map { check in
-            "configCheck: \(check.check.rawValue)\(check.identifier.map { " '\($0)'" } ?? ""): \(check.detail ?? "")"
-        }
+        settings.map { RefreshRuleset.staticCheckFailures($0, document: document) } ?? []
     }
 
     func writeHead(to writer: inout JSONWriter) {
-        if let checks {
-            writer.key("configCheck")
-            writer.configCheck(checks)
-        }
+        if let settings { RefreshRuleset.writeHead(settings, to: &writer, document: document) }
         writer.key("final")
         writer.raw(storeTexts[records.last?.after ?? 0])
     }
@@ -172,8 +124,12 @@ private struct RefreshAnswer: SteppedAnswer {
 
 }
 
-/// Runs the refresh job over a request's runs, rendering each distinct store once.
-private struct RefreshEvaluation: LogEvaluation {
+/// Refresh's steps: the refresh job runs over a request's runs, and each distinct
+/// store the steps show is rendered once. Nothing is precomputed: a run's pages go
+/// into a store of any size, so the answer is bounded per run (`AnswerBudget`).
+struct RefreshSteps: LogSteps {
+    typealias Head = LogHead<RefreshRuleset, RefreshMachine<StoredItem>>
+
     var records: [RunRecord] = []
     /// Each distinct store the steps show, rendered once.
     var storeTexts: [[UInt8]] = []
@@ -189,26 +145,21 @@ private struct RefreshEvaluation: LogEvaluation {
     var validatesOnly = false
     /// The last run's pages, for the next run to be read into (`refreshRun(_:reusing:)`).
     var sparePages: [RefreshPage<StoredItem>] = []
-    let ruleset: StaticString = "refresh/1"
 
-    /// What a request gave besides its runs: read before the first one runs.
-    struct Head {
-        var config: RefreshConfig?
-        var machine: RefreshMachine<StoredItem>
-        var observedFinal: ObservedFields<FinalField>?
-        /// The JSON form's `runs` member.
-        var runs: JSONValue?
-    }
+    /// Nothing is made once for all requests.
+    static func tables(ruleset: StaticString) {}
 
-    mutating func readHead(_ root: JSONValue, sequenceInLines: Bool, decoder: inout RequestDecoder) -> Head {
-        let given = topMembers.given(root, in: decoder.document)
+    init(tables: Void) {}
+
+    /// The machine over the request's `store` (empty when none was given).
+    mutating func start(_ given: GivenRequest<RefreshRuleset.Setting>, settings: RefreshRuleset.Settings,
+                        inLines: Bool, decoder: inout RequestDecoder) -> RefreshMachine<StoredItem> {
         // Read only to refuse `"unknown"` (late-start.md): any other `initial` is an
         // unknown member, ignored as always.
         if let initial = decoder.present(given.initial), decoder.document.string(initial) == "unknown" {
             decoder.report("refresh/1's start includes a store and a config, so it cannot be \"unknown\": "
                            + "give 'store' and 'config' as the log found them", at: initial)
         }
-        let config = decoder.value(given.settings[.config], of: .object).flatMap { decoder.refreshConfig($0) }
         var store = ServiceStore()
         if let object = decoder.value(given.settings[.store], of: .object) {
             let given = decoder.refreshStore(object)
@@ -218,38 +169,26 @@ private struct RefreshEvaluation: LogEvaluation {
                                               message: "The starting store holds \(Self.ids(given.repeatedIDs)) more than once; the later item replaced the earlier at the earlier one's position."))
             }
         }
-        let schedule = decoder.value(given.settings[.schedule], of: .object).map { decoder.refreshSchedule($0) }
-            ?? RefreshSchedule()
-        let observedFinal = decoder.observed(given.observedFinal, names: observedFinalFields)
-        let runsGiven = sequenceInLines || decoder.present(given.sequence) != nil
-        if decoder.present(given.settings[.config]) == nil, !runsGiven {
-            decoder.reportMissing("runs", in: root, "a request needs 'runs', 'config' or both")
-        }
         storeTexts.append(store.json())
         storeValues.append(StoreValues(store))
         _ = budget.spend(storeTexts[0].count)
-        return Head(config: config, machine: RefreshMachine(state: RefreshState(store: store), schedule: schedule),
-                    observedFinal: observedFinal, runs: given.sequence)
+        return RefreshMachine(state: RefreshState(store: store), schedule: settings.schedule)
     }
 
     mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
-        -> (answer: RefreshAnswer, staticCheckPassed: Bool?) {
-        compareFinal(head.observedFinal, with: head.machine.state.store, document: document)
-        let checks = head.config?.checks()
-        let answer = RefreshAnswer(document: decoder.document, checks: checks, records: records, storeTexts: storeTexts,
-                                   storeValues: storeValues,
-                                   summary: summary)
-        return (answer, checks.map { $0.allSatisfy(\.passed) })
+        -> RefreshAnswer {
+        compareFinal(head.observedFinal, with: head.start.state.store, document: document)
+        return RefreshAnswer(document: decoder.document, settings: head.settings, records: records,
+                             storeTexts: storeTexts, storeValues: storeValues, summary: summary)
     }
 
-    mutating func runSequence(of head: inout Head, in root: JSONValue, decoder: inout RequestDecoder) {
-        guard let runs = decoder.value(head.runs, of: .array) else { return }
+    mutating func walk(_ runs: JSONValue, head: inout Head, decoder: inout RequestDecoder) {
         let document = decoder.document
         records.reserveCapacity(document.count(runs))
         var arrival = ArrivalOrder()
         // Walked in place: finding the objects first cost a cache miss per run.
         for (index, element) in document.elements(runs).enumerated() where decoder.has(element, .object) {
-            if runOne(element, index: index, on: &head.machine, arrival: &arrival, decoder: &decoder) { continue }
+            if runOne(element, index: index, on: &head.start, arrival: &arrival, decoder: &decoder) { continue }
             // Over budget. A later run that is not an object makes the request a 422 that
             // validates every run and runs none, as it does when that run comes first.
             let rest = document.elements(runs).dropFirst(index + 1)
@@ -268,7 +207,7 @@ private struct RefreshEvaluation: LogEvaluation {
         storeTexts.removeFirst(storeTexts.count - 1)
         storeValues.removeFirst(storeValues.count - 1)
         guard decoder.has(object, .object) else { return false }
-        guard runOne(object, index: index, on: &head.machine, arrival: &arrival, decoder: &decoder) else {
+        guard runOne(object, index: index, on: &head.start, arrival: &arrival, decoder: &decoder) else {
             // The answer so far passed the JSON form's cap: the stream ends here.
             decoder.report(Self.overBudget(budget), at: object)
             return false
@@ -289,12 +228,8 @@ private struct RefreshEvaluation: LogEvaluation {
 
     /// What is kept of an NDJSON log: its last run, over the stores it saw.
     private func lastAnswer(document: JSONDocument?) -> RefreshAnswer {
-        RefreshAnswer(document: document ?? .emptyObject, checks: nil, records: records, storeTexts: storeTexts,
+        RefreshAnswer(document: document ?? .emptyObject, settings: nil, records: records, storeTexts: storeTexts,
                       storeValues: storeValues, summary: summary)
-    }
-
-    func readObservedFinal(_ value: JSONValue, into head: inout Head, decoder: inout RequestDecoder) {
-        head.observedFinal = decoder.observed(value, names: observedFinalFields)
     }
 
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
@@ -335,33 +270,18 @@ private struct RefreshEvaluation: LogEvaluation {
         "the answer would exceed \(budget.limitDescription): every step repeats the store before and after its run; send fewer runs or a smaller store per request"
     }
 
-    mutating func compare(_ observed: ObservedFields<RunField>?, decision: RefreshDecision, store: ServiceStore,
+    mutating func compare(_ observed: ObservedFields<RefreshRuleset.StepField>?, decision: RefreshDecision, store: ServiceStore,
                           index: Int, document: JSONDocument) {
         compare(observed, index: index, prefix: "", store: store, document: document, isItems: { $0 == .items }) { field in
-            switch field {
-            case .outcome: .string(decision.outcome.rawValue)
-            case .taskCompleted: decision.taskCompleted.map(FieldValue.bool) ?? .null
-            case .pagesCommitted: .number(Double(decision.pagesCommitted))
-            case .commits: .number(Double(decision.commits))
-            case .tempFilesLeft: .number(Double(decision.tempFilesLeft))
-            case .cursor: store.cursor.map(FieldValue.string) ?? .null
-            case .lastSuccessAt: store.lastSuccessAt.map(FieldValue.number) ?? .null
-            case .nextEarliestBeginAt: decision.nextEarliestBeginAt.map(FieldValue.number) ?? .null
-            case .items: nil
-            }
+            RefreshRuleset.expected(field, decision: decision, cursor: store.cursor, lastSuccessAt: store.lastSuccessAt)
         }
     }
 
-    mutating func compareFinal(_ observed: ObservedFields<FinalField>?, with store: ServiceStore,
+    mutating func compareFinal(_ observed: ObservedFields<RefreshRuleset.FinalField>?, with store: ServiceStore,
                                document: JSONDocument) {
         let commits = summary.commits
         compare(observed, index: nil, prefix: "final.", store: store, document: document, isItems: { $0 == .items }) { field in
-            switch field {
-            case .cursor: store.cursor.map(FieldValue.string) ?? .null
-            case .lastSuccessAt: store.lastSuccessAt.map(FieldValue.number) ?? .null
-            case .commits: .number(Double(commits))
-            case .items: nil
-            }
+            RefreshRuleset.expectedFinal(field, cursor: store.cursor, lastSuccessAt: store.lastSuccessAt, commits: commits)
         }
     }
 

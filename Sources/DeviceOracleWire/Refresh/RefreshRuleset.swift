@@ -1,0 +1,103 @@
+import DeviceOracleJSON
+import DeviceOracleRules
+
+/// `POST /refresh/run` (refresh.md): checks the static configuration, runs the
+/// refresh job over the runs the system delivered, and writes every step. Its state
+/// is a store of any size, so its steps are run and written one by one
+/// (`RefreshSteps`), not precomputed.
+///
+/// Answer members, in this order: `ruleset`, `configCheck` (when `config` was
+/// given), `final`, `steps`, `summary`, `verdict`, `mismatches`, `diagnostics`.
+/// A step: `index`, `id` (when the run had one), `at`, `outcome`,
+/// `taskCompleted`, `pagesCommitted`, `commits`, `tempFilesLeft`, `before`,
+/// `after`, `actions`, `nextEarliestBeginAt`.
+enum RefreshRuleset: RulesetDescription {
+    typealias Steps = RefreshSteps
+
+    static let endpoint = EventLogDriver<Self>.endpoint(
+        "refresh/1", path: "/refresh/run",
+        summary: "Background app refresh: the built Info.plist's task registration, and the sync job's outcome under success, error, expiry, crash and repetition.",
+        model: RulesetModel(RefreshModelCoding.self))
+
+    /// Refresh's own top-level members: `store` is where its log starts (`RefreshSteps`);
+    /// its `initial` is only refused (`"unknown"`).
+    enum Setting: String, NamedCase {
+        case config, store, schedule
+    }
+
+    enum StepField: String, NamedCase {
+        case outcome, taskCompleted, pagesCommitted, commits, tempFilesLeft, cursor, lastSuccessAt, nextEarliestBeginAt,
+             items
+    }
+
+    enum FinalField: String, NamedCase {
+        case items, cursor, lastSuccessAt, commits
+    }
+
+    /// The built Info.plist's registration (`config`) and the job's schedule.
+    struct Settings: Sendable {
+        var config: RefreshConfig?
+        var schedule: RefreshSchedule
+        /// `config`'s checks, once the log is valid.
+        var checks: [ConfigCheck]?
+    }
+
+    static var sequence: String { "runs" }
+    /// A request may send a `config` alone.
+    static var eventsRequired: Bool { false }
+
+    static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
+                         _ decoder: inout RequestDecoder) -> Settings {
+        let config = decoder.value(given[.config], of: .object).flatMap { decoder.refreshConfig($0) }
+        let schedule = decoder.value(given[.schedule], of: .object).map { decoder.refreshSchedule($0) }
+            ?? RefreshSchedule()
+        if decoder.present(given[.config]) == nil, !eventsGiven {
+            decoder.reportMissing("runs", in: request, "a request needs 'runs', 'config' or both")
+        }
+        return Settings(config: config, schedule: schedule)
+    }
+
+    /// The canonical value of a run's observed field, from its decision and the store
+    /// after it; `nil` for `items`, compared as a set (`ObservedItems`).
+    static func expected(_ field: StepField, decision: RefreshDecision, cursor: String?,
+                         lastSuccessAt: Double?) -> FieldValue? {
+        switch field {
+        case .outcome: .string(decision.outcome.rawValue)
+        case .taskCompleted: decision.taskCompleted.map(FieldValue.bool) ?? .null
+        case .pagesCommitted: .number(Double(decision.pagesCommitted))
+        case .commits: .number(Double(decision.commits))
+        case .tempFilesLeft: .number(Double(decision.tempFilesLeft))
+        case .cursor: cursor.map(FieldValue.string) ?? .null
+        case .lastSuccessAt: lastSuccessAt.map(FieldValue.number) ?? .null
+        case .nextEarliestBeginAt: decision.nextEarliestBeginAt.map(FieldValue.number) ?? .null
+        case .items: nil
+        }
+    }
+
+    /// The canonical value of an `observedFinal` field; `nil` for `items`, as above.
+    static func expectedFinal(_ field: FinalField, cursor: String?, lastSuccessAt: Double?, commits: Int) -> FieldValue? {
+        switch field {
+        case .cursor: cursor.map(FieldValue.string) ?? .null
+        case .lastSuccessAt: lastSuccessAt.map(FieldValue.number) ?? .null
+        case .commits: .number(Double(commits))
+        case .items: nil
+        }
+    }
+
+    static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool? {
+        settings.checks = settings.config?.checks()
+        return settings.checks.map { $0.allSatisfy(\.passed) }
+    }
+
+    static func staticCheckFailures(_ settings: Settings, document: JSONDocument) -> [String] {
+        (settings.checks ?? []).filter { !$0.passed }.map { check in
+            "configCheck: \(check.check.rawValue)\(check.identifier.map { " '\($0)'" } ?? ""): \(check.detail ?? "")"
+        }
+    }
+
+    static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument) {
+        guard let checks = settings.checks else { return }
+        writer.key("configCheck")
+        writer.configCheck(checks)
+    }
+}
