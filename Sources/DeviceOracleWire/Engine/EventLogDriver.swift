@@ -3,11 +3,18 @@ import DeviceOracleRules
 
 /// Answers one request of any ruleset (`D`): reads the request's members (the
 /// ruleset's settings, the start, `observedFinal`), hands the log's elements to the
-/// ruleset's steps (`D.Steps`) in either form, runs the static check, and hands the
-/// answer to the writer. How steps are made is the description's choice: a ruleset
-/// whose state is finite has them precomputed (`PrecomputedSteps`); refresh, whose
-/// store is of any size, runs and writes each run (`RefreshSteps`).
-struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
+/// ruleset's steps (`D.Steps`), runs the static check, and hands the answer to the
+/// writer. How steps are made is the description's choice: a ruleset whose state is
+/// finite has them precomputed (`PrecomputedSteps`); refresh, whose store is of any
+/// size, runs and writes each run (`RefreshSteps`).
+///
+/// A log comes in two forms, a JSON body and NDJSON lines (streaming.md); everything
+/// the two forms share is written once, here, over these steps:
+///
+/// 1. `readHead`: the request's members but its sequence;
+/// 2. `runSequence` (JSON) or `runElement` per line (NDJSON, then `writeLastStep`);
+/// 3. `end`: `observedFinal` compared, the static checks run, the answer's parts.
+struct EventLogDriver<D: RulesetDescription> {
     /// What an endpoint makes once, for all its requests.
     final class Shared: Sendable {
         /// `playback/1`.
@@ -44,8 +51,12 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
 
     typealias Head = LogHead<D, D.Steps.Start>
 
+    /// The ruleset the answer names: `playback/1`.
     var ruleset: StaticString { shared.ruleset }
 
+    /// Reads the request's members other than its sequence: the JSON form's sequence
+    /// member is kept in the head; with `sequenceInLines`, the lines of an NDJSON body
+    /// are the sequence (given, even when there are none).
     mutating func readHead(_ root: JSONValue, sequenceInLines: Bool, decoder: inout RequestDecoder) -> Head {
         let given = shared.topMembers.given(root, in: decoder.document)
         let settings = D.settings(given.settings, in: root,
@@ -55,6 +66,7 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         return Head(settings: settings, start: start, observedFinal: observedFinal, sequence: given.sequence)
     }
 
+    /// Reads and runs the JSON form's sequence (`head`'s), reporting its problems.
     mutating func runSequence(of head: inout Head, in root: JSONValue, decoder: inout RequestDecoder) {
         let sequence = D.eventsRequired
             ? decoder.required(head.sequence, of: .array, member: D.sequence, in: root)
@@ -62,32 +74,82 @@ struct EventLogDriver<D: RulesetDescription>: LogEvaluation {
         if let sequence { steps.walk(sequence, head: &head, decoder: &decoder) }
     }
 
+    /// Reads and runs element `index` of an NDJSON log, an object of a line of its own,
+    /// forgetting the step before (written already). False when it has a problem
+    /// (reported to `decoder`).
     mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
                              decoder: inout RequestDecoder) -> Bool {
         steps.runElement(object, index: index, head: &head, arrival: &arrival, decoder: &decoder)
     }
 
+    /// Reads the NDJSON tail line's `observedFinal` into `head`.
     func readObservedFinal(_ value: JSONValue, into head: inout Head, decoder: inout RequestDecoder) {
         head.observedFinal = decoder.observed(value, names: shared.observedFinalFields)
     }
 
+    /// The sequence has run: compares `observedFinal` (a value of `observedFinalIn`) and
+    /// runs the static checks (on the head, read by `head`); the answer's parts around
+    /// its envelope.
     mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
         -> (answer: D.Steps.Answer, staticCheckPassed: Bool?) {
         let staticCheckPassed = D.check(&head.settings, decoder)
         return (steps.end(&head, observedFinalIn: document, head: decoder), staticCheckPassed)
     }
 
+    /// Writes the step `runElement` just ran, as the JSON form's `steps` lists it.
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
         steps.writeLastStep(index: index, to: &writer, document: document)
     }
 
+    /// The step `runElement` just ran, as values.
     func lastStepValues() -> StepValues? { steps.lastStepValues() }
+    /// Hands over the mismatches and diagnostics found since the last call.
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) { steps.takeFindings() }
+    /// What an NDJSON log holds between lines beyond its fixed parts (refresh: its
+    /// store), counted in the memory budget.
     var heldBytes: Int { steps.heldBytes }
+    /// Whether the head said `"initial": "unknown"` (late-start.md): the NDJSON form
+    /// then writes no step lines.
     var startsUnknown: Bool { steps.startsUnknown }
+    /// After `end` of an NDJSON log with `"initial": "unknown"`: the reported path's
+    /// findings, which stand for the elements' (`takeFindings` gave none of theirs).
     var reportedFindings: (findings: ListedFindings, carried: Bool)? { steps.reportedFindings }
+    /// After `end` of a log with `"initial": "unknown"`: the reported candidate's number.
     var reportedCandidate: Int? { steps.reportedCandidate }
+    /// A log with `"initial": "unknown"` is to be run from candidate `number`, as if its
+    /// state were given (a repro's second reading of an NDJSON log); said before `readHead`.
     mutating func startAtCandidate(_ number: Int) { steps.startAtCandidate(number) }
+}
+
+extension EventLogDriver {
+    /// Answers the JSON form: the whole log in one document; `nil` when the request
+    /// has problems (reported to `decoder`).
+    mutating func answer(_ root: JSONValue, decoder: inout RequestDecoder) -> RulesetAnswer? {
+        var head = readHead(root, sequenceInLines: false, decoder: &decoder)
+        runSequence(of: &head, in: root, decoder: &decoder)
+        guard !decoder.hasProblems else { return nil }
+        let stepped = end(&head, observedFinalIn: decoder.document, head: decoder)
+        let findings = takeFindings()
+        let envelope = AnswerEnvelope(ruleset: ruleset,
+                                      verdict: Verdict(mismatches: findings.mismatches,
+                                                       staticCheckPassed: stepped.staticCheckPassed),
+                                      mismatches: findings.mismatches.entries, diagnostics: findings.diagnostics)
+        return envelope.answer(stepped.answer, document: decoder.document)
+    }
+}
+
+extension RulesetEndpoint {
+    /// The endpoint whose requests `evaluation` answers, one new driver per request,
+    /// in both forms.
+    init<D>(name: StaticString, path: String, summary: String, model: RulesetModel,
+                                    topMembers: [String], sequence: String, observables: [String],
+                                    evaluation: @escaping @Sendable () -> EventLogDriver<D>) {
+        self.init(name: name, path: path, summary: summary, model: model, topMembers: topMembers, sequence: sequence,
+                  observables: observables, stream: LogStream.lines(evaluation)) { decoder, root in
+            var answering = evaluation()
+            return answering.answer(root, decoder: &decoder)
+        }
+    }
 }
 
 /// How a ruleset's steps are made, run and written: what `EventLogDriver` hands a
@@ -109,7 +171,7 @@ protocol LogSteps {
                         decoder: inout RequestDecoder) -> Start
     /// Reads and runs the JSON form's sequence.
     mutating func walk(_ sequence: JSONValue, head: inout LogHead<D, Start>, decoder: inout RequestDecoder)
-    /// `LogEvaluation.runElement`.
+    /// `EventLogDriver.runElement`.
     mutating func runElement(_ object: JSONValue, index: Int, head: inout LogHead<D, Start>,
                              arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument)
@@ -118,7 +180,7 @@ protocol LogSteps {
     mutating func end(_ head: inout LogHead<D, Start>, observedFinalIn document: JSONDocument,
                       head decoder: RequestDecoder) -> Answer
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic])
-    /// `LogEvaluation.heldBytes`.
+    /// `EventLogDriver.heldBytes`.
     var heldBytes: Int { get }
     var startsUnknown: Bool { get }
     var reportedFindings: (findings: ListedFindings, carried: Bool)? { get }
