@@ -20,14 +20,14 @@ struct EventLogDriver<D: RulesetDescription> {
         /// `playback/1`.
         let ruleset: StaticString
         let topMembers: ClosedNames<RequestMember<D.Setting>>
-        let observedFinalFields: ClosedNames<D.FinalField>
+        let observedFinalFields: ClosedNames<D.Steps.FinalField>
         let tables: D.Steps.Tables
 
         init(ruleset: StaticString, tables: D.Steps.Tables) {
             self.ruleset = ruleset
             topMembers = ClosedNames("member", [("initial", .initial), (D.sequence, .sequence), ("observedFinal", .observedFinal)]
                                      + D.Setting.allCases.map { ($0.name, .setting($0)) })
-            observedFinalFields = ClosedNames(named: "observedFinal field")
+            observedFinalFields = D.Steps.observedFinalFields(in: tables)
             self.tables = tables
         }
     }
@@ -46,10 +46,10 @@ struct EventLogDriver<D: RulesetDescription> {
         let shared = Shared(ruleset: name, tables: D.Steps.tables(ruleset: name))
         return RulesetEndpoint(name: name, path: path, summary: summary, model: model,
                                topMembers: shared.topMembers.spellings, sequence: D.sequence,
-                               observables: D.StepField.allCases.map(\.name)) { EventLogDriver(shared) }
+                               observables: D.Steps.observables(in: shared.tables)) { EventLogDriver(shared) }
     }
 
-    typealias Head = LogHead<D, D.Steps.Start>
+    typealias Head = LogHead<D.Steps>
 
     /// The ruleset the answer names: `playback/1`.
     var ruleset: StaticString { shared.ruleset }
@@ -162,22 +162,27 @@ protocol LogSteps {
     associatedtype Tables: Sendable
     /// What a log starts from, read from the request's head.
     associatedtype Start
+    /// What `observedFinal` may name.
+    associatedtype FinalField: Sendable
     associatedtype Answer: SteppedAnswer
 
     static func tables(ruleset: StaticString) -> Tables
+    /// What a step's `observed` may name, in documented order.
+    static func observables(in tables: Tables) -> [String]
+    static func observedFinalFields(in tables: Tables) -> ClosedNames<FinalField>
     init(tables: Tables)
     /// Reads the request's start (`initial`, and for refresh its `store`), reporting its problems.
     mutating func start(_ given: GivenRequest<D.Setting>, settings: D.Settings, inLines: Bool,
                         decoder: inout RequestDecoder) -> Start
     /// Reads and runs the JSON form's sequence.
-    mutating func walk(_ sequence: JSONValue, head: inout LogHead<D, Start>, decoder: inout RequestDecoder)
+    mutating func walk(_ sequence: JSONValue, head: inout LogHead<Self>, decoder: inout RequestDecoder)
     /// `EventLogDriver.runElement`.
-    mutating func runElement(_ object: JSONValue, index: Int, head: inout LogHead<D, Start>,
+    mutating func runElement(_ object: JSONValue, index: Int, head: inout LogHead<Self>,
                              arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument)
     func lastStepValues() -> StepValues?
     /// Compares `observedFinal` (a value of `observedFinalIn`); the answer's parts around its envelope.
-    mutating func end(_ head: inout LogHead<D, Start>, observedFinalIn document: JSONDocument,
+    mutating func end(_ head: inout LogHead<Self>, observedFinalIn document: JSONDocument,
                       head decoder: RequestDecoder) -> Answer
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic])
     /// `EventLogDriver.heldBytes`.
@@ -196,11 +201,11 @@ extension LogSteps {
 }
 
 /// What a request gave besides its sequence: read before its first element runs.
-struct LogHead<D: RulesetDescription, Start> {
-    var settings: D.Settings
+struct LogHead<Steps: LogSteps> {
+    var settings: Steps.D.Settings
     /// What the log starts from (its machines, and what a late start knows).
-    var start: Start
-    var observedFinal: ObservedFields<D.FinalField>?
+    var start: Steps.Start
+    var observedFinal: ObservedFields<Steps.FinalField>?
     /// The JSON form's sequence member (`events`, `runs`).
     var sequence: JSONValue?
 }

@@ -21,7 +21,7 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         var usualSlot: Int?
     }
 
-    typealias Head = LogHead<D, Start>
+    typealias Head = LogHead<Self>
 
     let tables: RulesetTables<D>
     private var sessions = SessionMachines<Session>()
@@ -49,6 +49,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     var heldBytes: Int { candidates?.findings.reduce(0) { $0 + $1.heldBytes } ?? 0 }
 
     static func tables(ruleset: StaticString) -> RulesetTables<D> { RulesetTables(ruleset: ruleset) }
+    static func observables(in tables: RulesetTables<D>) -> [String] { D.StepField.allCases.map(\.name) }
+    static func observedFinalFields(in tables: RulesetTables<D>) -> ClosedNames<D.FinalField> { tables.observedFinalFields }
 
     init(tables: RulesetTables<D>) {
         self.tables = tables

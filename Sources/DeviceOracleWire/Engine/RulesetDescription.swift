@@ -1,9 +1,9 @@
 import DeviceOracleJSON
 import DeviceOracleRules
 
-/// What the engine needs of every ruleset: the names its request and observations
-/// use (enums, so every closed set is derived from `allCases`), its own members and
-/// static check, and how its steps are made (`Steps`). Everything else is the
+/// What the engine needs of every ruleset: its own members (names from an enum, so
+/// the closed set is derived from `allCases`) and static check, and how its steps
+/// are made (`Steps`), which also say what `observed` and `observedFinal` may name. Everything else is the
 /// engine's (`EventLogDriver`): walking the request's members and `observedFinal`,
 /// the sequence in both forms, the answer's envelope. A ruleset whose state is finite
 /// is a `FiniteRulesetDescription`, whose steps the engine precomputes; refresh, whose
@@ -15,10 +15,6 @@ protocol RulesetDescription: Sendable {
     associatedtype Setting: NamedCase = NoNames
     /// What those members decode to.
     associatedtype Settings: Sendable = NoSettings
-    /// What a step's `observed` may name.
-    associatedtype StepField: NamedCase
-    /// What `observedFinal` may name.
-    associatedtype FinalField: NamedCase
 
     /// The member that holds the JSON form's log: `events` (refresh: `runs`).
     static var sequence: String { get }
@@ -66,6 +62,10 @@ protocol FiniteRulesetDescription: RulesetDescription {
     associatedtype StateField: NamedCase
     /// What `initial` may name.
     associatedtype InitialField: NamedCase
+    /// What a step's `observed` may name.
+    associatedtype StepField: NamedCase
+    /// What `observedFinal` may name.
+    associatedtype FinalField: NamedCase
     /// The canonical event types (`"type": "userPaused"`).
     associatedtype EventType: NamedCase
     /// The members an event type carries besides `type` (`shouldResume`, `reason`).

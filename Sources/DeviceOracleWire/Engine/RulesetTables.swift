@@ -53,6 +53,7 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
     let ruleset: StaticString
     let initialFields: ClosedNames<D.InitialField>
     let observedFields: ClosedNames<D.StepField>
+    let observedFinalFields: ClosedNames<D.FinalField>
     /// Each event type's name, to its position in `allCases`.
     let eventTypes: ClosedNames<Int>
     private let eventTypeCases: [D.EventType]
@@ -93,6 +94,7 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
         self.ruleset = ruleset
         initialFields = ClosedNames(named: "initial field")
         observedFields = ClosedNames(named: "observed field")
+        observedFinalFields = ClosedNames(named: "observedFinal field")
         eventTypeCases = Array(D.EventType.allCases)
         eventTypes = ClosedNames("event type", eventTypeCases.enumerated().map { ($0.element.name, $0.offset) })
         let form: [(String, EventObjectMember<D.EventField>)] = D.notificationEvents == nil

@@ -128,7 +128,10 @@ struct RefreshAnswer: SteppedAnswer {
 /// store the steps show is rendered once. Nothing is precomputed: a run's pages go
 /// into a store of any size, so the answer is bounded per run (`AnswerBudget`).
 struct RefreshSteps: LogSteps {
-    typealias Head = LogHead<RefreshRuleset, RefreshMachine<StoredItem>>
+    typealias D = RefreshRuleset
+    typealias Start = RefreshMachine<StoredItem>
+    typealias FinalField = RefreshRuleset.FinalField
+    typealias Head = LogHead<Self>
 
     var records: [RunRecord] = []
     /// Each distinct store the steps show, rendered once.
@@ -148,6 +151,10 @@ struct RefreshSteps: LogSteps {
 
     /// Nothing is made once for all requests.
     static func tables(ruleset: StaticString) {}
+    static func observables(in tables: Void) -> [String] { RefreshRuleset.StepField.allCases.map(\.name) }
+    static func observedFinalFields(in tables: Void) -> ClosedNames<RefreshRuleset.FinalField> {
+        ClosedNames(named: "observedFinal field")
+    }
 
     init(tables: Void) {}
 
