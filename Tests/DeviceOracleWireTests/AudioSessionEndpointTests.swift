@@ -177,9 +177,12 @@ final class AudioSessionEndpointTests: XCTestCase {
         // given one: from each of the 64 states, the step is what the rules decide.
         for bits in 0..<64 {
             let fields = ["foreground", "active", "interrupted", "categorySet", "observing", "deactivationPending"]
-            let initial = fields.enumerated().map { #""\#($0.element)":\#(bits >> $0.offset & 1 == 1)"# }.joined(separator: ",")
+            let flags = fields.indices.map { bits >> $0 & 1 == 1 }
+            let initial = zip(fields, flags).map { #""\#($0)":\#($1)"# }.joined(separator: ",")
             let result = try answer(audioSession, #"{"initial":{\#(initial)},"events":[{"type":"playSound","name":"n\#(bits)"}]}"#)
-            var machine = AudioSessionMachine(state: AudioSessionRuleset.allStates[bits])
+            var machine = AudioSessionMachine(state: AudioSessionState(
+                foreground: flags[0], active: flags[1], interrupted: flags[2], categorySet: flags[3], observing: flags[4],
+                deactivationPending: flags[5]))
             let decision = machine.apply(.playSound(name: "n\(bits)"))
 
             XCTAssertEqual(result["/steps/0/event"], #"{"type":"playSound","name":"n\#(bits)"}"#)

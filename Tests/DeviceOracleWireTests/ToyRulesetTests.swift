@@ -43,8 +43,8 @@ final class ToyRulesetTests: XCTestCase {
     func testTablesAreDerivedFromTheEnumsByRunningTheMachine() {
         let tables = RulesetTables<TurnstileRuleset>(ruleset: "turnstile/1")
 
-        XCTAssertEqual(tables.stateJSON.map { String(decoding: $0, as: UTF8.self) }, [#"{"locked":true}"#, #"{"locked":false}"#])
-        XCTAssertEqual(tables.afterSlots, [1, 1, 0, 0]) // coin unlocks either way; push locks either way
+        XCTAssertEqual(tables.stateJSON.map { String(decoding: $0, as: UTF8.self) }, [#"{"locked":false}"#, #"{"locked":true}"#])
+        XCTAssertEqual(tables.afterSlots, [0, 0, 1, 1]) // coin unlocks either way; push locks either way
     }
 
     private func answer(_ body: String) throws -> Answer {
@@ -108,23 +108,8 @@ private enum TurnstileRuleset: FiniteRulesetDescription {
     typealias EventType = TurnstileMachine.Event
     typealias RuleDiagnostic = NoDiagnostic
 
-    enum StateField: String, NamedCase {
-        case locked
-    }
-    typealias InitialField = StateField
-    typealias FinalField = StateField
-
-    enum StepField: String, NamedCase {
-        case locked, action
-    }
-
-    static let allStates = [true, false].map { TurnstileMachine.State(locked: $0) }
-    static var initialState: TurnstileMachine.State { TurnstileMachine.State() }
-
-    static func readInitial(_ field: StateField, _ value: JSONValue, into state: inout TurnstileMachine.State,
-                            _ decoder: inout RequestDecoder) {
-        if let flag = decoder.bool(value) { state.locked = flag }
-    }
+    static let stateFields = StateFieldTable(initial: TurnstileMachine.State(), .flag("locked", \.locked))
+    static let stepFields = StepField.stateFields + [.read("action") { .string($0.rawValue) }]
 
     static func machine(initial: TurnstileMachine.State, settings: NoSettings) -> TurnstileMachine {
         TurnstileMachine(state: initial)
@@ -134,8 +119,6 @@ private enum TurnstileRuleset: FiniteRulesetDescription {
 
     static func event(_ type: TurnstileMachine.Event) -> TurnstileMachine.Event? { type }
 
-    static func value(_ field: StateField, of state: TurnstileMachine.State) -> FieldValue { .bool(state.locked) }
-
     static func writeDecision(_ action: TurnstileMachine.Action, to writer: inout JSONWriter) {
         writer.key("action")
         writer.string(escaping: action.rawValue)
@@ -144,15 +127,4 @@ private enum TurnstileRuleset: FiniteRulesetDescription {
     static var noDecision: TurnstileMachine.Action { .none }
 
     static func forEachDiagnostic(of action: TurnstileMachine.Action, _ body: (NoDiagnostic) -> Void) {}
-
-    static func expected(_ field: StepField, after: TurnstileMachine.State, decision: TurnstileMachine.Action) -> FieldValue? {
-        switch field {
-        case .locked: .bool(after.locked)
-        case .action: .string(decision.rawValue)
-        }
-    }
-
-    static func expectedFinal(_ field: StateField, of machine: TurnstileMachine) -> FieldValue {
-        value(field, of: machine.state)
-    }
 }

@@ -44,24 +44,14 @@ enum Playback2Ruleset: FiniteRulesetDescription {
         interruptionBegan: .playback(.interruptionBegan), interruptionEnded: { .playback(.interruptionEnded(shouldResume: $0)) },
         routeChanged: { .playback(.routeChanged(reason: $0)) }, mediaServices: nil)
 
-    typealias StateField = PlaybackRuleset.StateField
-    typealias InitialField = StateField
-    typealias FinalField = StateField
-    typealias StepField = PlaybackRuleset.StepField
+    static var stateFields: StateFieldTable<PlaybackState> { PlaybackModel.stateFields }
+    static let stepFields = StepField.stateFields + [.read("action") { .string($0.action.rawValue) }]
     typealias EventField = PlaybackRuleset.EventField
     typealias RuleDiagnostic = PlaybackDiagnostic
     typealias Decision = PlaybackStep
 
     enum EventType: String, NamedCase {
         case interruptionBegan, interruptionEnded, userPaused, outputDisconnected, userPlayed, routeChanged, userToggled
-    }
-
-    static var allStates: [PlaybackState] { PlaybackRuleset.allStates }
-    static var initialState: PlaybackState { PlaybackState() }
-
-    static func readInitial(_ field: StateField, _ value: JSONValue, into state: inout PlaybackState,
-                            _ decoder: inout RequestDecoder) {
-        PlaybackRuleset.readInitial(field, value, into: &state, &decoder)
     }
 
     static func machine(initial: PlaybackState, settings: NoSettings) -> Playback2Machine { Playback2Machine(state: initial) }
@@ -89,8 +79,6 @@ enum Playback2Ruleset: FiniteRulesetDescription {
         PlaybackRuleset.writePayloadEvent(event, given: given, to: &writer, document: document)
     }
 
-    static func value(_ field: StateField, of state: PlaybackState) -> FieldValue { PlaybackRuleset.value(field, of: state) }
-
     static func decide(_ event: Playback2Machine.Event, on machine: inout Playback2Machine) -> PlaybackStep {
         machine.decide(event)
     }
@@ -103,13 +91,5 @@ enum Playback2Ruleset: FiniteRulesetDescription {
 
     static func forEachDiagnostic(of decision: PlaybackStep, _ body: (PlaybackDiagnostic) -> Void) {
         PlaybackRuleset.forEachDiagnostic(of: decision, body)
-    }
-
-    static func expected(_ field: StepField, after: PlaybackState, decision: PlaybackStep) -> FieldValue? {
-        PlaybackRuleset.expected(field, after: after, decision: decision)
-    }
-
-    static func expectedFinal(_ field: StateField, of machine: Playback2Machine) -> FieldValue {
-        value(field, of: machine.state)
     }
 }

@@ -3,67 +3,69 @@
 /// false, absent) and `routeChanged` by reason as in playback — classes the rules
 /// must treat alike, which a plan shows. The category changes no decision (only
 /// the `exclusiveCategory` diagnostic), so the model keeps the default one.
-public struct AudioSessionModel: StateModel {
-    private static let classes: [(name: String, event: AudioSessionEvent)] = [
-        ("launched", .launched),
-        ("enteredBackground", .enteredBackground),
-        ("deactivationFailed", .deactivationFailed),
-        ("deactivationSucceeded", .deactivationSucceeded),
-        ("enteredForeground", .enteredForeground),
-        ("interruptionBegan", .interruptionBegan),
-        ("interruptionEnded(shouldResume=true)", .interruptionEnded(shouldResume: true)),
-        ("interruptionEnded(shouldResume=false)", .interruptionEnded(shouldResume: false)),
-        ("interruptionEnded(shouldResume=absent)", .interruptionEnded(shouldResume: nil)),
-        ("routeChanged(reason=oldDeviceUnavailable)", .routeChanged(reason: .oldDeviceUnavailable)),
-        ("routeChanged(reason=otherKnown)", .routeChanged(reason: .newDeviceAvailable)),
-        ("routeChanged(reason=unknown)", .routeChanged(reason: nil)),
-        ("mediaServicesLost", .mediaServicesLost),
-        ("mediaServicesReset", .mediaServicesReset),
-        ("playSound", .playSound(name: "tap")),
-        ("willTerminate", .willTerminate),
-    ]
+public struct AudioSessionModel: FiniteStateModel {
+    public static let stateFields = StateFieldTable(
+        initial: AudioSessionState(), numbering: .firstFieldFastest,
+        .flag("foreground", \.foreground), .flag("active", \.active), .flag("interrupted", \.interrupted),
+        .flag("categorySet", \.categorySet), .flag("observing", \.observing),
+        .flag("deactivationPending", \.deactivationPending))
+
+    public enum EventClass: String, ModelEventClass {
+        case launched, enteredBackground, deactivationFailed, deactivationSucceeded, enteredForeground, interruptionBegan
+        case interruptionEndedResuming = "interruptionEnded(shouldResume=true)"
+        case interruptionEndedNotResuming = "interruptionEnded(shouldResume=false)"
+        case interruptionEndedWithoutHint = "interruptionEnded(shouldResume=absent)"
+        case routeChangedOldDeviceUnavailable = "routeChanged(reason=oldDeviceUnavailable)"
+        case routeChangedOtherKnown = "routeChanged(reason=otherKnown)"
+        case routeChangedUnknown = "routeChanged(reason=unknown)"
+        case mediaServicesLost, mediaServicesReset, playSound, willTerminate
+
+        public init(_ event: AudioSessionEvent) {
+            self = switch event {
+            case .launched: .launched
+            case .enteredBackground: .enteredBackground
+            case .deactivationFailed: .deactivationFailed
+            case .deactivationSucceeded: .deactivationSucceeded
+            case .enteredForeground: .enteredForeground
+            case .interruptionBegan: .interruptionBegan
+            case .interruptionEnded(true?): .interruptionEndedResuming
+            case .interruptionEnded(false?): .interruptionEndedNotResuming
+            case .interruptionEnded(nil): .interruptionEndedWithoutHint
+            case .routeChanged(.oldDeviceUnavailable?): .routeChangedOldDeviceUnavailable
+            case .routeChanged(_?): .routeChangedOtherKnown
+            case .routeChanged(nil): .routeChangedUnknown
+            case .mediaServicesLost: .mediaServicesLost
+            case .mediaServicesReset: .mediaServicesReset
+            case .playSound: .playSound
+            case .willTerminate: .willTerminate
+            }
+        }
+
+        public var event: AudioSessionEvent {
+            switch self {
+            case .launched: .launched
+            case .enteredBackground: .enteredBackground
+            case .deactivationFailed: .deactivationFailed
+            case .deactivationSucceeded: .deactivationSucceeded
+            case .enteredForeground: .enteredForeground
+            case .interruptionBegan: .interruptionBegan
+            case .interruptionEndedResuming: .interruptionEnded(shouldResume: true)
+            case .interruptionEndedNotResuming: .interruptionEnded(shouldResume: false)
+            case .interruptionEndedWithoutHint: .interruptionEnded(shouldResume: nil)
+            case .routeChangedOldDeviceUnavailable: .routeChanged(reason: .oldDeviceUnavailable)
+            case .routeChangedOtherKnown: .routeChanged(reason: .newDeviceAvailable)
+            case .routeChangedUnknown: .routeChanged(reason: nil)
+            case .mediaServicesLost: .mediaServicesLost
+            case .mediaServicesReset: .mediaServicesReset
+            case .playSound: .playSound(name: "tap")
+            case .willTerminate: .willTerminate
+            }
+        }
+    }
 
     public init() {}
 
     public var starts: [AudioSessionMachine] { [AudioSessionMachine()] }
 
-    public var eventClasses: [String] { Self.classes.map(\.name) }
-
-    public func node(of machine: AudioSessionMachine) -> AudioSessionState { machine.state }
-
-    public func apply(eventClass: Int, to machine: inout AudioSessionMachine)
-        -> (event: AudioSessionEvent, decision: AudioSessionDecision) {
-        let event = Self.classes[eventClass].event
-        return (event, machine.apply(event))
-    }
-
     public func label(of decision: AudioSessionDecision) -> String { actionsLabel(decision.actions) }
-
-    public func eventClass(of event: AudioSessionEvent) -> Int {
-        switch event {
-        case .launched: 0
-        case .enteredBackground: 1
-        case .deactivationFailed: 2
-        case .deactivationSucceeded: 3
-        case .enteredForeground: 4
-        case .interruptionBegan: 5
-        case .interruptionEnded(true?): 6
-        case .interruptionEnded(false?): 7
-        case .interruptionEnded(nil): 8
-        case .routeChanged(.oldDeviceUnavailable?): 9
-        case .routeChanged(_?): 10
-        case .routeChanged(nil): 11
-        case .mediaServicesLost: 12
-        case .mediaServicesReset: 13
-        case .playSound: 14
-        case .willTerminate: 15
-        }
-    }
-
-    public func fields(of node: AudioSessionState) -> [ModelField] {
-        [ModelField("foreground", .bool(node.foreground)), ModelField("active", .bool(node.active)),
-         ModelField("interrupted", .bool(node.interrupted)), ModelField("categorySet", .bool(node.categorySet)),
-         ModelField("observing", .bool(node.observing)),
-         ModelField("deactivationPending", .bool(node.deactivationPending))]
-    }
 }

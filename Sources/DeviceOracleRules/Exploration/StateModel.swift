@@ -69,3 +69,57 @@ public struct ModelPath: Equatable, Sendable {
 func actionsLabel<Action: RawRepresentable<String>>(_ actions: [Action]) -> String {
     actions.isEmpty ? "none" : actions.map(\.rawValue).joined(separator: ", ")
 }
+
+/// A model's event classes as the cases of an enum, each spelled as its raw value
+/// (`interruptionEnded(shouldResume=true)`): a class's number is its position in
+/// `allCases`, so a new class renumbers nothing by hand.
+public protocol ModelEventClass: CaseIterable, Hashable, Sendable, RawRepresentable<String> where AllCases == [Self] {
+    associatedtype Event
+    /// The class an event of a device log belongs to.
+    init(_ event: Event)
+    /// The event that stands for the class in walks and plans.
+    var event: Event { get }
+}
+
+/// Events that are their own classes (haptics').
+extension ModelEventClass where Event == Self {
+    public init(_ event: Self) { self = event }
+    public var event: Self { self }
+}
+
+extension CaseIterable where Self: Equatable {
+    /// The case's position in `allCases`.
+    public var caseIndex: Int {
+        var index = 0
+        for other in Self.allCases {
+            if other == self { break }
+            index += 1
+        }
+        return index
+    }
+}
+
+/// A model whose node is its machine's whole state, declared field by field, and
+/// whose event classes are an enum's cases: only its starts and its edge labels
+/// are its own.
+public protocol FiniteStateModel: StateModel
+    where Machine: StateMachine, Node == Machine.State, Event == Machine.Event, Decision == Machine.Decision {
+    associatedtype EventClass: ModelEventClass where EventClass.Event == Event
+    /// The state's fields: the rules' one declaration of them, which the wire layer reads too.
+    static var stateFields: StateFieldTable<Node> { get }
+}
+
+extension FiniteStateModel {
+    public var eventClasses: [String] { EventClass.allCases.map(\.rawValue) }
+
+    public func node(of machine: Machine) -> Node { machine.state }
+
+    public func apply(eventClass: Int, to machine: inout Machine) -> (event: Event, decision: Decision) {
+        let event = EventClass.allCases[eventClass].event
+        return (event, machine.apply(event))
+    }
+
+    public func eventClass(of event: Event) -> Int { EventClass(event).caseIndex }
+
+    public func fields(of node: Node) -> [ModelField] { Self.stateFields.modelFields(of: node) }
+}

@@ -6,17 +6,9 @@ enum AudioSessionModelCoding: CanonicalStepCoding {
     static let graph = StateGraph(AudioSessionModel())
     static let nodesByFields = graph.nodesByFields
 
-    /// Events without members of their own, by their type.
-    private static let plainEvents: [String: AudioSessionEvent] = [
-        "launched": .launched, "enteredBackground": .enteredBackground, "deactivationFailed": .deactivationFailed,
-        "deactivationSucceeded": .deactivationSucceeded, "enteredForeground": .enteredForeground,
-        "interruptionBegan": .interruptionBegan, "mediaServicesLost": .mediaServicesLost,
-        "mediaServicesReset": .mediaServicesReset, "willTerminate": .willTerminate,
-    ]
-
     /// The category changes only a diagnostic, so every state's machine keeps `ambient`.
     static let everyStateGraph = StateGraph(AudioSessionModel(),
-                                            starts: AudioSessionRuleset.allStates.map { AudioSessionMachine(state: $0) })
+                                            starts: AudioSessionModel.stateFields.allStates.map { AudioSessionMachine(state: $0) })
     static let everyStateNodesByFields = everyStateGraph.nodesByFields
 
     static func writeRequest(start _: Int, events: [AudioSessionEvent], to writer: inout JSONWriter) {
@@ -33,10 +25,8 @@ enum AudioSessionModelCoding: CanonicalStepCoding {
                 writer.string(escaping: name)
             }
         default:
-            guard let type = plainEvents.first(where: { $0.value == event })?.key else {
-                preconditionFailure("every other event is a plain one")
-            }
-            writer.event(type)
+            // An event without members is a class of its own, spelled as its type.
+            writer.event(AudioSessionModel.EventClass(event).rawValue)
         }
     }
 }

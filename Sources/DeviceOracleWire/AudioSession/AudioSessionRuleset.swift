@@ -19,28 +19,11 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
         case category
     }
 
-    /// The state fields, in the order answers write them.
-    enum StateField: String, NamedCase {
-        case foreground, active, interrupted, categorySet, observing, deactivationPending
-    }
-    typealias InitialField = StateField
-    typealias FinalField = StateField
-
+    static var stateFields: StateFieldTable<AudioSessionState> { AudioSessionModel.stateFields }
     /// What `observed` may name: any state field, and the step's decision fields.
-    enum StepField: NamedCase {
-        case state(StateField)
-        case actions, soundPlayed
-
-        static let allCases = StateField.allCases.map(state) + [actions, soundPlayed]
-
-        var name: String {
-            switch self {
-            case .state(let field): field.rawValue
-            case .actions: "actions"
-            case .soundPlayed: "soundPlayed"
-            }
-        }
-    }
+    static let stepFields = StepField.stateFields + [
+        .read("actions") { .array($0.actions.map { .string($0.rawValue) }) }, .read("soundPlayed") { .bool($0.soundPlayed) },
+    ]
 
     enum EventType: String, NamedCase {
         case launched, enteredBackground, deactivationFailed, deactivationSucceeded, enteredForeground
@@ -57,25 +40,12 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
 
     private static let categories = ClosedNames<AudioSessionCategory>("category")
 
-    /// Bit i of a state's number is its i-th field.
-    static let allStates = (0..<1 << StateField.allCases.count).map { bits in
-        var state = AudioSessionState()
-        for (offset, field) in StateField.allCases.enumerated() { state[field] = bits & 1 << offset != 0 }
-        return state
-    }
-    static var initialState: AudioSessionState { AudioSessionState() }
-
     static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
                          _ decoder: inout RequestDecoder) -> AudioSessionCategory {
         guard let value = decoder.present(given[.category]), let named = decoder.name(value, in: categories) else {
             return .ambient
         }
         return named
-    }
-
-    static func readInitial(_ field: StateField, _ value: JSONValue, into state: inout AudioSessionState,
-                            _ decoder: inout RequestDecoder) {
-        if let flag = decoder.bool(value) { state[field] = flag }
     }
 
     static func machine(initial: AudioSessionState, settings category: AudioSessionCategory) -> AudioSessionMachine {
@@ -149,8 +119,6 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
         }
     }
 
-    static func value(_ field: StateField, of state: AudioSessionState) -> FieldValue { .bool(state[field]) }
-
     static func writeDecision(_ decision: AudioSessionStep, to writer: inout JSONWriter) {
         writer.key("actions")
         writer.beginArray()
@@ -178,18 +146,6 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
         decision.diagnostics.forEach(body)
     }
 
-    static func expected(_ field: StepField, after: AudioSessionState, decision: AudioSessionStep) -> FieldValue? {
-        switch field {
-        case .state(let field): .bool(after[field])
-        case .actions: .array(decision.actions.map { .string($0.rawValue) })
-        case .soundPlayed: .bool(decision.soundPlayed)
-        }
-    }
-
-    static func expectedFinal(_ field: StateField, of machine: AudioSessionMachine) -> FieldValue {
-        value(field, of: machine.state)
-    }
-
     static func writeHead(_ category: AudioSessionCategory, to writer: inout JSONWriter, document: JSONDocument) {
         writer.key("category")
         writer.string(escaping: category.rawValue)
@@ -197,28 +153,3 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
 }
 
 extension AudioSessionCategory: NamedCase {}
-
-private extension AudioSessionState {
-    subscript(field: AudioSessionRuleset.StateField) -> Bool {
-        get {
-            switch field {
-            case .foreground: foreground
-            case .active: active
-            case .interrupted: interrupted
-            case .categorySet: categorySet
-            case .observing: observing
-            case .deactivationPending: deactivationPending
-            }
-        }
-        set {
-            switch field {
-            case .foreground: foreground = newValue
-            case .active: active = newValue
-            case .interrupted: interrupted = newValue
-            case .categorySet: categorySet = newValue
-            case .observing: observing = newValue
-            case .deactivationPending: deactivationPending = newValue
-            }
-        }
-    }
-}

@@ -3,8 +3,7 @@ import DeviceOracleRules
 extension RulesetTables {
     /// The state in `slot` as a step's `before` or the answer's `final` shows it.
     func shownState(_ slot: Int) -> ShownState {
-        let state = slotStates[slot]
-        return ShownState(fields: D.StateField.allCases.compactMap { D.value($0, of: state).modelField($0.name) })
+        ShownState(fields: fields(ofSlot: slot))
     }
 
     /// The values of a step with a precomputed tail: its event and the state before it
@@ -18,10 +17,9 @@ extension RulesetTables {
     }
 
     func stepValues(event: D.Event?, before: Int, after: Int, decision: D.Decision) -> StepValues {
-        let afterState = slotStates[after]
-        let observed: [(name: String, value: FieldValue)] = D.StepField.allCases.compactMap { field in
-            guard let value = D.expected(field, after: afterState, decision: decision), value.isPlain else { return nil }
-            return (field.name, value)
+        let observed: [(name: String, value: FieldValue)] = stepFields.indices.compactMap { position in
+            guard let value = expected(position, afterSlot: after, decision: decision), value.isPlain else { return nil }
+            return (stepFields[position].name, value)
         }
         return StepValues(before: shownState(before), event: event, canonicalObserved: observed)
     }

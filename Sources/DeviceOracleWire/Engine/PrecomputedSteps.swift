@@ -49,8 +49,9 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     var heldBytes: Int { candidates?.findings.reduce(0) { $0 + $1.heldBytes } ?? 0 }
 
     static func tables(ruleset: StaticString) -> RulesetTables<D> { RulesetTables(ruleset: ruleset) }
-    static func observables(in tables: RulesetTables<D>) -> [String] { D.StepField.allCases.map(\.name) }
-    static func observedFinalFields(in tables: RulesetTables<D>) -> ClosedNames<D.FinalField> { tables.observedFinalFields }
+    static func observables(in tables: RulesetTables<D>) -> [String] { tables.stepFields.map(\.name) }
+    /// By position in `tables.finalFields`.
+    static func observedFinalFields(in tables: RulesetTables<D>) -> ClosedNames<Int> { tables.observedFinalFields }
 
     init(tables: RulesetTables<D>) {
         self.tables = tables
@@ -64,13 +65,13 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     /// Reads `initial`: an object of the ruleset's fields, or `"unknown"` (late-start.md).
     mutating func start(_ given: GivenRequest<D.Setting>, settings: D.Settings, inLines: Bool,
                         decoder: inout RequestDecoder) -> Start {
-        var initial = D.initialState
+        var initial = D.stateFields.initial
         var startsUnknown = false
         if let value = decoder.present(given.initial), decoder.document.kind(value) == .string {
             startsUnknown = decoder.unknownStart(value)
         } else if let object = decoder.value(given.initial, of: .object) {
             decoder.closedObject(object, names: tables.initialFields) { decoder, field, value in
-                D.readInitial(field, value, into: &initial, &decoder)
+                tables.readInitial(field, value, into: &initial, &decoder)
             }
         }
         var machine = D.machine(initial: initial, settings: settings)
@@ -111,9 +112,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
             ?? (D.hasSessions ? sessions.defaultIndex.map { sessions.machines[$0] } : sessions.machines.first)
             ?? head.start.session
         if reportedFindings == nil {
-            mismatches.compare(head.observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
-                D.expectedFinal(field, of: final.machine)
-            }
+            mismatches.compare(head.observedFinal, index: nil, prefix: "final.", document: document,
+                               name: { tables.finalFields[$0].name }) { tables.expectedFinal($0, of: final.machine) }
         }
         return EventLogAnswer(
             D.self, document: decoder.document, tables: tables, settings: head.settings, final: final,
@@ -207,7 +207,7 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     /// caller's: a closure here cannot capture `self`, and a copy of `self.tables` for
     /// it was a retain and a release per event.
     @inline(__always)
-    private mutating func run(_ logged: LoggedEvent<WalkedEvent?, D.StepField>, held: inout HeldAside, start: Session,
+    private mutating func run(_ logged: LoggedEvent<WalkedEvent?, Int>, held: inout HeldAside, start: Session,
                               settings: D.Settings, document: JSONDocument, tables: RulesetTables<D>) {
         logged.appendLeadingDiagnostics(to: &diagnostics)
         let session: Int
@@ -281,9 +281,9 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         }
 
         guard let observed = logged.observed(tables.observedFields, in: document) else { return }
-        let state = sessions.machines[session].machine.state
-        mismatches.compare(observed, index: logged.index, document: document, name: \.name) { field in
-            D.expected(field, after: state, decision: decision)
+        let slot = sessions.machines[session].slot
+        mismatches.compare(observed, index: logged.index, document: document, name: { tables.stepFields[$0].name }) {
+            tables.expected($0, afterSlot: slot, decision: decision)
         }
         D.compareMore(observed, decision: decision, index: logged.index, settings: settings, document: document,
                       mismatches: &mismatches)

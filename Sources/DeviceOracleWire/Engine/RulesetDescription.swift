@@ -3,11 +3,12 @@ import DeviceOracleRules
 
 /// What the engine needs of every ruleset: its own members (names from an enum, so
 /// the closed set is derived from `allCases`) and static check, and how its steps
-/// are made (`Steps`), which also say what `observed` and `observedFinal` may name. Everything else is the
-/// engine's (`EventLogDriver`): walking the request's members and `observedFinal`,
-/// the sequence in both forms, the answer's envelope. A ruleset whose state is finite
-/// is a `FiniteRulesetDescription`, whose steps the engine precomputes; refresh, whose
-/// store is of any size, brings its own (`RefreshSteps`).
+/// are made (`Steps`), which also say what `observed` and `observedFinal` may name.
+/// Everything else is the engine's (`EventLogDriver`): walking the request's
+/// members and `observedFinal`, the sequence in both forms, the answer's envelope. A
+/// ruleset whose state is finite is a `FiniteRulesetDescription`, whose steps the
+/// engine precomputes; refresh, whose store is of any size, brings its own
+/// (`RefreshSteps`).
 protocol RulesetDescription: Sendable {
     /// How the log's steps are made, run and written.
     associatedtype Steps: LogSteps where Steps.D == Self
@@ -44,11 +45,11 @@ extension RulesetDescription where Settings == NoSettings, Setting == NoNames {
                          _ decoder: inout RequestDecoder) -> Settings { NoSettings() }
 }
 
-/// A ruleset whose state is finite: its machine, how to read one event and how to
-/// write one step's decision. The engine (`PrecomputedSteps`, `RulesetTables`) does
-/// the rest: `initial`, sessions, raw notifications, observed comparison,
-/// diagnostics, late starts, and the precomputed step tails; its `Steps` are
-/// `PrecomputedSteps<Self>`.
+/// A ruleset whose state is finite: its machine, its state's fields (one table), how
+/// to read one event and how to write one step's decision. The engine
+/// (`PrecomputedSteps`, `RulesetTables`) does the rest: `initial`, sessions, raw
+/// notifications, observed comparison, diagnostics, late starts, and the
+/// precomputed step tails; its `Steps` are `PrecomputedSteps<Self>`.
 protocol FiniteRulesetDescription: RulesetDescription {
     associatedtype Machine: StateMachine & Sendable
         where Machine.State: Hashable & Sendable, Machine.Event: Hashable & Sendable, Machine.Decision: Sendable
@@ -58,14 +59,6 @@ protocol FiniteRulesetDescription: RulesetDescription {
     /// it that holds no reference (playback's `PlaybackStep`).
     associatedtype Decision: Sendable = Machine.Decision
 
-    /// The state's fields, in the order answers write them.
-    associatedtype StateField: NamedCase
-    /// What `initial` may name.
-    associatedtype InitialField: NamedCase
-    /// What a step's `observed` may name.
-    associatedtype StepField: NamedCase
-    /// What `observedFinal` may name.
-    associatedtype FinalField: NamedCase
     /// The canonical event types (`"type": "userPaused"`).
     associatedtype EventType: NamedCase
     /// The members an event type carries besides `type` (`shouldResume`, `reason`).
@@ -78,11 +71,23 @@ protocol FiniteRulesetDescription: RulesetDescription {
     /// What raw AVAudioSession notifications become; `nil`: events come as `type` only.
     static var notificationEvents: NotificationEvents<Event>? { get }
 
-    /// Every state a machine can be in (each field's every value), for the tables.
-    static var allStates: [State] { get }
-    static var initialState: State { get }
-    static func readInitial(_ field: InitialField, _ value: JSONValue, into state: inout State,
-                            _ decoder: inout RequestDecoder)
+    /// A field `observed` may name: a state field, or one of the step's decision.
+    typealias StepField = ObservedField<Self, Decision>
+    /// A field `observedFinal` may name besides the state's: one of the final machine.
+    typealias MachineField = ObservedField<Self, Machine>
+
+    /// The state's fields, declared once (the rules' model's table): what `initial`,
+    /// `observed` and `observedFinal` may name, what `before`, `after` and `final`
+    /// show, and every state the tables are computed for.
+    static var stateFields: StateFieldTable<State> { get }
+    /// The state fields a request's settings decide, which `initial` cannot name
+    /// (haptics' `engine` follows from `supportsHaptics`).
+    static var fieldsFromSettings: [PartialKeyPath<State>] { get }
+    /// What a step's `observed` may name, in documented order: state fields
+    /// (`.state(\.phase)`, or `StepField.stateFields`) and the decision's.
+    static var stepFields: [StepField] { get }
+    /// What `observedFinal` may name after the state's fields (haptics' `hapticRequests`).
+    static var machineFields: [MachineField] { get }
     /// The machine a session starts with.
     static func machine(initial: State, settings: Settings) -> Machine
     /// A machine in any state, to precompute what each event does from it.
@@ -115,19 +120,16 @@ protocol FiniteRulesetDescription: RulesetDescription {
     static func writePayloadEvent(_ event: Event, given: GivenRouteChangeReason?, to writer: inout JSONWriter,
                                   document: JSONDocument?)
 
-    static func value(_ field: StateField, of state: State) -> FieldValue
     /// A step's members after `after`.
     static func writeDecision(_ decision: Decision, to writer: inout JSONWriter)
     /// The decision of a step whose notification reached no machine.
     static var noDecision: Decision { get }
     static func forEachDiagnostic(of decision: Decision, _ body: (RuleDiagnostic) -> Void)
 
-    /// The canonical value of an observed field; `nil` for one checked otherwise (`compareMore`).
-    static func expected(_ field: StepField, after: State, decision: Decision) -> FieldValue?
-    /// Checks of a step's `observed` beyond field by field (haptics' timing).
-    static func compareMore(_ observed: ObservedFields<StepField>, decision: Decision, index: Int,
+    /// Checks of a step's `observed` beyond field by field (haptics' timing); its
+    /// entries name positions in `stepFields`.
+    static func compareMore(_ observed: ObservedFields<Int>, decision: Decision, index: Int,
                             settings: Settings, document: JSONDocument, mismatches: inout MismatchList)
-    static func expectedFinal(_ field: FinalField, of machine: Machine) -> FieldValue
     /// Answer members after `steps`.
     static func writeSummary(of machine: Machine, to writer: inout JSONWriter)
 }
@@ -136,6 +138,8 @@ extension FiniteRulesetDescription {
     static var hasSessions: Bool { false }
     static var notificationEvents: NotificationEvents<Event>? { nil }
     static var fixedPayloadEvents: [Event] { [] }
+    static var fieldsFromSettings: [PartialKeyPath<State>] { [] }
+    static var machineFields: [MachineField] { [] }
     static func machine(candidate state: State, settings: Settings) -> Machine { machine(initial: state, settings: settings) }
     static var pathsJoin: Bool { true }
     static var echoedMembers: [EchoedMember<Self>] { [] }
@@ -147,13 +151,61 @@ extension FiniteRulesetDescription {
                                   document: JSONDocument?) {
         preconditionFailure("every event is a type alone")
     }
-    static func compareMore(_ observed: ObservedFields<StepField>, decision: Decision, index: Int,
+    static func compareMore(_ observed: ObservedFields<Int>, decision: Decision, index: Int,
                             settings: Settings, document: JSONDocument, mismatches: inout MismatchList) {}
     static func writeSummary(of machine: Machine, to writer: inout JSONWriter) {}
 }
 
 extension FiniteRulesetDescription where Decision == Machine.Decision {
     static func decide(_ event: Event, on machine: inout Machine) -> Decision { machine.apply(event) }
+}
+
+
+/// A field a request's `observed` or `observedFinal` may name, and where its
+/// canonical value comes from: the state (after the step, at the end), or `Source`
+/// (the step's decision, the final machine).
+struct ObservedField<D: FiniteRulesetDescription, Source>: Sendable {
+    enum Canonical: Sendable {
+        /// The state field at this position of `D.stateFields`.
+        case state(Int)
+        /// Read from the source; `nil` for a field checked otherwise (`compareMore`).
+        case read(@Sendable (Source) -> FieldValue?)
+    }
+
+    let name: String
+    let canonical: Canonical
+
+    /// The state field that lives at `keyPath`.
+    static func state(_ keyPath: PartialKeyPath<D.State>) -> Self {
+        guard let position = D.stateFields.position(of: keyPath) else {
+            preconditionFailure("\(keyPath) is not one of \(D.self)'s state fields")
+        }
+        return Self(statePosition: position)
+    }
+
+    /// Every state field, in the order answers write them.
+    static var stateFields: [Self] { D.stateFields.fields.indices.map(Self.init(statePosition:)) }
+
+    /// A field read from `Source`.
+    static func read(_ name: String, _ value: @escaping @Sendable (Source) -> FieldValue?) -> Self {
+        Self(name: name, canonical: .read(value))
+    }
+
+    private init(statePosition position: Int) {
+        self.init(name: D.stateFields.fields[position].name, canonical: .state(position))
+    }
+
+    private init(name: String, canonical: Canonical) {
+        self.name = name
+        self.canonical = canonical
+    }
+}
+
+extension ObservedFields<Int> {
+    /// What was observed of `field`, one of `fields`, whose positions the entries hold.
+    func value<D, Source>(of field: ObservedField<D, Source>, among fields: [ObservedField<D, Source>]) -> JSONValue? {
+        entries.first { fields[$0.field].name == field.name }?.value
+    }
 }
 
 /// A closed set of names from an enum: the names a request may use.

@@ -51,9 +51,16 @@ enum EventObjectMember<Field: NamedCase>: Sendable {
 final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
     /// `playback/1`.
     let ruleset: StaticString
-    let initialFields: ClosedNames<D.InitialField>
-    let observedFields: ClosedNames<D.StepField>
-    let observedFinalFields: ClosedNames<D.FinalField>
+    /// What `initial` may name, by position in `D.stateFields`.
+    let initialFields: ClosedNames<Int>
+    /// For each state field, the values `initial` may name it (`nil`: a flag).
+    private let stateFieldNames: [ClosedNames<ModelField.Value>?]
+    /// What `observed` may name, by position in `stepFields`.
+    let observedFields: ClosedNames<Int>
+    let stepFields: [D.StepField]
+    /// What `observedFinal` may name, by position in `finalFields`: the state's fields, then the machine's.
+    let observedFinalFields: ClosedNames<Int>
+    let finalFields: [D.MachineField]
     /// Each event type's name, to its position in `allCases`.
     let eventTypes: ClosedNames<Int>
     private let eventTypeCases: [D.EventType]
@@ -73,6 +80,8 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
     private let slotEvents: [D.Event]
     /// Every state, by its slot.
     let slotStates: [D.State]
+    /// Each state's fields, by slot, in the order answers write them.
+    private let slotFields: [[ModelField]]
     /// The fixed events that carry more than their type, and their slots.
     private let payloadEventSlots: [(event: D.Event, slot: Int)]
     /// For each event type whose member is echoed, that member and the slot of its
@@ -92,9 +101,17 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
 
     init(ruleset: StaticString) {
         self.ruleset = ruleset
-        initialFields = ClosedNames(named: "initial field")
-        observedFields = ClosedNames(named: "observed field")
-        observedFinalFields = ClosedNames(named: "observedFinal field")
+        let stateFields = D.stateFields.fields
+        let fromSettings = D.fieldsFromSettings.compactMap(D.stateFields.position(of:))
+        initialFields = ClosedNames("initial field", stateFields.indices.filter { !fromSettings.contains($0) }
+                                    .map { (stateFields[$0].name, $0) })
+        stateFieldNames = stateFields.map { field in
+            field.names.map { names in ClosedNames(field.name, names.map { ($0, .name($0)) }) }
+        }
+        stepFields = D.stepFields
+        observedFields = ClosedNames("observed field", stepFields.enumerated().map { ($0.element.name, $0.offset) })
+        finalFields = D.MachineField.stateFields + D.machineFields
+        observedFinalFields = ClosedNames("observedFinal field", finalFields.enumerated().map { ($0.element.name, $0.offset) })
         eventTypeCases = Array(D.EventType.allCases)
         eventTypes = ClosedNames("event type", eventTypeCases.enumerated().map { ($0.element.name, $0.offset) })
         let form: [(String, EventObjectMember<D.EventField>)] = D.notificationEvents == nil
@@ -103,18 +120,14 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
         readsNotifications = D.notificationEvents != nil
         readsMediaServices = D.notificationEvents?.mediaServices != nil
 
-        let states = D.allStates
+        let states = D.stateFields.allStates
         stateCount = states.count
         slotStates = states
         stateSlots = Dictionary(uniqueKeysWithValues: states.enumerated().map { ($0.element, $0.offset) })
-        stateJSON = states.map { state in
+        slotFields = states.map(D.stateFields.modelFields(of:))
+        stateJSON = slotFields.map { fields in
             var writer = JSONWriter(capacity: 256)
-            writer.beginObject()
-            for field in D.StateField.allCases {
-                writer.key(escaping: field.name)
-                writer.fieldValue(D.value(field, of: state))
-            }
-            writer.endObject()
+            writer.node(fields)
             return writer.finish()
         }
 
@@ -233,6 +246,36 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
     @inline(__always)
     func slot(of state: D.State) -> Int { stateSlots[state]! }
 
+    /// The fields of the state in `slot`, in the order answers write them.
+    func fields(ofSlot slot: Int) -> [ModelField] { slotFields[slot] }
+
+    /// Sets the state field at `position` to what `initial` gives for it, reporting its problems.
+    func readInitial(_ position: Int, _ value: JSONValue, into state: inout D.State, _ decoder: inout RequestDecoder) {
+        let given = if let names = stateFieldNames[position] { decoder.name(value, in: names) } else {
+            decoder.bool(value).map(ModelField.Value.bool)
+        }
+        if let given { D.stateFields.fields[position].set(given, in: &state) }
+    }
+
+    /// The canonical value of the field at `position` of `stepFields` after a step
+    /// that left its machine in `slot`.
+    @inline(__always)
+    func expected(_ position: Int, afterSlot slot: Int, decision: D.Decision) -> FieldValue? {
+        switch stepFields[position].canonical {
+        case .state(let field): FieldValue(slotFields[slot][field].value)
+        case .read(let value): value(decision)
+        }
+    }
+
+    /// The canonical value of the field at `position` of `finalFields` for a run that
+    /// ended with `machine`.
+    func expectedFinal(_ position: Int, of machine: D.Machine) -> FieldValue? {
+        switch finalFields[position].canonical {
+        case .state(let field): FieldValue(slotFields[slot(of: machine.state)][field].value)
+        case .read(let value): value(machine)
+        }
+    }
+
     /// The index of a fixed event's tail from the state in `slot`.
     @inline(__always)
     func tail(ofEventSlot eventSlot: Int, from slot: Int) -> Int { eventSlot * stateCount + slot }
@@ -329,21 +372,6 @@ extension ClosedNames where Name: NamedCase {
 }
 
 extension JSONWriter {
-    /// A canonical value that is not a value of the request.
-    mutating func fieldValue(_ value: FieldValue) {
-        switch value {
-        case .null: null()
-        case .bool(let flag): bool(flag)
-        case .number(let number): self.number(number)
-        case .string(let text): string(escaping: text)
-        case .array(let values):
-            beginArray()
-            for value in values { fieldValue(value) }
-            endArray()
-        case .requestValue, .value: preconditionFailure("a state holds no values of the request")
-        }
-    }
-
     /// `{"type":"routeChanged","reason":…}`: a known reason by name, an unknown one as given.
     mutating func routeChangedEvent(_ reason: RouteChangeReason?, given: GivenRouteChangeReason?,
                                     document: JSONDocument?) {

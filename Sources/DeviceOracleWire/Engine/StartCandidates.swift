@@ -94,7 +94,7 @@ struct StartCandidates<D: FiniteRulesetDescription> {
 
     /// `step` of the JSON form, for a ruleset whose paths join (`Light`).
     private mutating func lightStep(_ light: inout Light, _ event: D.Event?, eventSlot: Int?, index: Int,
-                                    observed: ObservedFields<D.StepField>?, settings: D.Settings,
+                                    observed: ObservedFields<Int>?, settings: D.Settings,
                                     document: JSONDocument, tables: RulesetTables<D>) {
         light.nextPaths.removeAll(keepingCapacity: true)
         for var path in light.paths {
@@ -112,9 +112,8 @@ struct StartCandidates<D: FiniteRulesetDescription> {
             }
             if let observed {
                 var found = MismatchList()
-                let state = tables.slotStates[path.slot]
-                found.compare(observed, index: index, document: document, name: \.name) { field in
-                    D.expected(field, after: state, decision: decision)
+                found.compare(observed, index: index, document: document, name: { tables.stepFields[$0].name }) {
+                    tables.expected($0, afterSlot: path.slot, decision: decision)
                 }
                 D.compareMore(observed, decision: decision, index: index, settings: settings, document: document,
                               mismatches: &found)
@@ -137,15 +136,14 @@ struct StartCandidates<D: FiniteRulesetDescription> {
     }
 
     /// `finish` of the JSON form, for a ruleset whose paths join (`Light`).
-    private mutating func lightFinish(_ light: inout Light, observedFinal: ObservedFields<D.FinalField>?,
+    private mutating func lightFinish(_ light: inout Light, observedFinal: ObservedFields<Int>?,
                                       settings: D.Settings, document: JSONDocument, tables: RulesetTables<D>) {
         if let observedFinal {
             light.paths = light.paths.filter { path in
                 var found = MismatchList()
                 let machine = D.machine(candidate: tables.slotStates[path.slot], settings: settings)
-                found.compare(observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
-                    D.expectedFinal(field, of: machine)
-                }
+                found.compare(observedFinal, index: nil, prefix: "final.", document: document,
+                              name: { tables.finalFields[$0].name }) { tables.expectedFinal($0, of: machine) }
                 if found.entries.isEmpty { return true }
                 light.rootRuledOutAt[path.root] = stepCount
                 return false
@@ -167,7 +165,7 @@ struct StartCandidates<D: FiniteRulesetDescription> {
     /// whose slot among the fixed events is `eventSlot`, and what was observed after it.
     /// `leading`: the step's diagnostics that do not depend on the path (kept findings only).
     mutating func step(_ event: D.Event?, eventSlot: Int?, index: Int, leading: [Diagnostic],
-                       observed: ObservedFields<D.StepField>?, settings: D.Settings, document: JSONDocument,
+                       observed: ObservedFields<Int>?, settings: D.Settings, document: JSONDocument,
                        tables: RulesetTables<D>) {
         stepCount = index + 1
         if observed != nil { carried = true }
@@ -193,9 +191,8 @@ struct StartCandidates<D: FiniteRulesetDescription> {
             }
             var found = MismatchList()
             if let observed {
-                let state = group.machine.state
-                found.compare(observed, index: index, document: document, name: \.name) { field in
-                    D.expected(field, after: state, decision: decision)
+                found.compare(observed, index: index, document: document, name: { tables.stepFields[$0].name }) {
+                    tables.expected($0, afterSlot: group.slot, decision: decision)
                 }
                 D.compareMore(observed, decision: decision, index: index, settings: settings, document: document,
                               mismatches: &found)
@@ -224,7 +221,7 @@ struct StartCandidates<D: FiniteRulesetDescription> {
 
     /// Compares `observedFinal` with each group's final state: a mismatch rules out
     /// after the last step.
-    mutating func finish(observedFinal: ObservedFields<D.FinalField>?, settings: D.Settings, document: JSONDocument,
+    mutating func finish(observedFinal: ObservedFields<Int>?, settings: D.Settings, document: JSONDocument,
                          tables: RulesetTables<D>) {
         if observedFinal != nil { carried = true }
         if var light = light.take() {
@@ -238,9 +235,8 @@ struct StartCandidates<D: FiniteRulesetDescription> {
             for (place, member) in group.members.enumerated() {
                 var found = MismatchList()
                 let machine = group.ownMachines.isEmpty ? group.machine : group.ownMachines[place]
-                found.compare(observedFinal, index: nil, prefix: "final.", document: document, name: \.name) { field in
-                    D.expectedFinal(field, of: machine)
-                }
+                found.compare(observedFinal, index: nil, prefix: "final.", document: document,
+                              name: { tables.finalFields[$0].name }) { tables.expectedFinal($0, of: machine) }
                 if found.entries.isEmpty {
                     consistent = consistent || ruledOutAt[member] == nil
                 } else {

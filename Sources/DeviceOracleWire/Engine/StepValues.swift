@@ -44,12 +44,11 @@ extension FieldValue {
         }
     }
 
-    /// A state's field as a model field: flags and names; `nil` for anything else.
-    func modelField(_ name: String) -> ModelField? {
-        switch self {
-        case .bool(let flag): ModelField(name, .bool(flag))
-        case .string(let text): ModelField(name, .name(text))
-        default: nil
+    /// A state field's value: a flag, or a name as a string.
+    init(_ value: ModelField.Value) {
+        switch value {
+        case .bool(let flag): self = .bool(flag)
+        case .name(let name): self = .string(name)
         }
     }
 }

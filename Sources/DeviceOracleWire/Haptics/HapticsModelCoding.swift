@@ -17,7 +17,8 @@ enum HapticsModelCoding: CanonicalStepCoding {
         }, writeEvent)
     }
 
-    static let everyStateGraph = StateGraph(HapticsModel(), starts: HapticsRuleset.allStates.map { HapticsMachine(state: $0) })
+    static let everyStateGraph = StateGraph(HapticsModel(),
+                                            starts: HapticsModel.stateFields.allStates.map { HapticsMachine(state: $0) })
     static let everyStateNodesByFields = everyStateGraph.nodesByFields
 
     static func writeEvent(_ event: HapticsEvent, to writer: inout JSONWriter) {

@@ -29,35 +29,24 @@ enum HapticsRuleset: FiniteRulesetDescription {
         var patternCheck: HapticsPatternCheck?
     }
 
-    enum StateField: String, NamedCase {
-        case phase, engine
-    }
-
+    static var stateFields: StateFieldTable<HapticsState> { HapticsModel.stateFields }
     /// `initial` names `phase` only: the engine follows from `supportsHaptics`.
-    enum InitialField: String, NamedCase {
-        case phase
-    }
+    static var fieldsFromSettings: [PartialKeyPath<HapticsState>] { [\.engine] }
 
-    enum StepField: String, NamedCase {
-        case phase, visible, haptic, engine
-        /// Device-clock times (ms) that feed the `timing` check on a step that plays a haptic.
-        case visibleAt, hapticAt
-    }
-
-    enum FinalField: String, NamedCase {
-        case phase, engine, hapticRequests
-    }
+    /// Device-clock times (ms) that feed the `timing` check on a step that plays a haptic.
+    private static let visibleAt = StepField.read("visibleAt") { _ in nil }
+    private static let hapticAt = StepField.read("hapticAt") { _ in nil }
+    static let stepFields: [StepField] = [
+        .state(\.phase), .read("visible") { .string($0.visible.rawValue) }, .read("haptic") { .string($0.haptic.rawValue) },
+        .state(\.engine), visibleAt, hapticAt,
+    ]
+    static let machineFields: [ObservedField<Self, HapticsMachine>] = [
+        .read("hapticRequests") { .number(Double($0.summary.hapticRequests)) },
+    ]
 
     typealias EventType = HapticsEvent
     typealias RuleDiagnostic = HapticsDiagnostic
     typealias Decision = HapticsStep
-
-    private static let phases = ClosedNames<SavePhase>("phase")
-
-    static let allStates = SavePhase.allCases.flatMap { phase in
-        HapticEngineState.allCases.map { HapticsState(phase: phase, engine: $0) }
-    }
-    static var initialState: HapticsState { HapticsState() }
 
     static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
                          _ decoder: inout RequestDecoder) -> Settings {
@@ -70,13 +59,6 @@ enum HapticsRuleset: FiniteRulesetDescription {
         let supportsHaptics = decoder.bool(given[.supportsHaptics]) ?? true
         let timing = decoder.timing(toleranceMs: given[.timingToleranceMs])
         return Settings(pattern: pattern, contract: contract, supportsHaptics: supportsHaptics, timing: timing)
-    }
-
-    static func readInitial(_ field: InitialField, _ value: JSONValue, into state: inout HapticsState,
-                            _ decoder: inout RequestDecoder) {
-        switch field {
-        case .phase: state.phase = decoder.name(value, in: phases) ?? state.phase
-        }
     }
 
     static func machine(initial: HapticsState, settings: Settings) -> HapticsMachine {
@@ -95,13 +77,6 @@ enum HapticsRuleset: FiniteRulesetDescription {
 
     /// Haptics events carry nothing but their type.
     static func event(_ type: HapticsEvent) -> HapticsEvent? { type }
-
-    static func value(_ field: StateField, of state: HapticsState) -> FieldValue {
-        switch field {
-        case .phase: .string(state.phase.rawValue)
-        case .engine: .string(state.engine.rawValue)
-        }
-    }
 
     static func decide(_ event: HapticsEvent, on machine: inout HapticsMachine) -> HapticsStep {
         machine.decide(event)
@@ -124,32 +99,14 @@ enum HapticsRuleset: FiniteRulesetDescription {
         if let diagnostic = decision.diagnostic { body(diagnostic) }
     }
 
-    static func expected(_ field: StepField, after: HapticsState, decision: HapticsStep) -> FieldValue? {
-        switch field {
-        case .phase: .string(after.phase.rawValue)
-        case .visible: .string(decision.visible.rawValue)
-        case .haptic: .string(decision.haptic.rawValue)
-        case .engine: .string(after.engine.rawValue)
-        case .visibleAt, .hapticAt: nil
-        }
-    }
-
-    static func expectedFinal(_ field: FinalField, of machine: HapticsMachine) -> FieldValue {
-        switch field {
-        case .phase: .string(machine.state.phase.rawValue)
-        case .engine: .string(machine.state.engine.rawValue)
-        case .hapticRequests: .number(Double(machine.summary.hapticRequests))
-        }
-    }
-
     /// On a step that plays a haptic, when both times are given: |hapticAt − visibleAt|
     /// against `timingToleranceMs`.
-    static func compareMore(_ observed: ObservedFields<StepField>, decision: HapticsStep, index: Int,
+    static func compareMore(_ observed: ObservedFields<Int>, decision: HapticsStep, index: Int,
                             settings: Settings, document: JSONDocument, mismatches: inout MismatchList) {
         let timing = settings.timing
         guard decision.haptic == .play,
-              let visibleAt = observed.entries.first(where: { $0.field == .visibleAt })?.value,
-              let hapticAt = observed.entries.first(where: { $0.field == .hapticAt })?.value else { return }
+              let visibleAt = observed.value(of: visibleAt, among: stepFields),
+              let hapticAt = observed.value(of: hapticAt, among: stepFields) else { return }
         let tolerance = FieldValue.number(timing.toleranceMs)
         guard let visibleMs = document.number(visibleAt), let hapticMs = document.number(hapticAt) else {
             mismatches.append(Mismatch(index: index, field: "timing", expected: tolerance, observed: .null,

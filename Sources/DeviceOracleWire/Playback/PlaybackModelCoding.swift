@@ -6,7 +6,8 @@ enum PlaybackModelCoding: CanonicalStepCoding {
     static let graph = StateGraph(PlaybackModel())
     static let nodesByFields = graph.nodesByFields
 
-    static let everyStateGraph = StateGraph(PlaybackModel(), starts: PlaybackRuleset.allStates.map { PlaybackMachine(state: $0) })
+    static let everyStateGraph = StateGraph(PlaybackModel(),
+                                            starts: PlaybackModel.stateFields.allStates.map { PlaybackMachine(state: $0) })
     static let everyStateNodesByFields = everyStateGraph.nodesByFields
 
     static func writeRequest(start _: Int, events: [PlaybackEvent], to writer: inout JSONWriter) {
@@ -15,12 +16,11 @@ enum PlaybackModelCoding: CanonicalStepCoding {
 
     static func writeEvent(_ event: PlaybackEvent, to writer: inout JSONWriter) {
         switch event {
-        case .interruptionBegan: writer.event("interruptionBegan")
         case .interruptionEnded(let shouldResume): writer.interruptionEndedEvent(shouldResume)
-        case .userPaused: writer.event("userPaused")
-        case .outputDisconnected: writer.event("outputDisconnected")
-        case .userPlayed: writer.event("userPlayed")
         case .routeChanged(let reason): writer.routeChangedEvent(reason)
+        case .interruptionBegan, .userPaused, .outputDisconnected, .userPlayed:
+            // An event without members is a class of its own, spelled as its type.
+            writer.event(PlaybackModel.EventClass(event).rawValue)
         }
     }
 }

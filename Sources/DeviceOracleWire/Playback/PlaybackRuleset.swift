@@ -15,15 +15,8 @@ enum PlaybackRuleset: FiniteRulesetDescription {
         interruptionBegan: .interruptionBegan, interruptionEnded: { .interruptionEnded(shouldResume: $0) },
         routeChanged: { .routeChanged(reason: $0) }, mediaServices: nil)
 
-    enum StateField: String, NamedCase {
-        case isPlaying, resumeAfterInterruption
-    }
-    typealias InitialField = StateField
-    typealias FinalField = StateField
-
-    enum StepField: String, NamedCase {
-        case isPlaying, resumeAfterInterruption, action
-    }
+    static var stateFields: StateFieldTable<PlaybackState> { PlaybackModel.stateFields }
+    static let stepFields = StepField.stateFields + [.read("action") { .string($0.action.rawValue) }]
 
     enum EventType: String, NamedCase {
         case interruptionBegan, interruptionEnded, userPaused, outputDisconnected, userPlayed, routeChanged
@@ -35,20 +28,6 @@ enum PlaybackRuleset: FiniteRulesetDescription {
 
     typealias RuleDiagnostic = PlaybackDiagnostic
     typealias Decision = PlaybackStep
-
-    static let allStates = [false, true].flatMap { isPlaying in
-        [false, true].map { PlaybackState(isPlaying: isPlaying, resumeAfterInterruption: $0) }
-    }
-    static var initialState: PlaybackState { PlaybackState() }
-
-    static func readInitial(_ field: StateField, _ value: JSONValue, into state: inout PlaybackState,
-                            _ decoder: inout RequestDecoder) {
-        guard let flag = decoder.bool(value) else { return }
-        switch field {
-        case .isPlaying: state.isPlaying = flag
-        case .resumeAfterInterruption: state.resumeAfterInterruption = flag
-        }
-    }
 
     static func machine(initial: PlaybackState, settings: NoSettings) -> PlaybackMachine { PlaybackMachine(state: initial) }
     static func machine(startingAt state: PlaybackState) -> PlaybackMachine { PlaybackMachine(state: state) }
@@ -100,13 +79,6 @@ enum PlaybackRuleset: FiniteRulesetDescription {
         }
     }
 
-    static func value(_ field: StateField, of state: PlaybackState) -> FieldValue {
-        switch field {
-        case .isPlaying: .bool(state.isPlaying)
-        case .resumeAfterInterruption: .bool(state.resumeAfterInterruption)
-        }
-    }
-
     static func decide(_ event: PlaybackEvent, on machine: inout PlaybackMachine) -> PlaybackStep {
         machine.decide(event)
     }
@@ -120,17 +92,5 @@ enum PlaybackRuleset: FiniteRulesetDescription {
 
     static func forEachDiagnostic(of decision: PlaybackStep, _ body: (PlaybackDiagnostic) -> Void) {
         if let diagnostic = decision.diagnostic { body(diagnostic) }
-    }
-
-    static func expected(_ field: StepField, after: PlaybackState, decision: PlaybackStep) -> FieldValue? {
-        switch field {
-        case .isPlaying: .bool(after.isPlaying)
-        case .resumeAfterInterruption: .bool(after.resumeAfterInterruption)
-        case .action: .string(decision.action.rawValue)
-        }
-    }
-
-    static func expectedFinal(_ field: StateField, of machine: PlaybackMachine) -> FieldValue {
-        value(field, of: machine.state)
     }
 }
