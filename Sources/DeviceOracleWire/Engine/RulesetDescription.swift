@@ -163,8 +163,8 @@ extension FiniteRulesetDescription where Decision == Machine.Decision {
 
 /// A field a request's `observed` or `observedFinal` may name, and where its
 /// canonical value comes from: the state (after the step, at the end), or `Source`
-/// (the step's decision, the final machine).
-struct ObservedField<D: FiniteRulesetDescription, Source>: Sendable {
+/// (the step's decision, the final machine; refresh's run and store).
+struct ObservedField<D: RulesetDescription, Source>: Sendable {
     enum Canonical: Sendable {
         /// The state field at this position of `D.stateFields`.
         case state(Int)
@@ -175,6 +175,18 @@ struct ObservedField<D: FiniteRulesetDescription, Source>: Sendable {
     let name: String
     let canonical: Canonical
 
+    /// A field read from `Source`.
+    static func read(_ name: String, _ value: @escaping @Sendable (Source) -> FieldValue?) -> Self {
+        Self(name: name, canonical: .read(value))
+    }
+
+    fileprivate init(name: String, canonical: Canonical) {
+        self.name = name
+        self.canonical = canonical
+    }
+}
+
+extension ObservedField where D: FiniteRulesetDescription {
     /// The state field that lives at `keyPath`.
     static func state(_ keyPath: PartialKeyPath<D.State>) -> Self {
         guard let position = D.stateFields.position(of: keyPath) else {
@@ -186,18 +198,15 @@ struct ObservedField<D: FiniteRulesetDescription, Source>: Sendable {
     /// Every state field, in the order answers write them.
     static var stateFields: [Self] { D.stateFields.fields.indices.map(Self.init(statePosition:)) }
 
-    /// A field read from `Source`.
-    static func read(_ name: String, _ value: @escaping @Sendable (Source) -> FieldValue?) -> Self {
-        Self(name: name, canonical: .read(value))
-    }
-
     private init(statePosition position: Int) {
         self.init(name: D.stateFields.fields[position].name, canonical: .state(position))
     }
+}
 
-    private init(name: String, canonical: Canonical) {
-        self.name = name
-        self.canonical = canonical
+extension ClosedNames<Int> {
+    /// The names of `fields`, each to its position.
+    convenience init<D, Source>(observed fields: [ObservedField<D, Source>], _ kind: String) {
+        self.init(kind, fields.enumerated().map { ($0.element.name, $0.offset) })
     }
 }
 

@@ -109,9 +109,9 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
             field.names.map { names in ClosedNames(field.name, names.map { ($0, .name($0)) }) }
         }
         stepFields = D.stepFields
-        observedFields = ClosedNames("observed field", stepFields.enumerated().map { ($0.element.name, $0.offset) })
+        observedFields = ClosedNames(observed: stepFields, "observed field")
         finalFields = D.MachineField.stateFields + D.machineFields
-        observedFinalFields = ClosedNames("observedFinal field", finalFields.enumerated().map { ($0.element.name, $0.offset) })
+        observedFinalFields = ClosedNames(observed: finalFields, "observedFinal field")
         eventTypeCases = Array(D.EventType.allCases)
         eventTypes = ClosedNames("event type", eventTypeCases.enumerated().map { ($0.element.name, $0.offset) })
         let form: [(String, EventObjectMember<D.EventField>)] = D.notificationEvents == nil

@@ -25,13 +25,39 @@ enum RefreshRuleset: RulesetDescription {
         case config, store, schedule
     }
 
-    enum StepField: String, NamedCase {
-        case outcome, taskCompleted, pagesCommitted, commits, tempFilesLeft, cursor, lastSuccessAt, nextEarliestBeginAt,
-             items
+    /// What a run's `observed` may name, in documented order, each read from the run's
+    /// decision and the store after it; `items` is compared as a set (`ObservedItems`).
+    static let stepFields: [ObservedField<Self, RunOutcome>] = [
+        .read("outcome") { .string($0.decision.outcome.rawValue) },
+        .read("taskCompleted") { $0.decision.taskCompleted.map(FieldValue.bool) ?? .null },
+        .read("pagesCommitted") { .number(Double($0.decision.pagesCommitted)) },
+        .read("commits") { .number(Double($0.decision.commits)) },
+        .read("tempFilesLeft") { .number(Double($0.decision.tempFilesLeft)) },
+        .read("cursor") { $0.after.cursor.map(FieldValue.string) ?? .null },
+        .read("lastSuccessAt") { $0.after.lastSuccessAt.map(FieldValue.number) ?? .null },
+        .read("nextEarliestBeginAt") { $0.decision.nextEarliestBeginAt.map(FieldValue.number) ?? .null },
+        .read("items") { _ in nil },
+    ]
+
+    /// What `observedFinal` may name, read from the final store and the runs' commits;
+    /// `items` as above.
+    static let finalFields: [ObservedField<Self, FinalOutcome>] = [
+        .read("items") { _ in nil },
+        .read("cursor") { $0.store.cursor.map(FieldValue.string) ?? .null },
+        .read("lastSuccessAt") { $0.store.lastSuccessAt.map(FieldValue.number) ?? .null },
+        .read("commits") { .number(Double($0.commits)) },
+    ]
+
+    /// What a run's observed values are read from: its decision and the store it left.
+    struct RunOutcome {
+        var decision: RefreshDecision
+        var after: StoreValues
     }
 
-    enum FinalField: String, NamedCase {
-        case items, cursor, lastSuccessAt, commits
+    /// What `observedFinal`'s values are read from: the final store and every run's commits.
+    struct FinalOutcome {
+        var store: StoreValues
+        var commits: Int
     }
 
     /// The built Info.plist's registration (`config`) and the job's schedule.
@@ -55,33 +81,6 @@ enum RefreshRuleset: RulesetDescription {
             decoder.reportMissing("runs", in: request, "a request needs 'runs', 'config' or both")
         }
         return Settings(config: config, schedule: schedule)
-    }
-
-    /// The canonical value of a run's observed field, from its decision and the store
-    /// after it; `nil` for `items`, compared as a set (`ObservedItems`).
-    static func expected(_ field: StepField, decision: RefreshDecision, cursor: String?,
-                         lastSuccessAt: Double?) -> FieldValue? {
-        switch field {
-        case .outcome: .string(decision.outcome.rawValue)
-        case .taskCompleted: decision.taskCompleted.map(FieldValue.bool) ?? .null
-        case .pagesCommitted: .number(Double(decision.pagesCommitted))
-        case .commits: .number(Double(decision.commits))
-        case .tempFilesLeft: .number(Double(decision.tempFilesLeft))
-        case .cursor: cursor.map(FieldValue.string) ?? .null
-        case .lastSuccessAt: lastSuccessAt.map(FieldValue.number) ?? .null
-        case .nextEarliestBeginAt: decision.nextEarliestBeginAt.map(FieldValue.number) ?? .null
-        case .items: nil
-        }
-    }
-
-    /// The canonical value of an `observedFinal` field; `nil` for `items`, as above.
-    static func expectedFinal(_ field: FinalField, cursor: String?, lastSuccessAt: Double?, commits: Int) -> FieldValue? {
-        switch field {
-        case .cursor: cursor.map(FieldValue.string) ?? .null
-        case .lastSuccessAt: lastSuccessAt.map(FieldValue.number) ?? .null
-        case .commits: .number(Double(commits))
-        case .items: nil
-        }
     }
 
     static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool? {

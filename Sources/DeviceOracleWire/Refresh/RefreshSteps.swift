@@ -1,7 +1,9 @@
 import DeviceOracleJSON
 @_spi(Engine) import DeviceOracleRules
 
-private let observedFields = ClosedNames<RefreshRuleset.StepField>(named: "observed field")
+private let observedFields = ClosedNames(observed: RefreshRuleset.stepFields, "observed field")
+private let itemsField = RefreshRuleset.stepFields.firstIndex { $0.name == "items" }
+private let finalItemsField = RefreshRuleset.finalFields.firstIndex { $0.name == "items" }
 private let outcomeNames = QuotedNames<RefreshOutcome>()
 private let actionNames = QuotedNames<RefreshAction>()
 
@@ -48,13 +50,13 @@ struct RefreshAnswer: SteppedAnswer {
     func values(ofStep index: Int) -> StepValues {
         let record = records[index], decision = record.step.decision, after = storeValues[record.after]
         var observed: [(name: String, value: FieldValue)] = []
-        for field in RefreshRuleset.StepField.allCases {
-            if let value = RefreshRuleset.expected(field, decision: decision, cursor: after.cursor,
-                                                   lastSuccessAt: after.lastSuccessAt) {
-                observed.append((field.rawValue, value))
+        let outcome = RefreshRuleset.RunOutcome(decision: decision, after: after)
+        for field in RefreshRuleset.stepFields {
+            if let value = field.value(of: outcome) {
+                observed.append((field.name, value))
             } else if after.isEmpty {
                 // The store's items are objects: plain only when there are none.
-                observed.append((field.rawValue, .array([])))
+                observed.append((field.name, .array([])))
             }
         }
         let firstAction = record.step.actions.array.first
@@ -130,7 +132,8 @@ struct RefreshAnswer: SteppedAnswer {
 struct RefreshSteps: LogSteps {
     typealias D = RefreshRuleset
     typealias Start = RefreshMachine<StoredItem>
-    typealias FinalField = RefreshRuleset.FinalField
+    /// By position in `RefreshRuleset.finalFields`.
+    typealias FinalField = Int
     typealias Head = LogHead<Self>
 
     var records: [RunRecord] = []
@@ -151,9 +154,9 @@ struct RefreshSteps: LogSteps {
 
     /// Nothing is made once for all requests.
     static func tables(ruleset: StaticString) {}
-    static func observables(in tables: Void) -> [String] { RefreshRuleset.StepField.allCases.map(\.name) }
-    static func observedFinalFields(in tables: Void) -> ClosedNames<RefreshRuleset.FinalField> {
-        ClosedNames(named: "observedFinal field")
+    static func observables(in tables: Void) -> [String] { RefreshRuleset.stepFields.map(\.name) }
+    static func observedFinalFields(in tables: Void) -> ClosedNames<Int> {
+        ClosedNames(observed: RefreshRuleset.finalFields, "observedFinal field")
     }
 
     init(tables: Void) {}
@@ -277,32 +280,30 @@ struct RefreshSteps: LogSteps {
         "the answer would exceed \(budget.limitDescription): every step repeats the store before and after its run; send fewer runs or a smaller store per request"
     }
 
-    mutating func compare(_ observed: ObservedFields<RefreshRuleset.StepField>?, decision: RefreshDecision, store: ServiceStore,
+    mutating func compare(_ observed: ObservedFields<Int>?, decision: RefreshDecision, store: ServiceStore,
                           index: Int, document: JSONDocument) {
-        compare(observed, index: index, prefix: "", store: store, document: document, isItems: { $0 == .items }) { field in
-            RefreshRuleset.expected(field, decision: decision, cursor: store.cursor, lastSuccessAt: store.lastSuccessAt)
-        }
+        let outcome = RefreshRuleset.RunOutcome(decision: decision, after: StoreValues(store))
+        compare(observed, among: RefreshRuleset.stepFields, items: itemsField, index: index, prefix: "", store: store,
+                document: document) { $0.value(of: outcome) }
     }
 
-    mutating func compareFinal(_ observed: ObservedFields<RefreshRuleset.FinalField>?, with store: ServiceStore,
-                               document: JSONDocument) {
-        let commits = summary.commits
-        compare(observed, index: nil, prefix: "final.", store: store, document: document, isItems: { $0 == .items }) { field in
-            RefreshRuleset.expectedFinal(field, cursor: store.cursor, lastSuccessAt: store.lastSuccessAt, commits: commits)
-        }
+    mutating func compareFinal(_ observed: ObservedFields<Int>?, with store: ServiceStore, document: JSONDocument) {
+        let outcome = RefreshRuleset.FinalOutcome(store: StoreValues(store), commits: summary.commits)
+        compare(observed, among: RefreshRuleset.finalFields, items: finalItemsField, index: nil, prefix: "final.",
+                store: store, document: document) { $0.value(of: outcome) }
     }
 
     /// Compares field by field in the order `observed` names them; `items` as a
     /// set (`ObservedItems`), every other field through the shared comparison,
     /// which also records that an observation was carried (`{}` included).
-    mutating func compare<Field: RawRepresentable<String>>(_ observed: ObservedFields<Field>?, index: Int?, prefix: String,
-                                                           store: ServiceStore, document: JSONDocument,
-                                                           isItems: (Field) -> Bool, canonical: (Field) -> FieldValue?) {
+    mutating func compare<Source>(_ observed: ObservedFields<Int>?, among fields: [ObservedField<RefreshRuleset, Source>],
+                                  items: Int?, index: Int?, prefix: String, store: ServiceStore, document: JSONDocument,
+                                  canonical: (ObservedField<RefreshRuleset, Source>) -> FieldValue?) {
         guard let observed else { return }
         var start = 0
-        for (position, entry) in observed.entries.enumerated() where isItems(entry.field) {
+        for (position, entry) in observed.entries.enumerated() where entry.field == items {
             mismatches.compare(ObservedFields(entries: Array(observed.entries[start..<position])), index: index,
-                               prefix: prefix, document: document, name: \.rawValue, canonical: canonical)
+                               prefix: prefix, document: document, name: { fields[$0].name }) { canonical(fields[$0]) }
             if let items = ObservedItems(entry.value, store: store, index: index, field: prefix + "items",
                                          document: document) {
                 mismatches.append(items.mismatch)
@@ -312,7 +313,7 @@ struct RefreshSteps: LogSteps {
             start = position + 1
         }
         mismatches.compare(ObservedFields(entries: Array(observed.entries[start...])), index: index, prefix: prefix,
-                           document: document, name: \.rawValue, canonical: canonical)
+                           document: document, name: { fields[$0].name }) { canonical(fields[$0]) }
     }
 
     static func diagnostic(_ diagnostic: RefreshDiagnostic, index: Int, at: Double) -> Diagnostic {
@@ -329,5 +330,14 @@ struct RefreshSteps: LogSteps {
     /// "the id '42'", "the ids '42', '43'".
     static func ids(_ ids: [String]) -> String {
         (ids.count == 1 ? "the id " : "the ids ") + ids.map { "'\($0)'" }.joined(separator: ", ")
+    }
+}
+
+extension ObservedField {
+    /// The canonical value of a field read from `Source`; `nil` for one compared
+    /// otherwise (`items`). Refresh's fields are all read so.
+    fileprivate func value(of source: Source) -> FieldValue? {
+        guard case .read(let read) = canonical else { return nil }
+        return read(source)
     }
 }
