@@ -20,14 +20,15 @@ struct EventLogDriver<D: RulesetDescription> {
         /// `playback/1`.
         let ruleset: StaticString
         let topMembers: ClosedNames<RequestMember<D.Setting>>
-        let observedFinalFields: ClosedNames<D.Steps.FinalField>
+        /// What `observedFinal` may name, by position in `D.finalFields`.
+        let observedFinalFields: ClosedNames<Int>
         let tables: D.Steps.Tables
 
         init(ruleset: StaticString, tables: D.Steps.Tables) {
             self.ruleset = ruleset
             topMembers = ClosedNames("member", [("initial", .initial), (D.sequence, .sequence), ("observedFinal", .observedFinal)]
                                      + D.Setting.allCases.map { ($0.name, .setting($0)) })
-            observedFinalFields = D.Steps.observedFinalFields(in: tables)
+            observedFinalFields = ClosedNames("observedFinal field", D.finalFieldNames.enumerated().map { ($1, $0) })
             self.tables = tables
         }
     }
@@ -46,7 +47,7 @@ struct EventLogDriver<D: RulesetDescription> {
         let shared = Shared(ruleset: name, tables: D.Steps.tables(ruleset: name))
         return RulesetEndpoint(name: name, path: path, summary: summary, model: model,
                                topMembers: shared.topMembers.spellings, sequence: D.sequence,
-                               observables: D.Steps.observables(in: shared.tables)) { EventLogDriver(shared) }
+                               observables: D.observables) { EventLogDriver(shared) }
     }
 
     typealias Head = LogHead<D.Steps>
@@ -162,14 +163,9 @@ protocol LogSteps {
     associatedtype Tables: Sendable
     /// What a log starts from, read from the request's head.
     associatedtype Start
-    /// What `observedFinal` may name.
-    associatedtype FinalField: Sendable
     associatedtype Answer: SteppedAnswer
 
     static func tables(ruleset: StaticString) -> Tables
-    /// What a step's `observed` may name, in documented order.
-    static func observables(in tables: Tables) -> [String]
-    static func observedFinalFields(in tables: Tables) -> ClosedNames<FinalField>
     init(tables: Tables)
     /// Reads the request's start (`initial`, and for refresh its `store`), reporting its problems.
     mutating func start(_ given: GivenRequest<D.Setting>, settings: D.Settings, inLines: Bool,
@@ -205,7 +201,8 @@ struct LogHead<Steps: LogSteps> {
     var settings: Steps.D.Settings
     /// What the log starts from (its machines, and what a late start knows).
     var start: Steps.Start
-    var observedFinal: ObservedFields<Steps.FinalField>?
+    /// By position in `D.finalFields`.
+    var observedFinal: ObservedFields<Int>?
     /// The JSON form's sequence member (`events`, `runs`).
     var sequence: JSONValue?
 }

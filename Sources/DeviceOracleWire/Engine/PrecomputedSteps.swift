@@ -49,9 +49,6 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     var heldBytes: Int { candidates?.findings.reduce(0) { $0 + $1.heldBytes } ?? 0 }
 
     static func tables(ruleset: StaticString) -> RulesetTables<D> { RulesetTables(ruleset: ruleset) }
-    static func observables(in tables: RulesetTables<D>) -> [String] { tables.stepFields.map(\.name) }
-    /// By position in `tables.finalFields`.
-    static func observedFinalFields(in tables: RulesetTables<D>) -> ClosedNames<Int> { tables.observedFinalFields }
 
     init(tables: RulesetTables<D>) {
         self.tables = tables

@@ -2,8 +2,9 @@ import DeviceOracleJSON
 import DeviceOracleRules
 
 /// What the engine needs of every ruleset: its own members (names from an enum, so
-/// the closed set is derived from `allCases`) and static check, and how its steps
-/// are made (`Steps`), which also say what `observed` and `observedFinal` may name.
+/// the closed set is derived from `allCases`), what `observed` and `observedFinal`
+/// may name (tables of `ObservedField`), its static check, and how its steps are
+/// made (`Steps`).
 /// Everything else is the engine's (`EventLogDriver`): walking the request's
 /// members and `observedFinal`, the sequence in both forms, the answer's envelope. A
 /// ruleset whose state is finite is a `FiniteRulesetDescription`, whose steps the
@@ -17,6 +18,10 @@ protocol RulesetDescription: Sendable {
     /// What those members decode to.
     associatedtype Settings: Sendable = NoSettings
 
+    /// What a step's `observed` may name, in documented order: its `stepFields`' names.
+    static var observables: [String] { get }
+    /// What `observedFinal` may name, in documented order: its `finalFields`' names.
+    static var finalFieldNames: [String] { get }
     /// The member that holds the JSON form's log: `events` (refresh: `runs`).
     static var sequence: String { get }
     /// Whether a request must carry its sequence (haptics may send a `pattern` alone).
@@ -140,6 +145,10 @@ extension FiniteRulesetDescription {
     static var fixedPayloadEvents: [Event] { [] }
     static var fieldsFromSettings: [PartialKeyPath<State>] { [] }
     static var machineFields: [MachineField] { [] }
+    /// The state's fields, then the machine's.
+    static var finalFields: [MachineField] { MachineField.stateFields + machineFields }
+    static var observables: [String] { stepFields.map(\.name) }
+    static var finalFieldNames: [String] { finalFields.map(\.name) }
     static func machine(candidate state: State, settings: Settings) -> Machine { machine(initial: state, settings: settings) }
     static var pathsJoin: Bool { true }
     static var echoedMembers: [EchoedMember<Self>] { [] }

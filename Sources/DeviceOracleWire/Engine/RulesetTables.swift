@@ -58,8 +58,7 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
     /// What `observed` may name, by position in `stepFields`.
     let observedFields: ClosedNames<Int>
     let stepFields: [D.StepField]
-    /// What `observedFinal` may name, by position in `finalFields`: the state's fields, then the machine's.
-    let observedFinalFields: ClosedNames<Int>
+    /// What `observedFinal` may name: the state's fields, then the machine's.
     let finalFields: [D.MachineField]
     /// Each event type's name, to its position in `allCases`.
     let eventTypes: ClosedNames<Int>
@@ -110,8 +109,7 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
         }
         stepFields = D.stepFields
         observedFields = ClosedNames(observed: stepFields, "observed field")
-        finalFields = D.MachineField.stateFields + D.machineFields
-        observedFinalFields = ClosedNames(observed: finalFields, "observedFinal field")
+        finalFields = D.finalFields
         eventTypeCases = Array(D.EventType.allCases)
         eventTypes = ClosedNames("event type", eventTypeCases.enumerated().map { ($0.element.name, $0.offset) })
         let form: [(String, EventObjectMember<D.EventField>)] = D.notificationEvents == nil

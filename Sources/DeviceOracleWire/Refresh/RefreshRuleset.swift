@@ -48,6 +48,9 @@ enum RefreshRuleset: RulesetDescription {
         .read("commits") { .number(Double($0.commits)) },
     ]
 
+    static var observables: [String] { stepFields.map(\.name) }
+    static var finalFieldNames: [String] { finalFields.map(\.name) }
+
     /// What a run's observed values are read from: its decision and the store it left.
     struct RunOutcome {
         var decision: RefreshDecision

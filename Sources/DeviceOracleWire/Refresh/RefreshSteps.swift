@@ -132,8 +132,6 @@ struct RefreshAnswer: SteppedAnswer {
 struct RefreshSteps: LogSteps {
     typealias D = RefreshRuleset
     typealias Start = RefreshMachine<StoredItem>
-    /// By position in `RefreshRuleset.finalFields`.
-    typealias FinalField = Int
     typealias Head = LogHead<Self>
 
     var records: [RunRecord] = []
@@ -154,10 +152,6 @@ struct RefreshSteps: LogSteps {
 
     /// Nothing is made once for all requests.
     static func tables(ruleset: StaticString) {}
-    static func observables(in tables: Void) -> [String] { RefreshRuleset.stepFields.map(\.name) }
-    static func observedFinalFields(in tables: Void) -> ClosedNames<Int> {
-        ClosedNames(observed: RefreshRuleset.finalFields, "observedFinal field")
-    }
 
     init(tables: Void) {}
 
