@@ -193,6 +193,13 @@ struct ObservedField<D: RulesetDescription, Source>: Sendable {
         self.name = name
         self.canonical = canonical
     }
+
+    /// The canonical value of a field read from `Source`; `nil` for one compared
+    /// otherwise, and for a state field (the tables read those by slot).
+    func value(of source: Source) -> FieldValue? {
+        guard case .read(let read) = canonical else { return nil }
+        return read(source)
+    }
 }
 
 extension ObservedField where D: FiniteRulesetDescription {

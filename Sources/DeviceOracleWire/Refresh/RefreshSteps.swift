@@ -181,7 +181,10 @@ struct RefreshSteps: LogSteps {
 
     mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
         -> RefreshAnswer {
-        compareFinal(head.observedFinal, with: head.start.state.store, document: document)
+        let store = head.start.state.store, commits = summary.commits
+        compare(head.observedFinal, among: RefreshRuleset.finalFields,
+                from: RefreshRuleset.FinalOutcome(store: StoreValues(store), commits: commits),
+                items: finalItemsField, index: nil, prefix: "final.", store: store, document: document)
         return RefreshAnswer(document: decoder.document, settings: head.settings, records: records,
                              storeTexts: storeTexts, storeValues: storeValues, summary: summary)
     }
@@ -264,7 +267,9 @@ struct RefreshSteps: LogSteps {
         let after = storeTexts.count - 1
         records.append(RunRecord(id: envelope.id, at: run.at, step: step, before: before, after: after))
 
-        compare(observed, decision: decision, store: machine.state.store, index: index, document: document)
+        compare(observed, among: RefreshRuleset.stepFields,
+                from: RefreshRuleset.RunOutcome(decision: decision, after: StoreValues(machine.state.store)),
+                items: itemsField, index: index, prefix: "", store: machine.state.store, document: document)
         // Ours alone once `read` and `run` end with this call.
         sparePages = run.pages
         return budget.spend(storeTexts[before].count + storeTexts[after].count)
@@ -274,30 +279,20 @@ struct RefreshSteps: LogSteps {
         "the answer would exceed \(budget.limitDescription): every step repeats the store before and after its run; send fewer runs or a smaller store per request"
     }
 
-    mutating func compare(_ observed: ObservedFields<Int>?, decision: RefreshDecision, store: ServiceStore,
-                          index: Int, document: JSONDocument) {
-        let outcome = RefreshRuleset.RunOutcome(decision: decision, after: StoreValues(store))
-        compare(observed, among: RefreshRuleset.stepFields, items: itemsField, index: index, prefix: "", store: store,
-                document: document) { $0.value(of: outcome) }
-    }
-
-    mutating func compareFinal(_ observed: ObservedFields<Int>?, with store: ServiceStore, document: JSONDocument) {
-        let outcome = RefreshRuleset.FinalOutcome(store: StoreValues(store), commits: summary.commits)
-        compare(observed, among: RefreshRuleset.finalFields, items: finalItemsField, index: nil, prefix: "final.",
-                store: store, document: document) { $0.value(of: outcome) }
-    }
-
-    /// Compares field by field in the order `observed` names them; `items` as a
-    /// set (`ObservedItems`), every other field through the shared comparison,
-    /// which also records that an observation was carried (`{}` included).
+    /// Compares field by field in the order `observed` names them, each read from
+    /// `source` (made only when something was observed); `items` as a set
+    /// (`ObservedItems`), every other field through the shared comparison, which also
+    /// records that an observation was carried (`{}` included).
     mutating func compare<Source>(_ observed: ObservedFields<Int>?, among fields: [ObservedField<RefreshRuleset, Source>],
-                                  items: Int?, index: Int?, prefix: String, store: ServiceStore, document: JSONDocument,
-                                  canonical: (ObservedField<RefreshRuleset, Source>) -> FieldValue?) {
+                                  from source: @autoclosure () -> Source, items: Int?, index: Int?, prefix: String,
+                                  store: ServiceStore, document: JSONDocument) {
         guard let observed else { return }
+        let source = source()
+        let canonical = { (position: Int) in fields[position].value(of: source) }
         var start = 0
         for (position, entry) in observed.entries.enumerated() where entry.field == items {
             mismatches.compare(ObservedFields(entries: Array(observed.entries[start..<position])), index: index,
-                               prefix: prefix, document: document, name: { fields[$0].name }) { canonical(fields[$0]) }
+                               prefix: prefix, document: document, name: { fields[$0].name }, canonical: canonical)
             if let items = ObservedItems(entry.value, store: store, index: index, field: prefix + "items",
                                          document: document) {
                 mismatches.append(items.mismatch)
@@ -307,7 +302,7 @@ struct RefreshSteps: LogSteps {
             start = position + 1
         }
         mismatches.compare(ObservedFields(entries: Array(observed.entries[start...])), index: index, prefix: prefix,
-                           document: document, name: { fields[$0].name }) { canonical(fields[$0]) }
+                           document: document, name: { fields[$0].name }, canonical: canonical)
     }
 
     static func diagnostic(_ diagnostic: RefreshDiagnostic, index: Int, at: Double) -> Diagnostic {
@@ -324,14 +319,5 @@ struct RefreshSteps: LogSteps {
     /// "the id '42'", "the ids '42', '43'".
     static func ids(_ ids: [String]) -> String {
         (ids.count == 1 ? "the id " : "the ids ") + ids.map { "'\($0)'" }.joined(separator: ", ")
-    }
-}
-
-extension ObservedField {
-    /// The canonical value of a field read from `Source`; `nil` for one compared
-    /// otherwise (`items`). Refresh's fields are all read so.
-    fileprivate func value(of source: Source) -> FieldValue? {
-        guard case .read(let read) = canonical else { return nil }
-        return read(source)
     }
 }
