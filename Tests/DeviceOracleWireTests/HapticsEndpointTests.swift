@@ -16,6 +16,14 @@ final class HapticsEndpointTests: XCTestCase {
 
     // MARK: Pattern pointers
 
+    func testNamesComeFromTheFieldTableInTheDocumentedOrder() {
+        let tables = RulesetTables<HapticsRuleset>(ruleset: "haptics/1")
+
+        XCTAssertEqual(tables.initialFields.spellings, ["phase"])
+        XCTAssertEqual(tables.observedFields.spellings, ["phase", "visible", "haptic", "engine", "visibleAt", "hapticAt"])
+        XCTAssertEqual(HapticsRuleset.finalFieldNames, ["phase", "engine", "hapticRequests"])
+    }
+
     func testPatternViolationsPointFromTheGivenPatternPointerAndTheEventsPosition() throws {
         // Built from the caller's pointer and each event's position: finding every
         // event again from the root made a long pattern quadratic.

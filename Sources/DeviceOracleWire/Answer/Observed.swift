@@ -109,6 +109,8 @@ extension ObservedFields {
     /// The named, non-null members of an object whose names were checked against `names`.
     init(_ object: JSONValue, names: ClosedNames<Field>, in document: JSONDocument) {
         var entries: [(field: Field, value: JSONValue)] = []
+        // One allocation for the object's members, not one per growth.
+        entries.reserveCapacity(document.count(object))
         for member in document.members(object) where !document.isNull(member.value) {
             if let field = names.match(member.key, in: document) { entries.append((field, member.value)) }
         }

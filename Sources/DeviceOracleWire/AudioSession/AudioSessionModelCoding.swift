@@ -3,17 +3,9 @@ import DeviceOracleRules
 
 /// `audio-session/1`'s state model on the wire: walks replay as canonical events.
 enum AudioSessionModelCoding: CanonicalStepCoding {
-    static let graph = StateGraph(AudioSessionModel())
-    static let nodesByFields = graph.nodesByFields
-
+    typealias Model = AudioSessionModel
     /// The category changes only a diagnostic, so every state's machine keeps `ambient`.
-    static let everyStateGraph = StateGraph(AudioSessionModel(),
-                                            starts: AudioSessionModel.stateFields.allStates.map { AudioSessionMachine(state: $0) })
-    static let everyStateNodesByFields = everyStateGraph.nodesByFields
-
-    static func writeRequest(start _: Int, events: [AudioSessionEvent], to writer: inout JSONWriter) {
-        writer.eventLog(events, writeEvent)
-    }
+    static let graphs = ModelGraphs(AudioSessionModel(), machine: AudioSessionRuleset.machine(startingAt:))
 
     static func writeEvent(_ event: AudioSessionEvent, to writer: inout JSONWriter) {
         switch event {

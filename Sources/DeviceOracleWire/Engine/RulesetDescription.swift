@@ -76,7 +76,7 @@ protocol FiniteRulesetDescription: RulesetDescription {
     /// What raw AVAudioSession notifications become; `nil`: events come as `type` only.
     static var notificationEvents: NotificationEvents<Event>? { get }
 
-    /// A field `observed` may name: a state field, or one of the step's decision.
+    /// A field `observed` may name: a state field, or one of the step's decision's.
     typealias StepField = ObservedField<Self, Decision>
     /// A field `observedFinal` may name besides the state's: one of the final machine.
     typealias MachineField = ObservedField<Self, Machine>

@@ -4,8 +4,8 @@ import DeviceOracleRules
 /// `haptics/1`'s confirmation flow on the wire: a walk from the second start
 /// replays on hardware without haptics (`"supportsHaptics": false`).
 enum HapticsModelCoding: CanonicalStepCoding {
-    static let graph = StateGraph(HapticsModel())
-    static let nodesByFields = graph.nodesByFields
+    typealias Model = HapticsModel
+    static let graphs = ModelGraphs(HapticsModel(), machine: HapticsRuleset.machine(startingAt:))
 
     static func writeRequest(start: Int, events: [HapticsEvent], to writer: inout JSONWriter) {
         let supportsHaptics = graph.nodes[graph.startNodes[start]].engine != .unsupported
@@ -16,10 +16,6 @@ enum HapticsModelCoding: CanonicalStepCoding {
             }
         }, writeEvent)
     }
-
-    static let everyStateGraph = StateGraph(HapticsModel(),
-                                            starts: HapticsModel.stateFields.allStates.map { HapticsMachine(state: $0) })
-    static let everyStateNodesByFields = everyStateGraph.nodesByFields
 
     static func writeEvent(_ event: HapticsEvent, to writer: inout JSONWriter) {
         writer.event(event.rawValue)

@@ -16,18 +16,43 @@ protocol ModelCoding: SendableMetatype {
 
 /// A ruleset whose steps show the state `before` them and the `event` in
 /// canonical form: a step's transition is read from its answer alone.
-protocol CanonicalStepCoding: ReproCoding {
-    /// The graph's nodes by their fields, as `before` writes them.
-    static var nodesByFields: [[ModelField]: Int] { get }
-    /// The graph from a machine in every state, where a log's `initial` may start.
-    static var everyStateGraph: StateGraph<Model> { get }
-    /// Its nodes by their fields.
-    static var everyStateNodesByFields: [[ModelField]: Int] { get }
+protocol CanonicalStepCoding: ReproCoding where Model: FiniteStateModel {
+    static var graphs: ModelGraphs<Model> { get }
     /// Writes one event of a request, as `writeRequest` does.
     static func writeEvent(_ event: Model.Event, to writer: inout JSONWriter)
 }
 
+/// A finite model's graphs, explored once: from its starts (plans, diagrams,
+/// coverage), and from a machine in every state, where a log's `initial` may start
+/// (a repro); each with its nodes by their fields, as `before` writes them.
+struct ModelGraphs<Model: FiniteStateModel> {
+    let graph: StateGraph<Model>
+    let nodesByFields: [[ModelField]: Int]
+    let everyState: StateGraph<Model>
+    let everyStateNodesByFields: [[ModelField]: Int]
+
+    /// `machine`: the machine in a state, as the ruleset's description makes it.
+    init(_ model: Model, machine: (Model.Node) -> Model.Machine) {
+        graph = StateGraph(model)
+        nodesByFields = graph.nodesByFields
+        everyState = StateGraph(model, starts: Model.stateFields.allStates.map(machine))
+        everyStateNodesByFields = everyState.nodesByFields
+    }
+}
+
+extension ModelGraphs: Sendable where Model.Machine: Sendable {}
+
 extension CanonicalStepCoding {
+    /// A walk from any start replays as its events alone.
+    static func writeRequest(start _: Int, events: [Model.Event], to writer: inout JSONWriter) {
+        writer.eventLog(events, writeEvent)
+    }
+
+    static var graph: StateGraph<Model> { graphs.graph }
+    static var nodesByFields: [[ModelField]: Int] { graphs.nodesByFields }
+    static var everyStateGraph: StateGraph<Model> { graphs.everyState }
+    static var everyStateNodesByFields: [[ModelField]: Int] { graphs.everyStateNodesByFields }
+
     /// A step whose state the model never reaches (set through `initial`) or
     /// whose event reached no machine took no transition of the model.
     static func transitions(ofLog _: JSONValue, in _: JSONDocument, answer: RulesetAnswer) -> [Int?] {

@@ -3,16 +3,8 @@ import DeviceOracleRules
 
 /// `playback/1`'s state model on the wire: walks replay as canonical events.
 enum PlaybackModelCoding: CanonicalStepCoding {
-    static let graph = StateGraph(PlaybackModel())
-    static let nodesByFields = graph.nodesByFields
-
-    static let everyStateGraph = StateGraph(PlaybackModel(),
-                                            starts: PlaybackModel.stateFields.allStates.map { PlaybackMachine(state: $0) })
-    static let everyStateNodesByFields = everyStateGraph.nodesByFields
-
-    static func writeRequest(start _: Int, events: [PlaybackEvent], to writer: inout JSONWriter) {
-        writer.eventLog(events, writeEvent)
-    }
+    typealias Model = PlaybackModel
+    static let graphs = ModelGraphs(PlaybackModel(), machine: PlaybackRuleset.machine(startingAt:))
 
     static func writeEvent(_ event: PlaybackEvent, to writer: inout JSONWriter) {
         switch event {
