@@ -213,7 +213,7 @@ public enum Rulesets {
     public static let all: [RulesetEndpoint] = [
         PlaybackRuleset.endpoint,
         HapticsRuleset.endpoint,
-        RefreshEndpoint.endpoint,
+        RefreshRuleset.endpoint,
         AudioSessionRuleset.endpoint,
     ]
 

@@ -18,7 +18,7 @@ final class AnswerPiecesTests: XCTestCase {
             (PlaybackRuleset.endpoint, #"{"events":[{"type":"userPlayed","session":"a","observed":{"isPlaying":false}},{"type":"routeChanged","reason":9,"id":"x"},{"notification":"interruption"}],"observedFinal":{"isPlaying":true}}"#),
             (HapticsRuleset.endpoint, #"{"pattern":[{"eventType":"hapticTransient","relativeTime":0}],"events":[{"type":"saveTapped"},{"type":"saveSucceeded","observed":{"haptic":"none"}}]}"#),
             (AudioSessionRuleset.endpoint, #"{"category":"playback","events":[{"type":"launched"},{"type":"playSound","name":"coin"},{"type":"enteredBackground"}]}"#),
-            (RefreshEndpoint.endpoint, #"{"runs":[{"at":0,"pages":[{"items":[{"id":"1"}],"nextCursor":"c"}]},{"at":1,"fault":{"kind":"crash","stage":"write","page":0},"pages":[{"items":[]}]}]}"#),
+            (RefreshRuleset.endpoint, #"{"runs":[{"at":0,"pages":[{"items":[{"id":"1"}],"nextCursor":"c"}]},{"at":1,"fault":{"kind":"crash","stage":"write","page":0},"pages":[{"items":[]}]}]}"#),
         ]
         for (endpoint, body) in bodies {
             guard case .success(let answer) = endpoint.answer(Array(body.utf8)) else { return XCTFail(endpoint.name) }

@@ -72,7 +72,7 @@ final class CoverageTests: XCTestCase {
     func testRefreshRunsTakeTheStaleTempAndRepeatedPageTransitions() throws {
         let log = #"{"runs":[{"at":0,"pages":[{},{}],"fault":{"kind":"crash","stage":"write","page":1}},{"at":10,"pages":[{}],"fault":{"kind":"error","stage":"cursor","page":0}},{"at":100,"pages":[{},{},{},{}]},{"at":2000}]}"#
 
-        let coverage = try coverage(RefreshEndpoint.endpoint, #"{"logs":[\#(log)]}"#)
+        let coverage = try coverage(RefreshRuleset.endpoint, #"{"logs":[\#(log)]}"#)
 
         XCTAssertEqual(coverage["/exercised"], #"[{"from":{"staleTempFile":false,"pageToRepeat":false},"event":"run(noPages)","to":{"staleTempFile":false,"pageToRepeat":false},"decision":"succeeded (completeSuccess)","count":1},{"from":{"staleTempFile":false,"pageToRepeat":false},"event":"crash(stage=write,page=last)","to":{"staleTempFile":true,"pageToRepeat":false},"decision":"crashed","count":1},{"from":{"staleTempFile":false,"pageToRepeat":true},"event":"run(noFault)","to":{"staleTempFile":false,"pageToRepeat":false},"decision":"succeeded (completeSuccess)","count":1},{"from":{"staleTempFile":true,"pageToRepeat":false},"event":"error(stage=cursor,page=first)","to":{"staleTempFile":false,"pageToRepeat":true},"decision":"failed (removeStaleTemp, completeFailure)","count":1}]"#)
     }
@@ -116,7 +116,7 @@ final class CoverageTests: XCTestCase {
             "/log: unknown member 'log'; did you mean 'logs'?",
             "/logs: required array is missing",
         ])
-        XCTAssertEqual(coverageProblems(RefreshEndpoint.endpoint, #"{"logs":[{"runs":[{"at":0,"at":1}]}]}"#), [
+        XCTAssertEqual(coverageProblems(RefreshRuleset.endpoint, #"{"logs":[{"runs":[{"at":0,"at":1}]}]}"#), [
             "/logs/0/runs/0/at: duplicate key 'at'",
         ])
     }

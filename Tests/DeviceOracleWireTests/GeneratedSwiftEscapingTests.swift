@@ -30,7 +30,7 @@ final class GeneratedSwiftEscapingTests: XCTestCase {
             (PlaybackRuleset.endpoint,
              #"{"events":[{"type":"userPlayed"},{"type":"userPaused","id":\#(s),"session":\#(s),"observed":{"action":\#(s)}}]}"#),
             (HapticsRuleset.endpoint, #"{"events":[{"type":"saveTapped","id":\#(s),"observed":{"phase":\#(s)}}]}"#),
-            (RefreshEndpoint.endpoint, #"{"runs":[{"at":0,"pages":[],"id":\#(s),"observed":{"cursor":\#(s)}}]}"#),
+            (RefreshRuleset.endpoint, #"{"runs":[{"at":0,"pages":[],"id":\#(s),"observed":{"cursor":\#(s)}}]}"#),
             (AudioSessionRuleset.endpoint,
              #"{"events":[{"type":"enteredForeground","id":\#(s),"observed":{"actions":[\#(s)]}}]}"#),
             // A divergence of the final state: the note names `observedFinal`'s value.

@@ -21,7 +21,7 @@ final class HapticsEndpointTests: XCTestCase {
 
         XCTAssertEqual(tables.initialFields.spellings, ["phase"])
         XCTAssertEqual(tables.observedFields.spellings, ["phase", "visible", "haptic", "engine", "visibleAt", "hapticAt"])
-        XCTAssertEqual(tables.observedFinalFields.spellings, ["phase", "engine", "hapticRequests"])
+        XCTAssertEqual(HapticsRuleset.finalFieldNames, ["phase", "engine", "hapticRequests"])
     }
 
     func testPatternViolationsPointFromTheGivenPatternPointerAndTheEventsPosition() throws {

@@ -73,7 +73,7 @@ final class PlanTests: XCTestCase {
     }
 
     func testRefreshPlanRunsEveryFaultAndRepeatsAPageAfterACursorFault() throws {
-        let plan = try plan(RefreshEndpoint.endpoint)
+        let plan = try plan(RefreshRuleset.endpoint)
 
         for kind in ["error", "expire", "crash"] {
             for stage in ["download", "write", "cursor"] {

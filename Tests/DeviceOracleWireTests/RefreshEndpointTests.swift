@@ -5,7 +5,7 @@ import DeviceOracleJSON
 /// refresh.md on the wire: configCheck with every Info.plist form, runs and their
 /// steps, observed and observedFinal, diagnostics, and every 422 with its pointer.
 final class RefreshEndpointTests: XCTestCase {
-    private let refresh = RefreshEndpoint.endpoint
+    private let refresh = RefreshRuleset.endpoint
 
     func testAnAnswerCountsTheStoresItWritesItsStepsFrom() throws {
         // Each run adds an item, so each step's `after` is a store rendered of its own.
@@ -401,6 +401,19 @@ final class RefreshEndpointTests: XCTestCase {
     }
 
     // MARK: 422
+
+    func testHeadProblemsAreListedInTheRequestsOrderWhicheverPartReadsThem() {
+        // `schedule` and `config` are refresh's settings, `store` and `initial` its start,
+        // read apart from them: the list follows the request, not the reading.
+        XCTAssertEqual(problems(#"{"schedule":{"intervalSeconds":-1},"store":{"items":[{"id":1}]},"initial":"unknown","observedFinal":{"cursr":"c"},"config":{"tasks":7}}"#), [
+            "/schedule/intervalSeconds: expected a number ≥ 0, got -1",
+            "/store/items/0/id: expected a string, got a number",
+            #"/initial: refresh/1's start includes a store and a config, so it cannot be "unknown": give 'store' and 'config' as the log found them"#,
+            "/observedFinal/cursr: unknown observedFinal field 'cursr'; did you mean 'cursor'?",
+            "/config/tasks: expected an array, got a number",
+            "/config/infoPlist: required object or string is missing",
+        ])
+    }
 
     func testRequestWithNeitherConfigNorRunsIsRejected() {
         XCTAssertEqual(problems("{}"), ["/runs: a request needs 'runs', 'config' or both"])

@@ -181,7 +181,7 @@ final class ReproTests: XCTestCase {
         """#
 
     func testARefreshRunIsReproducedFromTheStoreItSawAfterTheFailuresAndTheCrashBeforeIt() throws {
-        let repro = try repro(RefreshEndpoint.endpoint, refreshLog)
+        let repro = try repro(RefreshRuleset.endpoint, refreshLog)
 
         XCTAssertEqual(repro["/divergence"], #"{"index":4,"field":"nextEarliestBeginAt","expected":1540,"observed":1420}"#)
         XCTAssertEqual(repro["/originalLength"], "5")
@@ -199,7 +199,7 @@ final class ReproTests: XCTestCase {
         let log = #"{"runs":[\#(Array(repeating: failure, count: 10).joined(separator: ",")),"#
             + #"{"at":9000,"pages":[],"fault":null,"observed":{"outcome":"failed"}}]}"#
 
-        let repro = try repro(RefreshEndpoint.endpoint, log.replacingOccurrences(of: #","fault":null"#, with: ""))
+        let repro = try repro(RefreshRuleset.endpoint, log.replacingOccurrences(of: #","fault":null"#, with: ""))
 
         XCTAssertEqual(repro["/reproLength"], "7")
         XCTAssertEqual(repro["/originalLength"], "11")
@@ -210,7 +210,7 @@ final class ReproTests: XCTestCase {
         let log = #"{"schedule":{"backoffBaseSeconds":0},"runs":[\#(failure),\#(failure),"#
             + #"{"at":60,"pages":[],"observed":{"nextEarliestBeginAt":0}}]}"#
 
-        let repro = try repro(RefreshEndpoint.endpoint, log)
+        let repro = try repro(RefreshRuleset.endpoint, log)
 
         XCTAssertEqual(repro["/eventClasses"], #"["run(noPages)"]"#)
         XCTAssertEqual(repro["/request/schedule"], #"{"backoffBaseSeconds":0}"#)
@@ -243,7 +243,7 @@ final class ReproTests: XCTestCase {
         "observedFinal":{"cursor":"c2","items":["1"]}}
         """#
 
-        let repro = try repro(RefreshEndpoint.endpoint, log)
+        let repro = try repro(RefreshRuleset.endpoint, log)
 
         XCTAssertEqual(repro["/divergence/field"], #""final.items""#)
         XCTAssertEqual(repro["/request"], #"{"store":{"items":[{"id":"1"}],"cursor":"c1","lastSuccessAt":0},"runs":[{"at":900,"pages":[{"items":[{"id":"2"}],"nextCursor":"c2"}]}],"observedFinal":{"items":["1"]}}"#)
@@ -255,7 +255,7 @@ final class ReproTests: XCTestCase {
         let log = #"{"runs":[{"at":0,"pages":[\#(pages)],"fault":{"kind":"error","stage":"cursor","page":5}},"#
             + #"{"at":60,"pages":[{"items":[{"id":"2"}]}]}],"observedFinal":{"commits":6}}"#
 
-        let repro = try repro(RefreshEndpoint.endpoint, log)
+        let repro = try repro(RefreshRuleset.endpoint, log)
 
         XCTAssertEqual(repro["/divergence"], #"{"index":null,"field":"final.commits","expected":7,"observed":6}"#)
         XCTAssertEqual(repro["/eventClasses"], #"["error(stage=cursor,page=last)","run(noFault)"]"#)
@@ -267,7 +267,7 @@ final class ReproTests: XCTestCase {
         let pages = Array(repeating: #"{"items":[{"id":"1"}]}"#, count: 100).joined(separator: ",")
         let log = #"{"runs":[{"at":0,"pages":[\#(pages)]},{"at":900,"pages":[{"items":[{"id":"2"}]}]}],"observedFinal":{"commits":100}}"#
 
-        let repro = try repro(RefreshEndpoint.endpoint, log)
+        let repro = try repro(RefreshRuleset.endpoint, log)
 
         XCTAssertEqual(repro["/eventClasses"], #"["run(noFault)","run(noFault)"]"#)
         XCTAssertEqual(repro["/path/0/commits"], "100")
@@ -275,7 +275,7 @@ final class ReproTests: XCTestCase {
     }
 
     func testARefreshLogWithNoRunsIsReproducedFromItsStoreAlone() throws {
-        let repro = try repro(RefreshEndpoint.endpoint, #"{"store":{"items":[],"cursor":"c9"},"runs":[],"observedFinal":{"cursor":"c8"}}"#)
+        let repro = try repro(RefreshRuleset.endpoint, #"{"store":{"items":[],"cursor":"c9"},"runs":[],"observedFinal":{"cursor":"c8"}}"#)
 
         XCTAssertEqual(repro["/reproLength"], "0")
         XCTAssertEqual(repro["/request"], #"{"store":{"items":[],"cursor":"c9","lastSuccessAt":null},"runs":[],"observedFinal":{"cursor":"c8"}}"#)
@@ -298,7 +298,7 @@ final class ReproTests: XCTestCase {
     /// next begin time at a random run of a walk through failures, expiries and
     /// crashes, or a wrong total of commits, which the repro pads.
     func testARepostedRefreshReproDivergesAsTheLogDidAndIsNoLongerThanItsPrefix() throws {
-        try checkRepostedRepros(RefreshEndpoint.endpoint) { seed, steps in
+        try checkRepostedRepros(RefreshRuleset.endpoint) { seed, steps in
             guard seed % 8 != 7 else {
                 let commits = steps.reduce(0) { $0 + ($1["commits"] as? Int ?? 0) }
                 return .final(["commits": commits == 0 ? 1 : commits - 1])

@@ -10,7 +10,7 @@ final class StepDetailTests: XCTestCase {
         (PlaybackRuleset.endpoint, #"{"events":[{"type":"userPlayed","session":"a","observed":{"isPlaying":false}},{"type":"routeChanged","reason":9,"id":"x"},{"notification":"interruption"},{"type":"userPaused"}],"observedFinal":{"isPlaying":true}}"#),
         (HapticsRuleset.endpoint, #"{"pattern":[{"eventType":"hapticTransient","relativeTime":0}],"events":[{"type":"saveTapped"},{"type":"saveSucceeded","observed":{"haptic":"none"}},{"type":"saveTapped"}]}"#),
         (AudioSessionRuleset.endpoint, #"{"category":"playback","events":[{"type":"launched"},{"type":"playSound","name":"coin","at":5},{"type":"enteredBackground","at":1}]}"#),
-        (RefreshEndpoint.endpoint, #"{"runs":[{"at":0,"pages":[{"items":[{"id":"1"}],"nextCursor":"c"}]},{"at":1,"fault":{"kind":"crash","stage":"write","page":0},"pages":[{"items":[]}]},{"at":0.5,"pages":[{"items":[]}]}]}"#),
+        (RefreshRuleset.endpoint, #"{"runs":[{"at":0,"pages":[{"items":[{"id":"1"}],"nextCursor":"c"}]},{"at":1,"fault":{"kind":"crash","stage":"write","page":0},"pages":[{"items":[]}]},{"at":0.5,"pages":[{"items":[]}]}]}"#),
     ]
 
     private func answer(_ endpoint: RulesetEndpoint, _ body: String) throws -> RulesetAnswer {

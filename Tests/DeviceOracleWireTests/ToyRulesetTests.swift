@@ -62,7 +62,7 @@ final class ToyRulesetTests: XCTestCase {
     private static let tables = RulesetTables<TurnstileRuleset>(ruleset: "turnstile/1")
 
     private static func run(_ decoder: inout RequestDecoder, _ request: JSONValue) -> RulesetAnswer? {
-        var driver = EventLogDriver(tables: tables)
+        var driver = EventLogDriver<TurnstileRuleset>(EventLogDriver.Shared(ruleset: "turnstile/1", tables: tables))
         return driver.answer(request, decoder: &decoder)
     }
 }
@@ -103,7 +103,8 @@ private enum NoDiagnostic: RawRepresentable, CaseIterable, Hashable, Sendable {
     var rawValue: String { switch self {} }
 }
 
-private enum TurnstileRuleset: RulesetDescription {
+private enum TurnstileRuleset: FiniteRulesetDescription {
+    typealias Steps = PrecomputedSteps<Self>
     typealias EventType = TurnstileMachine.Event
     typealias RuleDiagnostic = NoDiagnostic
 

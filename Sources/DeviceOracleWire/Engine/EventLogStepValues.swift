@@ -25,7 +25,7 @@ extension RulesetTables {
     }
 }
 
-extension EventLogDriver {
+extension PrecomputedSteps {
     /// The values of `step` of this evaluation.
     static func values(of step: EventLogStep, tables: RulesetTables<D>, specialSteps: SpecialSteps,
                        unfixedSteps: [UnfixedStep<D>]) -> StepValues {

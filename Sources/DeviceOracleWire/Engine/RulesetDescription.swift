@@ -1,13 +1,61 @@
 import DeviceOracleJSON
 import DeviceOracleRules
 
-/// What the event-log engine needs of one ruleset: its names (enums, so every
-/// table is derived from `allCases`), its state's fields (the rules' one table of
-/// them), its machine, how to read one event and how to write one step's decision. Everything else is the engine's
-/// (`EventLogDriver`): walking the request's members, `initial` and
-/// `observedFinal`, sessions, raw notifications, observed comparison,
-/// diagnostics, ordering, streaming, and the precomputed step tails.
+/// What the engine needs of every ruleset: its own members (names from an enum, so
+/// the closed set is derived from `allCases`), what `observed` and `observedFinal`
+/// may name (tables of `ObservedField`), its static check, and how its steps are
+/// made (`Steps`).
+/// Everything else is the engine's (`EventLogDriver`): walking the request's
+/// members and `observedFinal`, the sequence in both forms, the answer's envelope. A
+/// ruleset whose state is finite is a `FiniteRulesetDescription`, whose steps the
+/// engine precomputes; refresh, whose store is of any size, brings its own
+/// (`RefreshSteps`).
 protocol RulesetDescription: Sendable {
+    /// How the log's steps are made, run and written.
+    associatedtype Steps: LogSteps where Steps.D == Self
+    /// The request's own members besides `initial`, its sequence and `observedFinal`.
+    associatedtype Setting: NamedCase = NoNames
+    /// What those members decode to.
+    associatedtype Settings: Sendable = NoSettings
+
+    /// What a step's `observed` may name, in documented order: its `stepFields`' names.
+    static var observables: [String] { get }
+    /// What `observedFinal` may name, in documented order: its `finalFields`' names.
+    static var finalFieldNames: [String] { get }
+    /// The member that holds the JSON form's log: `events` (refresh: `runs`).
+    static var sequence: String { get }
+    /// Whether a request must carry its sequence (haptics may send a `pattern` alone).
+    static var eventsRequired: Bool { get }
+    /// Reads the request's own members, reporting their problems.
+    static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
+                         _ decoder: inout RequestDecoder) -> Settings
+    /// A static check run once the log is valid (haptics' pattern); its verdict, or `nil`.
+    static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool?
+    /// What failed of the static check, a line each, as a JUnit report names it.
+    static func staticCheckFailures(_ settings: Settings, document: JSONDocument) -> [String]
+    /// Answer members before `final`.
+    static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument)
+}
+
+extension RulesetDescription {
+    static var sequence: String { "events" }
+    static var eventsRequired: Bool { true }
+    static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool? { nil }
+    static func staticCheckFailures(_ settings: Settings, document: JSONDocument) -> [String] { [] }
+    static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument) {}
+}
+
+extension RulesetDescription where Settings == NoSettings, Setting == NoNames {
+    static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
+                         _ decoder: inout RequestDecoder) -> Settings { NoSettings() }
+}
+
+/// A ruleset whose state is finite: its machine, its state's fields (one table), how
+/// to read one event and how to write one step's decision. The engine
+/// (`PrecomputedSteps`, `RulesetTables`) does the rest: `initial`, sessions, raw
+/// notifications, observed comparison, diagnostics, late starts, and the
+/// precomputed step tails; its `Steps` are `PrecomputedSteps<Self>`.
+protocol FiniteRulesetDescription: RulesetDescription {
     associatedtype Machine: StateMachine & Sendable
         where Machine.State: Hashable & Sendable, Machine.Event: Hashable & Sendable, Machine.Decision: Sendable
     typealias State = Machine.State
@@ -16,10 +64,6 @@ protocol RulesetDescription: Sendable {
     /// it that holds no reference (playback's `PlaybackStep`).
     associatedtype Decision: Sendable = Machine.Decision
 
-    /// The request's own members besides `initial`, `events` and `observedFinal`.
-    associatedtype Setting: NamedCase = NoNames
-    /// What those members decode to.
-    associatedtype Settings: Sendable = NoSettings
     /// The canonical event types (`"type": "userPaused"`).
     associatedtype EventType: NamedCase
     /// The members an event type carries besides `type` (`shouldResume`, `reason`).
@@ -27,8 +71,6 @@ protocol RulesetDescription: Sendable {
     /// The rules' diagnostics, each spelled as its `DiagnosticCode`.
     associatedtype RuleDiagnostic: CaseIterable & Hashable & Sendable & RawRepresentable<String>
 
-    /// Whether a request must carry `events` (haptics may send a `pattern` alone).
-    static var eventsRequired: Bool { get }
     /// Whether an event may name a `session` (playback.md, "Several playback sessions").
     static var hasSessions: Bool { get }
     /// What raw AVAudioSession notifications become; `nil`: events come as `type` only.
@@ -51,9 +93,6 @@ protocol RulesetDescription: Sendable {
     static var stepFields: [StepField] { get }
     /// What `observedFinal` may name after the state's fields (haptics' `hapticRequests`).
     static var machineFields: [MachineField] { get }
-    /// Reads the request's own members, reporting their problems.
-    static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
-                         _ decoder: inout RequestDecoder) -> Settings
     /// The machine a session starts with.
     static func machine(initial: State, settings: Settings) -> Machine
     /// A machine in any state, to precompute what each event does from it.
@@ -96,23 +135,20 @@ protocol RulesetDescription: Sendable {
     /// entries name positions in `stepFields`.
     static func compareMore(_ observed: ObservedFields<Int>, decision: Decision, index: Int,
                             settings: Settings, document: JSONDocument, mismatches: inout MismatchList)
-    /// A static check run once the log is valid (haptics' pattern); its verdict, or `nil`.
-    static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool?
-    /// What failed of the static check, a line each, as a JUnit report names it.
-    static func staticCheckFailures(_ settings: Settings, document: JSONDocument) -> [String]
-    /// Answer members before `final`.
-    static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument)
     /// Answer members after `steps`.
     static func writeSummary(of machine: Machine, to writer: inout JSONWriter)
 }
 
-extension RulesetDescription {
-    static var eventsRequired: Bool { true }
+extension FiniteRulesetDescription {
     static var hasSessions: Bool { false }
     static var notificationEvents: NotificationEvents<Event>? { nil }
     static var fixedPayloadEvents: [Event] { [] }
     static var fieldsFromSettings: [PartialKeyPath<State>] { [] }
     static var machineFields: [MachineField] { [] }
+    /// The state's fields, then the machine's.
+    static var finalFields: [MachineField] { MachineField.stateFields + machineFields }
+    static var observables: [String] { stepFields.map(\.name) }
+    static var finalFieldNames: [String] { finalFields.map(\.name) }
     static func machine(candidate state: State, settings: Settings) -> Machine { machine(initial: state, settings: settings) }
     static var pathsJoin: Bool { true }
     static var echoedMembers: [EchoedMember<Self>] { [] }
@@ -126,24 +162,17 @@ extension RulesetDescription {
     }
     static func compareMore(_ observed: ObservedFields<Int>, decision: Decision, index: Int,
                             settings: Settings, document: JSONDocument, mismatches: inout MismatchList) {}
-    static func check(_ settings: inout Settings, _ decoder: RequestDecoder) -> Bool? { nil }
-    static func staticCheckFailures(_ settings: Settings, document: JSONDocument) -> [String] { [] }
-    static func writeHead(_ settings: Settings, to writer: inout JSONWriter, document: JSONDocument) {}
     static func writeSummary(of machine: Machine, to writer: inout JSONWriter) {}
 }
 
-extension RulesetDescription where Decision == Machine.Decision {
+extension FiniteRulesetDescription where Decision == Machine.Decision {
     static func decide(_ event: Event, on machine: inout Machine) -> Decision { machine.apply(event) }
 }
 
-extension RulesetDescription where Settings == NoSettings, Setting == NoNames {
-    static func settings(_ given: GivenMembers<Setting>, in request: JSONValue, eventsGiven: Bool,
-                         _ decoder: inout RequestDecoder) -> Settings { NoSettings() }
-}
 
 /// A field a request's `observed` or `observedFinal` may name, and where its
 /// canonical value comes from: the state (after the step, at the end), or `Source`
-/// (the step's decision, the final machine).
+/// (the step's decision, the final machine; refresh's run and store).
 struct ObservedField<D: RulesetDescription, Source>: Sendable {
     enum Canonical: Sendable {
         /// The state field at this position of `D.stateFields`.
@@ -155,6 +184,25 @@ struct ObservedField<D: RulesetDescription, Source>: Sendable {
     let name: String
     let canonical: Canonical
 
+    /// A field read from `Source`.
+    static func read(_ name: String, _ value: @escaping @Sendable (Source) -> FieldValue?) -> Self {
+        Self(name: name, canonical: .read(value))
+    }
+
+    fileprivate init(name: String, canonical: Canonical) {
+        self.name = name
+        self.canonical = canonical
+    }
+
+    /// The canonical value of a field read from `Source`; `nil` for one compared
+    /// otherwise, and for a state field (the tables read those by slot).
+    func value(of source: Source) -> FieldValue? {
+        guard case .read(let read) = canonical else { return nil }
+        return read(source)
+    }
+}
+
+extension ObservedField where D: FiniteRulesetDescription {
     /// The state field that lives at `keyPath`.
     static func state(_ keyPath: PartialKeyPath<D.State>) -> Self {
         guard let position = D.stateFields.position(of: keyPath) else {
@@ -166,18 +214,15 @@ struct ObservedField<D: RulesetDescription, Source>: Sendable {
     /// Every state field, in the order answers write them.
     static var stateFields: [Self] { D.stateFields.fields.indices.map(Self.init(statePosition:)) }
 
-    /// A field read from `Source`.
-    static func read(_ name: String, _ value: @escaping @Sendable (Source) -> FieldValue?) -> Self {
-        Self(name: name, canonical: .read(value))
-    }
-
     private init(statePosition position: Int) {
         self.init(name: D.stateFields.fields[position].name, canonical: .state(position))
     }
+}
 
-    private init(name: String, canonical: Canonical) {
-        self.name = name
-        self.canonical = canonical
+extension ClosedNames<Int> {
+    /// The names of `fields`, each to its position.
+    convenience init<D, Source>(observed fields: [ObservedField<D, Source>], _ kind: String) {
+        self.init(kind, fields.enumerated().map { ($0.element.name, $0.offset) })
     }
 }
 
@@ -209,7 +254,7 @@ struct NoSettings: Sendable {}
 /// not asked for this type), runs the machine on `event` with a text of its own, checks
 /// once per process that the text changes nothing (`RulesetTables`), and writes each
 /// step as a precomputed tail around the member's value.
-struct EchoedMember<D: RulesetDescription>: Sendable {
+struct EchoedMember<D: FiniteRulesetDescription>: Sendable {
     let type: D.EventType
     let member: D.EventField
     /// The event whose member is `text`.

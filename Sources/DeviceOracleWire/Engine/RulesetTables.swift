@@ -48,10 +48,9 @@ enum EventObjectMember<Field: NamedCase>: Sendable {
 /// the decision — for each fixed event from each state, written by running the
 /// real machine. A step's tail is a function of its event and the state before
 /// it (the rules decide the rest), so a long log writes most steps by copying one.
-final class RulesetTables<D: RulesetDescription>: Sendable {
+final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
     /// `playback/1`.
     let ruleset: StaticString
-    let topMembers: ClosedNames<RequestMember<D.Setting>>
     /// What `initial` may name, by position in `D.stateFields`.
     let initialFields: ClosedNames<Int>
     /// For each state field, the values `initial` may name it (`nil`: a flag).
@@ -59,8 +58,7 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
     /// What `observed` may name, by position in `stepFields`.
     let observedFields: ClosedNames<Int>
     let stepFields: [D.StepField]
-    /// What `observedFinal` may name, by position in `finalFields`: the state's fields, then the machine's.
-    let observedFinalFields: ClosedNames<Int>
+    /// What `observedFinal` may name: the state's fields, then the machine's.
     let finalFields: [D.MachineField]
     /// Each event type's name, to its position in `allCases`.
     let eventTypes: ClosedNames<Int>
@@ -102,8 +100,6 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
 
     init(ruleset: StaticString) {
         self.ruleset = ruleset
-        topMembers = ClosedNames("member", [("initial", .initial), ("events", .sequence), ("observedFinal", .observedFinal)]
-                                 + D.Setting.allCases.map { ($0.name, .setting($0)) })
         let stateFields = D.stateFields.fields
         let fromSettings = D.fieldsFromSettings.compactMap(D.stateFields.position(of:))
         initialFields = ClosedNames("initial field", stateFields.indices.filter { !fromSettings.contains($0) }
@@ -112,9 +108,8 @@ final class RulesetTables<D: RulesetDescription>: Sendable {
             field.names.map { names in ClosedNames(field.name, names.map { ($0, .name($0)) }) }
         }
         stepFields = D.stepFields
-        observedFields = ClosedNames("observed field", stepFields.enumerated().map { ($0.element.name, $0.offset) })
-        finalFields = D.MachineField.stateFields + D.machineFields
-        observedFinalFields = ClosedNames("observedFinal field", finalFields.enumerated().map { ($0.element.name, $0.offset) })
+        observedFields = ClosedNames(observed: stepFields, "observed field")
+        finalFields = D.finalFields
         eventTypeCases = Array(D.EventType.allCases)
         eventTypes = ClosedNames("event type", eventTypeCases.enumerated().map { ($0.element.name, $0.offset) })
         let form: [(String, EventObjectMember<D.EventField>)] = D.notificationEvents == nil

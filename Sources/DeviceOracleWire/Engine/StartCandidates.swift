@@ -8,7 +8,7 @@ import DeviceOracleRules
 /// (at most the ruleset's reachable states), whatever the number of candidates (where
 /// a machine also counts what its paths did, haptics', each member's machine is kept
 /// too, and run: at most 7 there).
-struct StartCandidates<D: RulesetDescription> {
+struct StartCandidates<D: FiniteRulesetDescription> {
     /// Candidates whose paths are in the same state, with that path's machine.
     struct Group {
         var machine: D.Machine

@@ -6,7 +6,8 @@ import DeviceOracleJSON
 /// answered by the event-log engine. Members in this order: `ruleset`,
 /// `canonicalPattern`, `patternCheck` (when `pattern` was given), `final`, `steps`,
 /// `summary`, `verdict`, `mismatches`, `diagnostics`.
-enum HapticsRuleset: RulesetDescription {
+enum HapticsRuleset: FiniteRulesetDescription {
+    typealias Steps = PrecomputedSteps<Self>
     static let endpoint = EventLogDriver<Self>.endpoint(
         "haptics/1", path: "/haptics/contract",
         summary: "The \"Saved\" haptic confirmation: the pattern contract and when the haptic is requested.",

@@ -2,17 +2,17 @@ import DeviceOracleJSON
 
 /// One ruleset's side of an NDJSON request (streaming.md): its head, then each
 /// element as its line arrives, then its end. `NDJSONCheck`, the form's one
-/// implementation, drives it. It feeds the lines to the ruleset's `LogEvaluation`,
+/// implementation, drives it. It feeds the lines to the ruleset's `EventLogDriver`,
 /// the same readers, rules and writers as its JSON form, so the two forms' answers
 /// are the same bytes.
-struct LogStream<Evaluation: LogEvaluation> {
-    private(set) var evaluation: Evaluation
-    private var head: Evaluation.Head!
+struct LogStream<D: RulesetDescription> {
+    private(set) var evaluation: EventLogDriver<D>
+    private var head: EventLogDriver<D>.Head!
     /// The decoder of the head line, whose document the static checks read.
     private var headDecoder: RequestDecoder!
     private var arrival = ArrivalOrder()
 
-    init(_ evaluation: Evaluation) {
+    init(_ evaluation: EventLogDriver<D>) {
         self.evaluation = evaluation
     }
 
@@ -34,7 +34,7 @@ struct LogStream<Evaluation: LogEvaluation> {
         evaluation.writeLastStep(index: index, to: &writer, document: document)
     }
 
-    /// Runs a log with `"initial": "unknown"` from candidate `number` (`LogEvaluation`).
+    /// Runs a log with `"initial": "unknown"` from candidate `number` (`EventLogDriver`).
     mutating func startAtCandidate(_ number: Int) { evaluation.startAtCandidate(number) }
 
     /// The step `element` just ran, as values.
@@ -43,7 +43,7 @@ struct LogStream<Evaluation: LogEvaluation> {
     /// The mismatches and diagnostics found since the last call.
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) { evaluation.takeFindings() }
 
-    /// What the evaluation holds between lines (`LogEvaluation.heldBytes`).
+    /// What the evaluation holds between lines (`EventLogDriver.heldBytes`).
     var heldBytes: Int { evaluation.heldBytes }
 
     /// The tail line's `observedFinal`, reporting its problems.
@@ -63,18 +63,18 @@ struct LogStream<Evaluation: LogEvaluation> {
     /// here: called where the ruleset is known, they are specialized for it, where the
     /// witnesses of a generic stream would run generic code that looks up metadata on
     /// every line.
-    static func lines(_ make: @escaping @Sendable () -> Evaluation) -> @Sendable () -> LineStream {
+    static func lines(_ make: @escaping @Sendable () -> EventLogDriver<D>) -> @Sendable () -> LineStream {
         { LineStream(Box(LogStream(make()))) }
     }
 }
 
 /// The one stream of a request, behind closures (`LogStream.lines`).
-final class Box<Evaluation: LogEvaluation> {
+final class Box<D: RulesetDescription> {
     // Used by one request's calls, one at a time: the runtime's access tracking
     // showed in profiles of a long log.
-    @exclusivity(unchecked) var stream: LogStream<Evaluation>
+    @exclusivity(unchecked) var stream: LogStream<D>
 
-    init(_ stream: LogStream<Evaluation>) {
+    init(_ stream: LogStream<D>) {
         self.stream = stream
     }
 }
@@ -94,7 +94,7 @@ struct LineStream {
     let reportedCandidate: () -> Int?
     let startAtCandidate: (Int) -> Void
 
-    init<Evaluation>(_ box: Box<Evaluation>) {
+    init<D>(_ box: Box<D>) {
         begin = { box.stream.begin($0, decoder: &$1) }
         element = { box.stream.element($0, index: $1, decoder: &$2) }
         writeStep = { box.stream.writeStep(index: $0, to: &$1, document: $2) }

@@ -19,7 +19,7 @@ final class RefreshWirePropertyTests: XCTestCase {
 
     private typealias WireSample = Sample<Setup, Event>
 
-    private static let endpoint = RefreshEndpoint.endpoint
+    private static let endpoint = RefreshRuleset.endpoint
     private static let runs = max(PropertyRuns.count / 8, 1)
 
     /// A number as the answer writes it: integral values without a fraction.

@@ -1,48 +1,15 @@
 import DeviceOracleJSON
 @_spi(Engine) import DeviceOracleRules
 
-/// `POST /refresh/run` (refresh.md): checks the static configuration, runs the
-/// refresh job over the runs the system delivered, and writes every step.
-///
-/// Answer members, in this order: `ruleset`, `configCheck` (when `config` was
-/// given), `final`, `steps`, `summary`, `verdict`, `mismatches`, `diagnostics`.
-/// A step: `index`, `id` (when the run had one), `at`, `outcome`,
-/// `taskCompleted`, `pagesCommitted`, `commits`, `tempFilesLeft`, `before`,
-/// `after`, `actions`, `nextEarliestBeginAt`.
-enum RefreshEndpoint {
-    static let endpoint = RulesetEndpoint(
-        name: "refresh/1", path: "/refresh/run",
-        summary: "Background app refresh: the built Info.plist's task registration, and the sync job's outcome under success, error, expiry, crash and repetition.",
-        model: RulesetModel(RefreshModelCoding.self),
-        topMembers: topMembers.spellings, sequence: "runs",
-        observables: RunField.allCases.map(\.rawValue)) { RefreshEvaluation() }
-}
-
-/// Refresh's own top-level members: `runs` is its sequence; its `initial` is only refused (`"unknown"`).
-private enum Setting: String, NamedCase {
-    case config, store, schedule
-}
-
-private enum RunField: String, CaseIterable, Sendable {
-    case outcome, taskCompleted, pagesCommitted, commits, tempFilesLeft, cursor, lastSuccessAt, nextEarliestBeginAt,
-         items
-}
-
-private enum FinalField: String, CaseIterable, Sendable {
-    case items, cursor, lastSuccessAt, commits
-}
-
-private let topMembers = ClosedNames<RequestMember<Setting>>(
-    "member", Setting.allCases.map { ($0.rawValue, .setting($0)) }
-        + [("runs", .sequence), ("observedFinal", .observedFinal), ("initial", .initial)])
-private let observedFields = ClosedNames<RunField>("observed field")
-private let observedFinalFields = ClosedNames<FinalField>("observedFinal field")
+private let observedFields = ClosedNames(observed: RefreshRuleset.stepFields, "observed field")
+private let itemsField = RefreshRuleset.stepFields.firstIndex { $0.name == "items" }
+private let finalItemsField = RefreshRuleset.finalFields.firstIndex { $0.name == "items" }
 private let outcomeNames = QuotedNames<RefreshOutcome>()
 private let actionNames = QuotedNames<RefreshAction>()
 
 /// One run as decoded and applied; the steps are written from these once the
 /// final store is known (the answer lists `final` before `steps`).
-private struct RunRecord: Sendable {
+struct RunRecord: Sendable {
     var id: JSONValue?
     var at: Double
     var step: RefreshStep
@@ -53,7 +20,7 @@ private struct RunRecord: Sendable {
 }
 
 /// What the model routes read of a rendered store, beside its text.
-private struct StoreValues: Sendable {
+struct StoreValues: Sendable {
     var cursor: String?
     var lastSuccessAt: Double?
     var isEmpty: Bool
@@ -67,9 +34,10 @@ private struct StoreValues: Sendable {
 
 /// What refresh writes of its answer: `configCheck` when a config was given,
 /// `final`, the run steps, then `summary`.
-private struct RefreshAnswer: SteppedAnswer {
+struct RefreshAnswer: SteppedAnswer {
     let document: JSONDocument
-    let checks: [ConfigCheck]?
+    /// `nil` for the last step an NDJSON log keeps.
+    let settings: RefreshRuleset.Settings?
     let records: [RunRecord]
     /// Each distinct store the steps show, rendered once.
     let storeTexts: [[UInt8]]
@@ -82,23 +50,14 @@ private struct RefreshAnswer: SteppedAnswer {
     func values(ofStep index: Int) -> StepValues {
         let record = records[index], decision = record.step.decision, after = storeValues[record.after]
         var observed: [(name: String, value: FieldValue)] = []
-        for field in RunField.allCases {
-            let value: FieldValue
-            switch field {
-            case .outcome: value = .string(decision.outcome.rawValue)
-            case .taskCompleted: value = decision.taskCompleted.map(FieldValue.bool) ?? .null
-            case .pagesCommitted: value = .number(Double(decision.pagesCommitted))
-            case .commits: value = .number(Double(decision.commits))
-            case .tempFilesLeft: value = .number(Double(decision.tempFilesLeft))
-            case .cursor: value = after.cursor.map(FieldValue.string) ?? .null
-            case .lastSuccessAt: value = after.lastSuccessAt.map(FieldValue.number) ?? .null
-            case .nextEarliestBeginAt: value = decision.nextEarliestBeginAt.map(FieldValue.number) ?? .null
-            // The store's items are objects: plain only when there are none.
-            case .items:
-                guard after.isEmpty else { continue }
-                value = .array([])
+        let outcome = RefreshRuleset.RunOutcome(decision: decision, after: after)
+        for field in RefreshRuleset.stepFields {
+            if let value = field.value(of: outcome) {
+                observed.append((field.name, value))
+            } else if after.isEmpty {
+                // The store's items are objects: plain only when there are none.
+                observed.append((field.name, .array([])))
             }
-            observed.append((field.rawValue, value))
         }
         let firstAction = record.step.actions.array.first
         return StepValues(before: shownStore(record.before), event: nil,
@@ -117,16 +76,11 @@ private struct RefreshAnswer: SteppedAnswer {
     }
 
     var staticCheckFailures: [String] {
-        (checks ?? []).filter { !$0.passed }.map { check in
-            "configCheck: \(check.check.rawValue)\(check.identifier.map { " '\($0)'" } ?? ""): \(check.detail ?? "")"
-        }
+        settings.map { RefreshRuleset.staticCheckFailures($0, document: document) } ?? []
     }
 
     func writeHead(to writer: inout JSONWriter) {
-        if let checks {
-            writer.key("configCheck")
-            writer.configCheck(checks)
-        }
+        if let settings { RefreshRuleset.writeHead(settings, to: &writer, document: document) }
         writer.key("final")
         writer.raw(storeTexts[records.last?.after ?? 0])
     }
@@ -172,8 +126,14 @@ private struct RefreshAnswer: SteppedAnswer {
 
 }
 
-/// Runs the refresh job over a request's runs, rendering each distinct store once.
-private struct RefreshEvaluation: LogEvaluation {
+/// Refresh's steps: the refresh job runs over a request's runs, and each distinct
+/// store the steps show is rendered once. Nothing is precomputed: a run's pages go
+/// into a store of any size, so the answer is bounded per run (`AnswerBudget`).
+struct RefreshSteps: LogSteps {
+    typealias D = RefreshRuleset
+    typealias Start = RefreshMachine<StoredItem>
+    typealias Head = LogHead<Self>
+
     var records: [RunRecord] = []
     /// Each distinct store the steps show, rendered once.
     var storeTexts: [[UInt8]] = []
@@ -189,26 +149,21 @@ private struct RefreshEvaluation: LogEvaluation {
     var validatesOnly = false
     /// The last run's pages, for the next run to be read into (`refreshRun(_:reusing:)`).
     var sparePages: [RefreshPage<StoredItem>] = []
-    let ruleset: StaticString = "refresh/1"
 
-    /// What a request gave besides its runs: read before the first one runs.
-    struct Head {
-        var config: RefreshConfig?
-        var machine: RefreshMachine<StoredItem>
-        var observedFinal: ObservedFields<FinalField>?
-        /// The JSON form's `runs` member.
-        var runs: JSONValue?
-    }
+    /// Nothing is made once for all requests.
+    static func tables(ruleset: StaticString) {}
 
-    mutating func readHead(_ root: JSONValue, sequenceInLines: Bool, decoder: inout RequestDecoder) -> Head {
-        let given = topMembers.given(root, in: decoder.document)
+    init(tables: Void) {}
+
+    /// The machine over the request's `store` (empty when none was given).
+    mutating func start(_ given: GivenRequest<RefreshRuleset.Setting>, settings: RefreshRuleset.Settings,
+                        inLines: Bool, decoder: inout RequestDecoder) -> RefreshMachine<StoredItem> {
         // Read only to refuse `"unknown"` (late-start.md): any other `initial` is an
         // unknown member, ignored as always.
         if let initial = decoder.present(given.initial), decoder.document.string(initial) == "unknown" {
             decoder.report("refresh/1's start includes a store and a config, so it cannot be \"unknown\": "
                            + "give 'store' and 'config' as the log found them", at: initial)
         }
-        let config = decoder.value(given.settings[.config], of: .object).flatMap { decoder.refreshConfig($0) }
         var store = ServiceStore()
         if let object = decoder.value(given.settings[.store], of: .object) {
             let given = decoder.refreshStore(object)
@@ -218,38 +173,29 @@ private struct RefreshEvaluation: LogEvaluation {
                                               message: "The starting store holds \(Self.ids(given.repeatedIDs)) more than once; the later item replaced the earlier at the earlier one's position."))
             }
         }
-        let schedule = decoder.value(given.settings[.schedule], of: .object).map { decoder.refreshSchedule($0) }
-            ?? RefreshSchedule()
-        let observedFinal = decoder.observed(given.observedFinal, names: observedFinalFields)
-        let runsGiven = sequenceInLines || decoder.present(given.sequence) != nil
-        if decoder.present(given.settings[.config]) == nil, !runsGiven {
-            decoder.reportMissing("runs", in: root, "a request needs 'runs', 'config' or both")
-        }
         storeTexts.append(store.json())
         storeValues.append(StoreValues(store))
         _ = budget.spend(storeTexts[0].count)
-        return Head(config: config, machine: RefreshMachine(state: RefreshState(store: store), schedule: schedule),
-                    observedFinal: observedFinal, runs: given.sequence)
+        return RefreshMachine(state: RefreshState(store: store), schedule: settings.schedule)
     }
 
     mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
-        -> (answer: RefreshAnswer, staticCheckPassed: Bool?) {
-        compareFinal(head.observedFinal, with: head.machine.state.store, document: document)
-        let checks = head.config?.checks()
-        let answer = RefreshAnswer(document: decoder.document, checks: checks, records: records, storeTexts: storeTexts,
-                                   storeValues: storeValues,
-                                   summary: summary)
-        return (answer, checks.map { $0.allSatisfy(\.passed) })
+        -> RefreshAnswer {
+        let store = head.start.state.store, commits = summary.commits
+        compare(head.observedFinal, among: RefreshRuleset.finalFields,
+                from: RefreshRuleset.FinalOutcome(store: StoreValues(store), commits: commits),
+                items: finalItemsField, index: nil, prefix: "final.", store: store, document: document)
+        return RefreshAnswer(document: decoder.document, settings: head.settings, records: records,
+                             storeTexts: storeTexts, storeValues: storeValues, summary: summary)
     }
 
-    mutating func runSequence(of head: inout Head, in root: JSONValue, decoder: inout RequestDecoder) {
-        guard let runs = decoder.value(head.runs, of: .array) else { return }
+    mutating func walk(_ runs: JSONValue, head: inout Head, decoder: inout RequestDecoder) {
         let document = decoder.document
         records.reserveCapacity(document.count(runs))
         var arrival = ArrivalOrder()
         // Walked in place: finding the objects first cost a cache miss per run.
         for (index, element) in document.elements(runs).enumerated() where decoder.has(element, .object) {
-            if runOne(element, index: index, on: &head.machine, arrival: &arrival, decoder: &decoder) { continue }
+            if runOne(element, index: index, on: &head.start, arrival: &arrival, decoder: &decoder) { continue }
             // Over budget. A later run that is not an object makes the request a 422 that
             // validates every run and runs none, as it does when that run comes first.
             let rest = document.elements(runs).dropFirst(index + 1)
@@ -268,7 +214,7 @@ private struct RefreshEvaluation: LogEvaluation {
         storeTexts.removeFirst(storeTexts.count - 1)
         storeValues.removeFirst(storeValues.count - 1)
         guard decoder.has(object, .object) else { return false }
-        guard runOne(object, index: index, on: &head.machine, arrival: &arrival, decoder: &decoder) else {
+        guard runOne(object, index: index, on: &head.start, arrival: &arrival, decoder: &decoder) else {
             // The answer so far passed the JSON form's cap: the stream ends here.
             decoder.report(Self.overBudget(budget), at: object)
             return false
@@ -289,12 +235,8 @@ private struct RefreshEvaluation: LogEvaluation {
 
     /// What is kept of an NDJSON log: its last run, over the stores it saw.
     private func lastAnswer(document: JSONDocument?) -> RefreshAnswer {
-        RefreshAnswer(document: document ?? .emptyObject, checks: nil, records: records, storeTexts: storeTexts,
+        RefreshAnswer(document: document ?? .emptyObject, settings: nil, records: records, storeTexts: storeTexts,
                       storeValues: storeValues, summary: summary)
-    }
-
-    func readObservedFinal(_ value: JSONValue, into head: inout Head, decoder: inout RequestDecoder) {
-        head.observedFinal = decoder.observed(value, names: observedFinalFields)
     }
 
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
@@ -325,7 +267,9 @@ private struct RefreshEvaluation: LogEvaluation {
         let after = storeTexts.count - 1
         records.append(RunRecord(id: envelope.id, at: run.at, step: step, before: before, after: after))
 
-        compare(observed, decision: decision, store: machine.state.store, index: index, document: document)
+        compare(observed, among: RefreshRuleset.stepFields,
+                from: RefreshRuleset.RunOutcome(decision: decision, after: StoreValues(machine.state.store)),
+                items: itemsField, index: index, prefix: "", store: machine.state.store, document: document)
         // Ours alone once `read` and `run` end with this call.
         sparePages = run.pages
         return budget.spend(storeTexts[before].count + storeTexts[after].count)
@@ -335,47 +279,20 @@ private struct RefreshEvaluation: LogEvaluation {
         "the answer would exceed \(budget.limitDescription): every step repeats the store before and after its run; send fewer runs or a smaller store per request"
     }
 
-    mutating func compare(_ observed: ObservedFields<RunField>?, decision: RefreshDecision, store: ServiceStore,
-                          index: Int, document: JSONDocument) {
-        compare(observed, index: index, prefix: "", store: store, document: document, isItems: { $0 == .items }) { field in
-            switch field {
-            case .outcome: .string(decision.outcome.rawValue)
-            case .taskCompleted: decision.taskCompleted.map(FieldValue.bool) ?? .null
-            case .pagesCommitted: .number(Double(decision.pagesCommitted))
-            case .commits: .number(Double(decision.commits))
-            case .tempFilesLeft: .number(Double(decision.tempFilesLeft))
-            case .cursor: store.cursor.map(FieldValue.string) ?? .null
-            case .lastSuccessAt: store.lastSuccessAt.map(FieldValue.number) ?? .null
-            case .nextEarliestBeginAt: decision.nextEarliestBeginAt.map(FieldValue.number) ?? .null
-            case .items: nil
-            }
-        }
-    }
-
-    mutating func compareFinal(_ observed: ObservedFields<FinalField>?, with store: ServiceStore,
-                               document: JSONDocument) {
-        let commits = summary.commits
-        compare(observed, index: nil, prefix: "final.", store: store, document: document, isItems: { $0 == .items }) { field in
-            switch field {
-            case .cursor: store.cursor.map(FieldValue.string) ?? .null
-            case .lastSuccessAt: store.lastSuccessAt.map(FieldValue.number) ?? .null
-            case .commits: .number(Double(commits))
-            case .items: nil
-            }
-        }
-    }
-
-    /// Compares field by field in the order `observed` names them; `items` as a
-    /// set (`ObservedItems`), every other field through the shared comparison,
-    /// which also records that an observation was carried (`{}` included).
-    mutating func compare<Field: RawRepresentable<String>>(_ observed: ObservedFields<Field>?, index: Int?, prefix: String,
-                                                           store: ServiceStore, document: JSONDocument,
-                                                           isItems: (Field) -> Bool, canonical: (Field) -> FieldValue?) {
+    /// Compares field by field in the order `observed` names them, each read from
+    /// `source` (made only when something was observed); `items` as a set
+    /// (`ObservedItems`), every other field through the shared comparison, which also
+    /// records that an observation was carried (`{}` included).
+    mutating func compare<Source>(_ observed: ObservedFields<Int>?, among fields: [ObservedField<RefreshRuleset, Source>],
+                                  from source: @autoclosure () -> Source, items: Int?, index: Int?, prefix: String,
+                                  store: ServiceStore, document: JSONDocument) {
         guard let observed else { return }
+        let source = source()
+        let canonical = { (position: Int) in fields[position].value(of: source) }
         var start = 0
-        for (position, entry) in observed.entries.enumerated() where isItems(entry.field) {
+        for (position, entry) in observed.entries.enumerated() where entry.field == items {
             mismatches.compare(ObservedFields(entries: Array(observed.entries[start..<position])), index: index,
-                               prefix: prefix, document: document, name: \.rawValue, canonical: canonical)
+                               prefix: prefix, document: document, name: { fields[$0].name }, canonical: canonical)
             if let items = ObservedItems(entry.value, store: store, index: index, field: prefix + "items",
                                          document: document) {
                 mismatches.append(items.mismatch)
@@ -385,7 +302,7 @@ private struct RefreshEvaluation: LogEvaluation {
             start = position + 1
         }
         mismatches.compare(ObservedFields(entries: Array(observed.entries[start...])), index: index, prefix: prefix,
-                           document: document, name: \.rawValue, canonical: canonical)
+                           document: document, name: { fields[$0].name }, canonical: canonical)
     }
 
     static func diagnostic(_ diagnostic: RefreshDiagnostic, index: Int, at: Double) -> Diagnostic {
