@@ -145,6 +145,8 @@ final class ConnectionStateMachineTests: XCTestCase {
     private let effects = RecordingEffects()
     private var machine: ConnectionStateMachine!
     private var offloaded: [HTTPRequest] = []
+    /// What the stream's handler writes during one call (the loop's buffer).
+    private var streamOutput: [UInt8] = []
     /// Accepted at ten seconds on the monotonic clock.
     private let start: Int64 = 10 * second
     private static let second: Int64 = 1_000_000_000
@@ -171,19 +173,49 @@ final class ConnectionStateMachineTests: XCTestCase {
         guard machine.bytesRead(bytes.count, now: now) == .parse else { return }
         bytes.withUnsafeBytes { input in
             var index = 0
-            parsing: while true {
-                switch machine.parse(input, index: &index, now: now, effects: effects) {
-                case .stop:
-                    break parsing
-                case .runHandler(let routeIndex, let request):
-                    _ = machine.handlerFinished(router.routes[routeIndex].handler(request), now: now, effects: effects)
-                case .offload(_, let request):
-                    offloaded.append(request)
-                    break parsing
-                }
-            }
+            parse(input, index: &index, at: now)
         }
         machine.readEnded(now: now, effects: effects)
+        callDueStreamHandler(at: now)
+    }
+
+    /// What the loop does with `input`: parse it, making the calls the machine asks for:
+    /// route handlers inline (large bodies are offloaded: kept in `offloaded`), and the
+    /// stream's handler.
+    private func parse(_ input: UnsafeRawBufferPointer, index: inout Int, at now: Int64) {
+        while true {
+            switch machine.parse(input, index: &index, now: now, effects: effects) {
+            case .stop:
+                return
+            case .runHandler(let routeIndex, let request):
+                _ = machine.handlerFinished(router.routes[routeIndex].handler(request), now: now, effects: effects)
+            case .offload(_, let request):
+                offloaded.append(request)
+                return
+            case .callStreamHandler(let handler, let call):
+                let progress = call.perform(on: handler, input: input, output: &streamOutput)
+                machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes, output: &streamOutput,
+                                              input: input, now: now, effects: effects)
+            }
+        }
+    }
+
+    /// What the loop does once the output has gone with no new bytes: parse on.
+    private func parseWithoutInput(at now: Int64) {
+        var index = 0
+        parse(ConnectionStateMachine.noBytes, index: &index, at: now)
+    }
+
+    /// The armed timer fires at `now`; a stream it cuts hears of it at once, as the loop
+    /// makes the call the machine decided.
+    private func fire(at now: Int64) -> ConnectionStateMachine.Action {
+        let action = machine.timerFired(now: now, effects: effects)
+        callDueStreamHandler(at: now)
+        return action
+    }
+
+    private func callDueStreamHandler(at now: Int64) {
+        if machine.hasDueStreamCall { parseWithoutInput(at: now) }
     }
 
     private let hello = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
@@ -206,7 +238,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testANewConnectionThatSendsNothingIsClosedSilentlyAtTheHeaderTimeout() {
         accept()
 
-        let action = machine.timerFired(now: start + 10 * second, effects: effects)
+        let action = fire(at: start + 10 * second)
 
         XCTAssertEqual(action, .close)
         XCTAssertEqual(effects.refusals, [])
@@ -215,7 +247,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testATimerDoesNothingBeforeItsDeadline() {
         accept()
 
-        let action = machine.timerFired(now: start + 10 * second - 1, effects: effects)
+        let action = fire(at: start + 10 * second - 1)
 
         XCTAssertEqual(action, .none)
         XCTAssertEqual(machine.armedTimer?.kind, .header)
@@ -227,7 +259,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second),
                        .poll(.read, .keep), "the head's deadline runs from accept")
 
-        let action = machine.timerFired(now: start + 10 * second, effects: effects)
+        let action = fire(at: start + 10 * second)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.refusals, [408])
@@ -251,7 +283,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(hello, at: start + second)
         _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
 
-        let action = machine.timerFired(now: start + 61 * second, effects: effects)
+        let action = fire(at: start + 61 * second)
 
         XCTAssertEqual(action, .close)
         XCTAssertEqual(effects.refusals, [])
@@ -287,7 +319,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second),
                        .poll(.read, .arm(.body, deadline: start + 31 * second)))
 
-        let action = machine.timerFired(now: start + 31 * second, effects: effects)
+        let action = fire(at: start + 31 * second)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.refusals, [408])
@@ -382,7 +414,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.nextWait(hasPendingOutput: true, sentSome: false, draining: false, now: start),
                        .poll(.write, .arm(.send, deadline: start + 30 * second)))
 
-        let action = machine.timerFired(now: start + 30 * second, effects: effects)
+        let action = fire(at: start + 30 * second)
 
         XCTAssertEqual(action, .close)
     }
@@ -424,7 +456,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         read("GET /hello HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n", at: start)
         _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
 
-        let action = machine.timerFired(now: start + second, effects: effects)
+        let action = fire(at: start + second)
 
         XCTAssertEqual(effects.refusals, [400])
         XCTAssertEqual(action, .close)
@@ -600,11 +632,11 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(postHead(1000), at: start)
         XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start),
                        .poll(.none, .arm(.memoryRetry, deadline: start + second / 50)))
-        XCTAssertEqual(machine.timerFired(now: start + second / 50, effects: effects), .proceed)
+        XCTAssertEqual(fire(at: start + second / 50), .proceed)
         XCTAssertEqual(effects.answers, [], "still waiting")
 
         _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second / 50)
-        let action = machine.timerFired(now: start + 10 * second, effects: effects)
+        let action = fire(at: start + 10 * second)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.answers, [.init(status: 503, connection: .close, retryAfter: "1")])
@@ -622,7 +654,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
 
         effects.budget = 1000
-        let action = machine.timerFired(now: start + second / 50, effects: effects)
+        let action = fire(at: start + second / 50)
         read("[1]", at: start + second / 10)
 
         XCTAssertEqual(action, .proceed)
@@ -891,19 +923,13 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(streamHead() + chunk("a\n"), at: start)
         XCTAssertEqual(wait(start), .poll(.read, .arm(.body, deadline: start + 30 * second)))
 
-        let action = machine.timerFired(now: start + 30 * second, effects: effects)
+        let action = fire(at: start + 30 * second)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.refusals, [408])
     }
 
     // MARK: Streams under backpressure and within the budget (issue 42)
-
-    /// What the loop does once the output has gone with no new bytes: parse on.
-    private func parseWithoutInput(at now: Int64) {
-        var index = 0
-        _ = machine.parse(UnsafeRawBufferPointer(start: nil, count: 0), index: &index, now: now, effects: effects)
-    }
 
     private let endInvalid = StreamedProgress.end(trailers: [("Oracle-Verdict", "invalid")], readsRest: false)
 
@@ -917,14 +943,14 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         var index = 0
         let later = Array(("\r\n" + chunk("d\n")).utf8)
-        later.withUnsafeBytes { _ = machine.parse($0, index: &index, now: start, effects: effects) }
+        later.withUnsafeBytes { parse($0, index: &index, at: start) }
         XCTAssertEqual(index, 0, "a later read waits behind the held rest")
         XCTAssertTrue(machine.resumesWithoutInput)
 
         effects.isOutputDrained = true
         handler.onReceive = [("B\nC\n", .completedUnit), ("D\n", .completedUnit)]
         parseWithoutInput(at: start)
-        later.withUnsafeBytes { _ = machine.parse($0, index: &index, now: start, effects: effects) }
+        later.withUnsafeBytes { parse($0, index: &index, at: start) }
 
         XCTAssertEqual(handler.received, "a\nb\nc\nb\nc\nd\n", "the rest, then the later read, in order")
         XCTAssertEqual(String(decoding: effects.streamedBytes, as: UTF8.self), "A\nB\nC\nD\n")
@@ -1025,7 +1051,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(streamHead() + chunk("a\n"), at: start)
         _ = wait(start)
 
-        XCTAssertEqual(machine.timerFired(now: start + 30 * second, effects: effects), .proceed)
+        XCTAssertEqual(fire(at: start + 30 * second), .proceed)
 
         XCTAssertEqual(handler.cuts.map(\.status), [408])
         XCTAssertEqual(effects.streamedTrailers.count, 1)

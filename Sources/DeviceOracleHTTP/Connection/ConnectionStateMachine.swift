@@ -6,6 +6,9 @@
 ///
 /// Time is an argument (`now:`, monotonic nanoseconds), never read from a clock, so
 /// every timeout rule is tested with a manual clock (`ConnectionStateMachineTests`).
+/// User code never runs inside: a route's handler is requested by `parse`
+/// (`runHandler`, `offload`, `callStreamHandler`) and its result comes back as an input
+/// (`handlerFinished`, `streamHandlerAnswered`).
 /// Answers and access lines go into a `ConnectionEffects`; control comes back as one
 /// small enum per event, so no event allocates.
 struct ConnectionStateMachine {
@@ -118,12 +121,53 @@ struct ConnectionStateMachine {
         var answer = Answer.undecided
         var receivedBytes = 0
         var sentBytes = 0
-        /// What the handler writes during one call.
-        var output: [UInt8] = []
+        /// The handler call decided and not made yet: `parse` asks for it before anything else.
+        var due: StreamCall?
 
         var isUndecided: Bool {
             if case .undecided = answer { return true }
             return false
+        }
+    }
+
+    /// A call of the current stream's handler, which the loop makes when `parse` asks
+    /// (`callStreamHandler`) and reports with `streamHandlerAnswered`.
+    enum StreamCall {
+        /// `receive(bytes)`. A `pause` it returns keeps the rest of `pauseFrom`: the same
+        /// bytes, or those of the call that returned `begin` just before (this one then
+        /// gets none).
+        case receive(StreamInput, pauseFrom: StreamInput)
+        /// `bodyEnded` (again after it returned `begin`).
+        case bodyEnded
+        /// `cut(problem)`: the server ends a stream whose answer has begun.
+        case cut(HTTPError)
+
+        /// Makes the call: the loop's part, never the machine's. `input`: the bytes last
+        /// given to `parse`.
+        func perform(on handler: any StreamedRequestHandler, input: UnsafeRawBufferPointer,
+                     output: inout [UInt8]) -> StreamedProgress? {
+            switch self {
+            case .receive(let bytes, _): bytes.withBytes(in: input) { handler.receive($0, output: &output) }
+            case .bodyEnded: handler.bodyEnded(output: &output)
+            case .cut(let problem): handler.cut(problem, output: &output)
+            }
+        }
+    }
+
+    /// Bytes a stream's handler is given.
+    enum StreamInput {
+        case none
+        /// `input[range]` of the bytes given to `parse`.
+        case read(Range<Int>)
+        /// The rest of a read the handler paused in, handed over first once the output has gone.
+        case held([UInt8])
+
+        func withBytes<Result>(in input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+            switch self {
+            case .none: body(ConnectionStateMachine.noBytes)
+            case .read(let range): body(UnsafeRawBufferPointer(rebasing: input[range]))
+            case .held(let bytes): bytes.withUnsafeBytes(body)
+            }
         }
     }
 
@@ -187,6 +231,9 @@ struct ConnectionStateMachine {
         case runHandler(routeIndex: Int, request: HTTPRequest)
         /// Run this handler on another thread; `handlerFinished` when it answers.
         case offload(routeIndex: Int, request: HTTPRequest)
+        /// Make this call of the stream's handler now and report it with
+        /// `streamHandlerAnswered`, then parse on (the same input).
+        case callStreamHandler(any StreamedRequestHandler, StreamCall)
     }
 
     /// What the event loop does after an event.
@@ -315,7 +362,14 @@ struct ConnectionStateMachine {
     /// Parsing must go on once the output has gone even if no more bytes arrive: held
     /// input of a paused stream, or an event due without input.
     var resumesWithoutInput: Bool {
-        isReadingRequests && (stoppedForOutput || !heldInput.isEmpty)
+        isReadingRequests && (stoppedForOutput || !heldInput.isEmpty || hasDueStreamCall)
+    }
+
+    /// A stream's handler call was decided outside `parse` (a timeout or the minimum rate
+    /// cut the stream): `parse`, even with no bytes, asks for it.
+    var hasDueStreamCall: Bool {
+        guard case .streaming(let stream) = state else { return false }
+        return stream.due != nil
     }
 
     /// The share of the budget an offloaded handler's request holds, for its completion
@@ -348,6 +402,7 @@ struct ConnectionStateMachine {
                                                     effects: Effects) -> ParseResult {
         stoppedForOutput = false
         while isReadingRequests {
+            if let call = takeDueStreamCall() { return call }
             if effects.isOutputBackedUp {
                 stoppedForOutput = true
                 break
@@ -355,7 +410,7 @@ struct ConnectionStateMachine {
             if !heldInput.isEmpty {
                 // A paused stream goes on once its output has gone, before any later byte.
                 guard effects.isOutputDrained else { break }
-                resumeHeldInput(now: now, effects: effects)
+                resumeHeldInput()
                 continue
             }
             guard let event = framer.next(input, index: &index) else { break }
@@ -363,7 +418,7 @@ struct ConnectionStateMachine {
             case .head(let head):
                 receivedHead(head, now: now, effects: effects)
             case .body(let range):
-                receivedBody(UnsafeRawBufferPointer(rebasing: input[range]), now: now, effects: effects)
+                receivedBody(range, of: input, now: now, effects: effects)
             case .end:
                 if let run = requestComplete(now: now, effects: effects) { return run }
             case .failure(let error, let summary):
@@ -371,6 +426,35 @@ struct ConnectionStateMachine {
             }
         }
         return .stop
+    }
+
+    /// The stream's handler answered `call` (what `parse` asked for with
+    /// `callStreamHandler`): `progress` is its answer (nil only from `cut`: it has none),
+    /// `output` what it wrote, `heldBytes` what it says it holds now, and `input` the bytes
+    /// last given to `parse`.
+    mutating func streamHandlerAnswered<Effects: ConnectionEffects>(
+        _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output: inout [UInt8],
+        input: UnsafeRawBufferPointer, now: Int64, effects: Effects
+    ) {
+        defer { output.removeAll() }  // what it wrote before its answer began, or in a cut unheard, goes
+        guard case .streaming = state, case .streaming(let stream) = takeState() else { return }
+        switch (call, progress) {
+        case (.cut, .end(let trailers, _, let logFields)?):
+            // Its status has gone: the handler ended its answer saying why (in-band), and
+            // nothing more is read.
+            apply(.end(trailers: trailers, readsRest: false, logFields: logFields), to: stream, output: &output,
+                  pauseFrom: .none, input: input, heldBytes: heldBytes, bodyEnded: false, now: now, effects: effects)
+        case (.cut, _):
+            closeAfterWhatWasWritten(stream, effects: effects)
+        case (.bodyEnded, let progress?):
+            apply(progress, to: stream, output: &output, pauseFrom: .none, input: input, heldBytes: heldBytes,
+                  bodyEnded: true, now: now, effects: effects)
+        case (.receive(_, let pauseFrom), let progress?):
+            apply(progress, to: stream, output: &output, pauseFrom: pauseFrom, input: input, heldBytes: heldBytes,
+                  bodyEnded: false, now: now, effects: effects)
+        case (.bodyEnded, nil), (.receive, nil):
+            state = .streaming(stream)  // only `cut` may have no answer
+        }
     }
 
     /// After a read's bytes were parsed: past its grace period, a request that has
@@ -587,20 +671,18 @@ struct ConnectionStateMachine {
         }
     }
 
-    private mutating func receivedBody<Effects: ConnectionEffects>(_ bytes: UnsafeRawBufferPointer, now: Int64,
-                                                                   effects: Effects) {
+    private mutating func receivedBody<Effects: ConnectionEffects>(_ range: Range<Int>, of input: UnsafeRawBufferPointer,
+                                                                   now: Int64, effects: Effects) {
         timer.bodyProgress = true
         switch takeState() {
         case .streaming(var stream):
-            guard case .ended = stream.answer else {
-                stream.receivedBytes += bytes.count
-                let progress = stream.handler.receive(bytes, output: &stream.output)
-                apply(progress, to: stream, input: bytes, bodyEnded: false, now: now, effects: effects)
-                return
+            if case .ended = stream.answer {} else {
+                stream.receivedBytes += range.count
+                stream.due = .receive(.read(range), pauseFrom: .read(range))
             }
-            state = .streaming(stream)  // the answer has ended: the rest is thrown away
+            state = .streaming(stream)  // once the answer has ended, the rest is thrown away
         case .receivingBody(let exchange) where exchange.keepsBody:
-            body.append(contentsOf: bytes)
+            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
             if body.count > reservedBodyBytes {
                 // A chunked body outgrew its share: take the next step of it.
                 let more = max(Self.chunkedReservationBytes, body.count - reservedBodyBytes)
@@ -622,8 +704,8 @@ struct ConnectionStateMachine {
             if case .ended(let keepAlive) = stream.answer {
                 endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
             } else {
-                apply(stream.handler.bodyEnded(output: &stream.output), to: stream, input: Self.noBytes, bodyEnded: true,
-                      now: now, effects: effects)
+                stream.due = .bodyEnded
+                state = .streaming(stream)
             }
             return nil
         default:
@@ -676,25 +758,19 @@ struct ConnectionStateMachine {
     private mutating func refuse<Effects: ConnectionEffects>(_ error: HTTPError, summary: HeadSummary, now: Int64,
                                                              effects: Effects) {
         if case .streaming = state, case .streaming(var stream) = takeState() {
-            if case .begun = stream.answer, let progress = stream.handler.cut(error, output: &stream.output),
-               case .end(let trailers, _, let logFields) = progress {
-                // Its status has gone: the handler ends its answer saying why (in-band),
-                // and nothing more is read.
+            switch stream.answer {
+            case .begun:
+                // Its status has gone: the handler is asked to end its answer saying why
+                // (`streamHandlerAnswered`).
                 heldInput = []
-                apply(.end(trailers: trailers, readsRest: false, logFields: logFields), to: stream, input: Self.noBytes,
-                      bodyEnded: false, now: now, effects: effects)
-                return
+                stream.due = .cut(error)
+                state = .streaming(stream)
+            case .ended:
+                closeAfterWhatWasWritten(stream, effects: effects)
+            case .undecided:
+                state = .streaming(stream)
             }
-            state = .streaming(stream)
-        }
-        if case .streaming(let stream) = state, !stream.isUndecided {
-            // Its status has gone: the handler hears nothing more, and the connection
-            // closes after what was written (a chunked answer then lacks its last chunk).
-            heldInput = []
-            logCutStream(stream, effects: effects)
-            releaseReservation(effects: effects)
-            state = .closingAfterWrite(linger: false, lingerAllowance: 0)
-            return
+            guard case .undecided = stream.answer else { return }
         }
         var summary = summary
         var startedAt: Int64 = rateClock.startedAt
@@ -742,93 +818,107 @@ struct ConnectionStateMachine {
         state = .streaming(Stream(exchange: exchange, handler: streamed.handler(exchange.head.request(body: []))))
     }
 
+    /// The call `parse` asks for first, if one is due: the handler is called, and
+    /// nothing else is parsed, until it has answered.
+    private mutating func takeDueStreamCall() -> ParseResult? {
+        guard case .streaming = state, case .streaming(var stream) = takeState() else { return nil }
+        let due = stream.due.take()
+        state = .streaming(stream)
+        return due.map { .callStreamHandler(stream.handler, $0) }
+    }
+
+    /// Its status has gone: the handler hears nothing more, and the connection closes
+    /// after what was written (a chunked answer then lacks its last chunk).
+    private mutating func closeAfterWhatWasWritten<Effects: ConnectionEffects>(_ stream: Stream, effects: Effects) {
+        heldInput = []
+        logCutStream(stream, effects: effects)
+        releaseReservation(effects: effects)
+        state = .closingAfterWrite(linger: false, lingerAllowance: 0)
+    }
+
     /// Performs what the handler decided after a call (`bodyEnded`: the call was `bodyEnded`).
-    /// `input`: the bytes the handler was last given, whose rest a `pause` keeps.
+    /// `pauseFrom`: the bytes whose rest a `pause` keeps (`input`: the bytes last given to `parse`).
+    /// `heldBytes`: what the handler says it holds now.
     private mutating func apply<Effects: ConnectionEffects>(_ progress: StreamedProgress, to stream: consuming Stream,
-                                                            input: UnsafeRawBufferPointer, bodyEnded: Bool, now: Int64,
-                                                            effects: Effects) {
+                                                            output: inout [UInt8], pauseFrom: StreamInput,
+                                                            input: UnsafeRawBufferPointer, heldBytes: Int, bodyEnded: Bool,
+                                                            now: Int64, effects: Effects) {
         var stream = stream
-        var progress = progress
-        while true {
-            switch progress {
-            case .more, .completedUnit:
-                precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
-                precondition(!stream.isUndecided || stream.output.isEmpty, "a streamed handler wrote before its answer began")
-                queueOutput(of: &stream, effects: effects)
-                if case .completedUnit = progress { rateClock.restart(at: now) }
-                state = .streaming(stream)
-                followHeldBytes(of: stream, now: now, effects: effects)
-                return
-            case .pause(let unread):
-                precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
-                precondition(!stream.isUndecided, "a streamed handler paused before its answer began")
-                queueOutput(of: &stream, effects: effects)
+        switch progress {
+        case .more, .completedUnit:
+            precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
+            precondition(!stream.isUndecided || output.isEmpty, "a streamed handler wrote before its answer began")
+            queueOutput(&output, of: &stream, effects: effects)
+            if case .completedUnit = progress { rateClock.restart(at: now) }
+            state = .streaming(stream)
+            followHeldBytes(of: stream, heldBytes: heldBytes, now: now, effects: effects)
+        case .pause(let unread):
+            precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
+            precondition(!stream.isUndecided, "a streamed handler paused before its answer began")
+            queueOutput(&output, of: &stream, effects: effects)
+            pauseFrom.withBytes(in: input) { input in
                 let kept = min(max(unread, 0), input.count)
                 if kept > 0 { heldInput = Array(input[(input.count - kept)...]) }
-                rateClock.restart(at: now)  // a unit was completed
+            }
+            rateClock.restart(at: now)  // a unit was completed
+            state = .streaming(stream)
+            followHeldBytes(of: stream, heldBytes: heldBytes, now: now, effects: effects)
+        case .respond(let response):
+            precondition(stream.isUndecided, "a streamed handler responded after its answer began")
+            heldInput = []
+            finish(response, exchange: stream.exchange, forceClose: true, now: now, effects: effects)
+        case .begin(var response, let trailers):
+            precondition(stream.isUndecided, "a streamed handler began its answer twice")
+            let head = stream.exchange.head
+            let chunked = head.version == .http1_1
+            let keepAlive = chunked && head.keepAlive && !effects.isDraining && !peerClosedInput
+            if chunked && !trailers.isEmpty { response.headers.append(("Trailer", trailers.joined(separator: ", "))) }
+            effects.queueStreamedHead(response, framing: chunked ? .chunked : .closeDelimited,
+                                      connection: keepAlive ? .none : .close)
+            stream.answer = .begun(status: response.status, chunked: chunked, keepAlive: keepAlive)
+            queueOutput(&output, of: &stream, effects: effects)
+            // Called once more at once, with no bytes: what the same call decided after
+            // the answer began (more lines, or its end) comes out without waiting for bytes.
+            stream.due = bodyEnded ? .bodyEnded : .receive(.none, pauseFrom: pauseFrom)
+            state = .streaming(stream)
+        case .end(let trailers, let readsRest, let logFields):
+            guard case .begun(let status, let chunked, let keepAlive) = stream.answer else {
+                preconditionFailure("a streamed handler ended an answer it had not begun")
+            }
+            queueOutput(&output, of: &stream, effects: effects)
+            if chunked { effects.queueStreamedEnd(trailers: trailers) }
+            let head = stream.exchange.head
+            effects.streamedAnswerEnded(accessLine: AccessLineFields(
+                effects.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
+                fields: logFields, routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes)
+            stream.answer = .ended(keepAlive: keepAlive)
+            if bodyEnded {
+                endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
+            } else if readsRest {
                 state = .streaming(stream)
-                followHeldBytes(of: stream, now: now, effects: effects)
-                return
-            case .respond(let response):
-                precondition(stream.isUndecided, "a streamed handler responded after its answer began")
-                heldInput = []
-                finish(response, exchange: stream.exchange, forceClose: true, now: now, effects: effects)
-                return
-            case .begin(var response, let trailers):
-                precondition(stream.isUndecided, "a streamed handler began its answer twice")
-                let head = stream.exchange.head
-                let chunked = head.version == .http1_1
-                let keepAlive = chunked && head.keepAlive && !effects.isDraining && !peerClosedInput
-                if chunked && !trailers.isEmpty { response.headers.append(("Trailer", trailers.joined(separator: ", "))) }
-                effects.queueStreamedHead(response, framing: chunked ? .chunked : .closeDelimited,
-                                          connection: keepAlive ? .none : .close)
-                stream.answer = .begun(status: response.status, chunked: chunked, keepAlive: keepAlive)
-                queueOutput(of: &stream, effects: effects)
-                // Once more at once, with no bytes: what the same call decided after the
-                // answer began (more lines, or its end) comes out without waiting for bytes.
-                progress = bodyEnded ? stream.handler.bodyEnded(output: &stream.output)
-                    : stream.handler.receive(UnsafeRawBufferPointer(start: nil, count: 0), output: &stream.output)
-            case .end(let trailers, let readsRest, let logFields):
-                guard case .begun(let status, let chunked, let keepAlive) = stream.answer else {
-                    preconditionFailure("a streamed handler ended an answer it had not begun")
-                }
-                queueOutput(of: &stream, effects: effects)
-                if chunked { effects.queueStreamedEnd(trailers: trailers) }
-                let head = stream.exchange.head
-                effects.streamedAnswerEnded(accessLine: AccessLineFields(
-                    effects.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
-                    fields: logFields, routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes)
-                stream.answer = .ended(keepAlive: keepAlive)
-                if bodyEnded {
-                    endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
-                } else if readsRest {
-                    state = .streaming(stream)
-                } else {
-                    endStream(stream, keepAlive: false, now: now, effects: effects)
-                }
-                return
+            } else {
+                endStream(stream, keepAlive: false, now: now, effects: effects)
             }
         }
     }
 
     /// Queues what the handler wrote in its last call, once the answer has begun.
-    private mutating func queueOutput<Effects: ConnectionEffects>(of stream: inout Stream, effects: Effects) {
-        guard !stream.output.isEmpty, case .begun(_, let chunked, _) = stream.answer else { return }
+    private mutating func queueOutput<Effects: ConnectionEffects>(_ output: inout [UInt8], of stream: inout Stream,
+                                                                  effects: Effects) {
+        guard !output.isEmpty, case .begun(_, let chunked, _) = stream.answer else { return }
         var piece: [UInt8] = []
-        swap(&piece, &stream.output)  // a large piece is sent from its own array
+        swap(&piece, &output)  // a large piece is sent from its own array
         stream.sentBytes += piece.count
         effects.queueStreamedBytes(piece, chunked: chunked)
     }
 
-    /// Hands a paused stream the rest of the read it did not take.
-    private mutating func resumeHeldInput<Effects: ConnectionEffects>(now: Int64, effects: Effects) {
-        guard case .streaming(var stream) = takeState() else { return }
+    /// Hands a paused stream the rest of the read it did not take (the next call).
+    private mutating func resumeHeldInput() {
         var held: [UInt8] = []
         swap(&held, &heldInput)
-        held.withUnsafeBytes { input in
-            let progress = stream.handler.receive(input, output: &stream.output)
-            apply(progress, to: stream, input: input, bodyEnded: false, now: now, effects: effects)
-        }
+        guard case .streaming = state, case .streaming(var stream) = takeState() else { return }
+        stream.due = .receive(.held(held), pauseFrom: .held(held))
+        state = .streaming(stream)
     }
 
     static var noBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
@@ -840,9 +930,9 @@ struct ConnectionStateMachine {
     /// route's base share, what its handler holds (`heldBytes`) and a paused read's rest
     /// (its output waiting for the peer is counted by the connection as it waits). When
     /// the budget cannot take more, the stream ends: `503`, in-band once its answer began.
-    private mutating func followHeldBytes<Effects: ConnectionEffects>(of stream: borrowing Stream, now: Int64,
-                                                                      effects: Effects) {
-        let held = streamShare(stream.exchange) + max(0, stream.handler.heldBytes) + heldInput.count
+    private mutating func followHeldBytes<Effects: ConnectionEffects>(of stream: borrowing Stream, heldBytes: Int,
+                                                                      now: Int64, effects: Effects) {
+        let held = streamShare(stream.exchange) + max(0, heldBytes) + heldInput.count
         let step = Self.streamShareStep
         let wanted = (held + step - 1) / step * step
         if wanted < reservedStreamShare {

@@ -69,6 +69,8 @@ final class HTTPConnection: ConnectionEffects {
     @exclusivity(unchecked) private var output = OutputQueue()
     /// The body being streamed after the output, if any; nothing else is answered until it ends.
     @exclusivity(unchecked) private var streamedBody: StreamedBody?
+    /// What a streamed request's handler writes during one call (the machine takes it).
+    @exclusivity(unchecked) private var streamOutput: [UInt8] = []
     /// The socket took bytes since the machine last chose what to wait for.
     @exclusivity(unchecked) private var sendProgress = false
     /// Unsent output counted in the memory budget.
@@ -129,6 +131,7 @@ final class HTTPConnection: ConnectionEffects {
             case .parse:
                 process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 machine.readEnded(now: loop.now, effects: self)
+                callDueStreamHandler()
                 afterProcessing()
             }
         } else if count == 0 {
@@ -152,7 +155,9 @@ final class HTTPConnection: ConnectionEffects {
     private func perform(_ action: ConnectionStateMachine.Action) {
         switch action {
         case .none: break
-        case .proceed: afterProcessing()
+        case .proceed:
+            callDueStreamHandler()
+            afterProcessing()
         case .setInterest(let interest): loop.setInterest(self, Self.epollEvents(interest))
         case .close: closeNow()
         }
@@ -190,11 +195,21 @@ final class HTTPConnection: ConnectionEffects {
                 startAnswering()
                 loop.offload(self, routeIndex: routeIndex, request: request)
                 break parsing
+            case .callStreamHandler(let handler, let call):
+                let progress = call.perform(on: handler, input: input, output: &streamOutput)
+                machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes, output: &streamOutput,
+                                              input: input, now: loop.now, effects: self)
             }
         }
         if index < input.count, machine.keepsUnparsedInput {
             pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[index...]))
         }
+    }
+
+    /// A handler call the machine decided outside `parse` (a timeout or the minimum rate
+    /// cut a stream) is made now, before anything is sent.
+    private func callDueStreamHandler() {
+        if machine.hasDueStreamCall { process(ConnectionStateMachine.noBytes) }
     }
 
     // MARK: Effects the machine decides
