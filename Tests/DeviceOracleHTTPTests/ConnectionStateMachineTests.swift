@@ -5,7 +5,8 @@ import XCTest
 /// The connection's rules, one per test, driven with a manual clock: no sockets, no sleeps.
 /// `ServerTests` keeps a few real-socket tests that show the loop performs these decisions.
 final class ConnectionStateMachineTests: XCTestCase {
-    /// Records what the machine decides to write; its memory budget holds `budget` bytes.
+    /// Records the effects the machine decides, as the loop would perform them; its
+    /// memory budget holds `budget` bytes.
     final class RecordingEffects: ConnectionEffects {
         struct Answer: Equatable {
             var status: Int
@@ -27,25 +28,43 @@ final class ConnectionStateMachineTests: XCTestCase {
         var isDraining = false
         let answerRecording = AnswerRecording.lines
 
-        func queueContinue() { continues += 1 }
-
-        func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead, framing: ConnectionStateMachine.AnswerFraming,
-                         connection: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
-            framings.append(framing)
-            answers.append(Answer(status: response.status, connection: connection,
-                                  retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
-            answeredBodies.append(String(decoding: response.body, as: UTF8.self))
-            if let accessLine { accessStatuses.append(accessLine.status) }
-            // A body written as it is sent stays queued until `streamEnded`.
-            return response.bodyStream != nil
+        /// Records `effect`; true when it was an answer that went whole (the loop then
+        /// says so with `answerBodyQueued`; a body written as it is sent stays queued).
+        func perform(_ effect: ConnectionStateMachine.Effect) -> Bool {
+            switch effect {
+            case .sendContinue:
+                continues += 1
+            case .send(let response, _, let framing, let connection, let accessLine):
+                framings.append(framing)
+                answers.append(Answer(status: response.status, connection: connection,
+                                      retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
+                answeredBodies.append(String(decoding: response.body, as: UTF8.self))
+                if let accessLine { accessStatuses.append(accessLine.status) }
+                return response.bodyStream == nil
+            case .sendRefusal(let response):
+                refusals.append(response.status)
+                refusalDetails.append(String(decoding: response.body, as: UTF8.self))
+            case .record(let line, _):
+                accessStatuses.append(line.status)
+            case .streamStarted:
+                streamsInFlight += 1
+            case .sendStreamedHead(let response, let framing, let connection):
+                streamedHeads.append((response.status, framing, connection, response.headers))
+            case .sendStreamedBytes(let bytes, _):
+                streamedBytes += bytes
+            case .sendStreamedEnd(let trailers):
+                streamedTrailers.append(trailers)
+            case .streamedAnswerEnded(let accessLine, _):
+                streamsInFlight -= 1
+                if let accessLine {
+                    accessStatuses.append(accessLine.status)
+                    accessFields.append(accessLine.fields)
+                }
+            case .largeWorkEnded:
+                trims += 1
+            }
+            return false
         }
-
-        func queueRefusal(_ response: HTTPResponse) {
-            refusals.append(response.status)
-            refusalDetails.append(String(decoding: response.body, as: UTF8.self))
-        }
-
-        func logAccess(_ line: AccessLineFields, bytes: Int) { accessStatuses.append(line.status) }
 
         /// A streamed answer as it would go out: its head's status and fields, then its body
         /// bytes (unframed), then its trailers.
@@ -56,24 +75,6 @@ final class ConnectionStateMachineTests: XCTestCase {
         var accessFields: [[(String, String)]] = []
         var streamsInFlight = 0
 
-        func streamStarted() { streamsInFlight += 1 }
-
-        func queueStreamedHead(_ response: HTTPResponse, framing: ResponseSerializer.BodyFraming,
-                               connection: ResponseSerializer.ConnectionField) {
-            streamedHeads.append((response.status, framing, connection, response.headers))
-        }
-
-        func queueStreamedBytes(_ bytes: [UInt8], chunked: Bool) { streamedBytes += bytes }
-        func queueStreamedEnd(trailers: [(String, String)]) { streamedTrailers.append(trailers) }
-
-        func streamedAnswerEnded(accessLine: AccessLineFields?, bytes: Int) {
-            streamsInFlight -= 1
-            if let accessLine {
-                accessStatuses.append(accessLine.status)
-                accessFields.append(accessLine.fields)
-            }
-        }
-
         func reserveMemory(_ bytes: Int) -> Bool {
             guard reserved + bytes <= budget else { return false }
             reserved += bytes
@@ -83,7 +84,6 @@ final class ConnectionStateMachineTests: XCTestCase {
         func releaseMemory(_ bytes: Int) { reserved -= bytes }
         func holdMemory(_ bytes: Int) { reserved += bytes }
         var trims = 0
-        func largeWorkEnded() { trims += 1 }
     }
 
     /// A streamed request's handler that does what each test scripts: per call, what it
@@ -143,7 +143,14 @@ final class ConnectionStateMachineTests: XCTestCase {
         Route(path: "/written", methods: [.GET]) { _ in HTTPResponse(status: 200, bodyStream: NoPieces()) },
     ])
     private let effects = RecordingEffects()
-    private var machine: ConnectionStateMachine!
+    /// After every input the loop performs the effects the machine decided, in order.
+    private var machine: ConnectionStateMachine! {
+        didSet {
+            while let effect = machine.nextEffect() {
+                if effects.perform(effect) { machine.answerBodyQueued(effects: effects) }
+            }
+        }
+    }
     private var offloaded: [HTTPRequest] = []
     /// What the stream's handler writes during one call (the loop's buffer).
     private var streamOutput: [UInt8] = []
@@ -192,6 +199,8 @@ final class ConnectionStateMachineTests: XCTestCase {
             case .offload(_, let request):
                 offloaded.append(request)
                 return
+            case .performEffects:
+                break  // performed after every input (`machine`)
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
                 machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes, output: &streamOutput,
@@ -547,6 +556,19 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.answers.map(\.status), [200, 404, 200])
     }
 
+    func testAnAnswerThatEndsReadingIsStillHandedToTheLoop() {
+        accept()
+        let request = Array("GET /nowhere HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8)
+        _ = machine.bytesRead(request.count, now: start)
+
+        var index = 0
+        let result = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, effects: effects) }
+
+        guard case .performEffects = result else { return XCTFail("parse returned \(result), not the 404 to send") }
+        XCTAssertEqual(effects.answers.map(\.status), [404])
+        XCTAssertFalse(machine.isReadingRequests, "the answer closes the connection")
+    }
+
     func testParsingStopsWhileOutputIsBackedUp() {
         accept()
         effects.isOutputBackedUp = true
@@ -672,7 +694,7 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         _ = machine.handlerFinished(response, now: start + second, effects: effects)
         XCTAssertEqual(effects.reserved, 5000, "the body's share and what the answer holds beyond it")
-        machine.streamEnded(effects: effects)
+        machine.answerBodyQueued(effects: effects)
 
         XCTAssertEqual(effects.reserved, 0)
     }

@@ -9,8 +9,10 @@
 /// User code never runs inside: a route's handler is requested by `parse`
 /// (`runHandler`, `offload`, `callStreamHandler`) and its result comes back as an input
 /// (`handlerFinished`, `streamHandlerAnswered`).
-/// Answers and access lines go into a `ConnectionEffects`; control comes back as one
-/// small enum per event, so no event allocates.
+/// What the loop does for it comes back as values: one small enum per input (parse on,
+/// run a handler, wait for this, close...), and the answers, their pieces and access
+/// records as `Effect`s, performed in the order decided (`nextEffect`). It consults a
+/// `ConnectionEffects` only for the output's state, the drain and the memory budget.
 struct ConnectionStateMachine {
     /// The rules every connection of a server follows, shared (one reference per connection).
     final class Settings: Sendable {
@@ -213,6 +215,38 @@ struct ConnectionStateMachine {
         case modifying
     }
 
+    /// What the loop does for the machine, in the order decided (`nextEffect`): answers
+    /// and their pieces into the connection's output, access records, the heap timer.
+    enum Effect {
+        /// `100 Continue`, for a body that may now be sent.
+        case sendContinue
+        /// The answer, framed as decided, with `connection` as its Connection field
+        /// (`omitsBody`: to a HEAD). Once its body has been queued to its end (at once
+        /// when whole, or when its stream ends) the loop says so with `answerBodyQueued`;
+        /// its access record is then written.
+        case send(HTTPResponse, omitsBody: Bool, framing: AnswerFraming, connection: ResponseSerializer.ConnectionField,
+                  accessLine: AccessLineFields?)
+        /// An answer after which the connection closes (`Connection: close`).
+        case sendRefusal(HTTPResponse)
+        /// An answer's access record (`bytes` of body sent).
+        case record(AccessLineFields, bytes: Int)
+        /// A streamed request's handler was made: the request is in flight until
+        /// `streamedAnswerEnded` (or the connection closes).
+        case streamStarted
+        /// A streamed answer's head (no body): chunked, or close-delimited to HTTP/1.0.
+        case sendStreamedHead(HTTPResponse, framing: ResponseSerializer.BodyFraming,
+                              connection: ResponseSerializer.ConnectionField)
+        /// What a streamed request's handler wrote: a chunk, or the bytes as they are.
+        case sendStreamedBytes([UInt8], chunked: Bool)
+        /// The last chunk of a chunked streamed answer, with its trailer fields.
+        case sendStreamedEnd(trailers: [(String, String)])
+        /// A streamed answer has ended, or was cut after it began: its access record
+        /// (`bytes` of body sent), and the request is no longer in flight.
+        case streamedAnswerEnded(accessLine: AccessLineFields?, bytes: Int)
+        /// Megabytes were freed: the heap may be trimmed once things are quiet.
+        case largeWorkEnded
+    }
+
     /// What the event loop does with bytes just read.
     enum Arrival: Equatable {
         /// Parse them (`parse`), then call `readEnded`.
@@ -234,6 +268,9 @@ struct ConnectionStateMachine {
         /// Make this call of the stream's handler now and report it with
         /// `streamHandlerAnswered`, then parse on (the same input).
         case callStreamHandler(any StreamedRequestHandler, StreamCall)
+        /// Perform the effects decided (`nextEffect`), then parse on (the same input):
+        /// the output's state they change decides whether parsing goes on.
+        case performEffects
     }
 
     /// What the event loop does after an event.
@@ -313,6 +350,9 @@ struct ConnectionStateMachine {
     /// bytes arrive.
     private var stoppedForOutput = false
     private var peerClosedInput = false
+    /// Effects decided and not yet taken by the loop (`nextEffect`), from `outboxIndex` on.
+    private var outbox: [Effect] = []
+    private var outboxIndex = 0
 
     /// A new connection, accepted at `now`: its first head is due within the header timeout.
     init(settings: Settings, now: Int64) {
@@ -376,6 +416,27 @@ struct ConnectionStateMachine {
     /// to give back when the connection has closed meanwhile.
     var offloadedReservation: Int { share(of: reservedBodyBytes) }
 
+    /// The next effect decided and not yet performed, in order; nil once all were taken.
+    mutating func nextEffect() -> Effect? {
+        guard outboxIndex < outbox.count else {
+            if !outbox.isEmpty {
+                outbox.removeAll(keepingCapacity: true)
+                outboxIndex = 0
+            }
+            return nil
+        }
+        var effect = Effect.largeWorkEnded
+        swap(&effect, &outbox[outboxIndex])  // taken, not copied: the loop holds the only reference
+        outboxIndex += 1
+        return effect
+    }
+
+    private var hasEffects: Bool { outboxIndex < outbox.count }
+
+    private mutating func emit(_ effect: consuming Effect) {
+        outbox.append(effect)
+    }
+
     // MARK: Inputs
 
     /// `count` bytes were read.
@@ -401,7 +462,10 @@ struct ConnectionStateMachine {
     mutating func parse<Effects: ConnectionEffects>(_ input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
                                                     effects: Effects) -> ParseResult {
         stoppedForOutput = false
-        while isReadingRequests {
+        while true {
+            // What the last step decided goes out first, whether or not reading goes on.
+            if hasEffects { return .performEffects }
+            guard isReadingRequests else { break }
             if let call = takeDueStreamCall() { return call }
             if effects.isOutputBackedUp {
                 stoppedForOutput = true
@@ -535,8 +599,9 @@ struct ConnectionStateMachine {
         }
     }
 
-    /// The streamed body of the last answer has been queued to its end.
-    mutating func streamEnded<Effects: ConnectionEffects>(effects: Effects) {
+    /// The body of the last answer (`Effect.send`) has been queued to its end: at once
+    /// when it went whole, or when its stream ended. What the request held is given back.
+    mutating func answerBodyQueued<Effects: ConnectionEffects>(effects: Effects) {
         releaseReservation(effects: effects)
     }
 
@@ -664,7 +729,7 @@ struct ConnectionStateMachine {
                     effects: effects)
         case .length, .chunked:
             // Read and discarded, so it takes nothing of the budget.
-            if head.expectsContinue { effects.queueContinue() }
+            if head.expectsContinue { emit(.sendContinue) }
             state = .receivingBody(exchange)
         case .none:
             state = .receivingBody(exchange)
@@ -745,9 +810,8 @@ struct ConnectionStateMachine {
             heldAnswerBytes = held
         }
         let framing = Self.framing(of: response, to: exchange.head)
-        if !effects.queueAnswer(response, to: exchange.head, framing: framing, connection: field, accessLine: accessLine) {
-            releaseReservation(effects: effects)
-        }
+        emit(.send(response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
+                   accessLine: accessLine))
         rateClock.restart(at: now)  // a request pipelined behind this one is timed from here
         timer.kind = nil  // the idle clock starts again after every answer
         state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: exchange.startedAt, hasAnswered: true))
@@ -790,11 +854,11 @@ struct ConnectionStateMachine {
         }
         releaseReservation(effects: effects)
         let response = error.response
-        effects.queueRefusal(response)
+        let bytes = response.body.count
+        emit(.sendRefusal(response))
         if effects.answerRecording != .nothing {
-            effects.logAccess(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
-                                               startedAt: startedAt, userAgent: summary.userAgent),
-                              bytes: response.body.count)
+            emit(.record(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
+                                          startedAt: startedAt, userAgent: summary.userAgent), bytes: bytes))
         }
         state = .closingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes)
     }
@@ -812,9 +876,9 @@ struct ConnectionStateMachine {
         guard let routeIndex = exchange.routeIndex, let streamed = settings.router.routes[routeIndex].streamed else {
             preconditionFailure("a stream starts only for a route with a streamed body")
         }
-        if exchange.head.expectsContinue { effects.queueContinue() }
+        if exchange.head.expectsContinue { emit(.sendContinue) }
         rateClock.restart(at: now)  // a wait for the budget was the server's, not the client's
-        effects.streamStarted()
+        emit(.streamStarted)
         state = .streaming(Stream(exchange: exchange, handler: streamed.handler(exchange.head.request(body: []))))
     }
 
@@ -873,8 +937,8 @@ struct ConnectionStateMachine {
             let chunked = head.version == .http1_1
             let keepAlive = chunked && head.keepAlive && !effects.isDraining && !peerClosedInput
             if chunked && !trailers.isEmpty { response.headers.append(("Trailer", trailers.joined(separator: ", "))) }
-            effects.queueStreamedHead(response, framing: chunked ? .chunked : .closeDelimited,
-                                      connection: keepAlive ? .none : .close)
+            emit(.sendStreamedHead(response, framing: chunked ? .chunked : .closeDelimited,
+                                   connection: keepAlive ? .none : .close))
             stream.answer = .begun(status: response.status, chunked: chunked, keepAlive: keepAlive)
             queueOutput(&output, of: &stream, effects: effects)
             // Called once more at once, with no bytes: what the same call decided after
@@ -886,11 +950,11 @@ struct ConnectionStateMachine {
                 preconditionFailure("a streamed handler ended an answer it had not begun")
             }
             queueOutput(&output, of: &stream, effects: effects)
-            if chunked { effects.queueStreamedEnd(trailers: trailers) }
+            if chunked { emit(.sendStreamedEnd(trailers: trailers)) }
             let head = stream.exchange.head
-            effects.streamedAnswerEnded(accessLine: AccessLineFields(
+            emit(.streamedAnswerEnded(accessLine: AccessLineFields(
                 effects.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
-                fields: logFields, routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes)
+                fields: logFields, routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes))
             stream.answer = .ended(keepAlive: keepAlive)
             if bodyEnded {
                 endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
@@ -909,7 +973,7 @@ struct ConnectionStateMachine {
         var piece: [UInt8] = []
         swap(&piece, &output)  // a large piece is sent from its own array
         stream.sentBytes += piece.count
-        effects.queueStreamedBytes(piece, chunked: chunked)
+        emit(.sendStreamedBytes(piece, chunked: chunked))
     }
 
     /// Hands a paused stream the rest of the read it did not take (the next call).
@@ -962,12 +1026,12 @@ struct ConnectionStateMachine {
 
     /// A stream whose answer had begun is cut (a timeout, a framing error, the stream
     /// limit, the peer): its access line says what was sent.
-    private func logCutStream<Effects: ConnectionEffects>(_ stream: Stream, effects: Effects) {
+    private mutating func logCutStream<Effects: ConnectionEffects>(_ stream: Stream, effects: Effects) {
         guard case .begun(let status, _, _) = stream.answer else { return }
         let head = stream.exchange.head
-        effects.streamedAnswerEnded(accessLine: AccessLineFields(
+        emit(.streamedAnswerEnded(accessLine: AccessLineFields(
             effects.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
-            routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes)
+            routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes))
     }
 
     // MARK: Memory budget
@@ -995,7 +1059,7 @@ struct ConnectionStateMachine {
         reservedBodyBytes += bodyBytes
         if body.isEmpty {
             if case .length(let length) = head.framing { body.reserveCapacity(length) }
-            if head.expectsContinue { effects.queueContinue() }
+            if head.expectsContinue { emit(.sendContinue) }
         }
         rateClock.restart(at: now)  // the wait was the server's, not the client's
     }
@@ -1006,16 +1070,16 @@ struct ConnectionStateMachine {
             reservedStreamShare = 0
             // However it ended (its end, a cut, a peer that never read and left), a
             // stream's lines, state and output were freed: the heap is trimmed once quiet.
-            effects.largeWorkEnded()
+            emit(.largeWorkEnded)
         }
         if heldAnswerBytes > 0 {
             effects.releaseMemory(heldAnswerBytes)
             heldAnswerBytes = 0
-            effects.largeWorkEnded()
+            emit(.largeWorkEnded)
         }
         guard reservedBodyBytes > 0 else { return }
         effects.releaseMemory(share(of: reservedBodyBytes))
-        if reservedBodyBytes >= settings.offloadBodyBytes { effects.largeWorkEnded() }
+        if reservedBodyBytes >= settings.offloadBodyBytes { emit(.largeWorkEnded) }
         reservedBodyBytes = 0
     }
 

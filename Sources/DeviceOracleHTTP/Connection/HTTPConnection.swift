@@ -131,6 +131,7 @@ final class HTTPConnection: ConnectionEffects {
             case .parse:
                 process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 machine.readEnded(now: loop.now, effects: self)
+                performEffects()
                 callDueStreamHandler()
                 afterProcessing()
             }
@@ -143,12 +144,15 @@ final class HTTPConnection: ConnectionEffects {
 
     func timerExpired() {
         loop.assertOnLoop()
-        perform(machine.timerFired(now: loop.now, effects: self))
+        let action = machine.timerFired(now: loop.now, effects: self)
+        performEffects()
+        perform(action)
     }
 
     func handlerFinished(_ response: HTTPResponse) {
         loop.assertOnLoop()
         guard machine.handlerFinished(response, now: loop.now, effects: self) else { return }
+        performEffects()
         afterProcessing()
     }
 
@@ -167,6 +171,7 @@ final class HTTPConnection: ConnectionEffects {
         loop.assertOnLoop()
         if machine.isClosed { return }
         machine.closed(effects: self)
+        performEffects()  // a stream cut by the close is still one answer in the access log
         loop.scratch.removeAll()  // only ever holds the current connection's answers
         // A large answer cut short (a peer that stopped reading) is given back too.
         if output.count >= OutputQueue.retainedCapacity { loop.largeWorkEnded() }
@@ -195,6 +200,8 @@ final class HTTPConnection: ConnectionEffects {
                 startAnswering()
                 loop.offload(self, routeIndex: routeIndex, request: request)
                 break parsing
+            case .performEffects:
+                performEffects()
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
                 machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes, output: &streamOutput,
@@ -219,13 +226,46 @@ final class HTTPConnection: ConnectionEffects {
     var isDraining: Bool { loop.draining }
     var answerRecording: AnswerRecording { loop.answerRecording }
 
-    func queueContinue() {
-        appendOutput { $0.append(ResponseSerializer.continueResponse) }
+    /// Performs what the machine decided, in order, until nothing is left.
+    private func performEffects() {
+        while let effect = machine.nextEffect() {
+            switch effect {
+            case .sendContinue:
+                appendOutput { $0.append(ResponseSerializer.continueResponse) }
+            case .send(let response, let omitsBody, let framing, let field, let accessLine):
+                if !queueAnswer(response, omitsBody: omitsBody, framing: framing, connection: field, accessLine: accessLine) {
+                    machine.answerBodyQueued(effects: self)
+                }
+            case .sendRefusal(let response):
+                appendOutput {
+                    ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: .close)
+                }
+            case .record(let line, let bytes):
+                answered(line, bytes: bytes)
+            case .streamStarted:
+                startAnswering()
+            case .sendStreamedHead(let response, let framing, let field):
+                appendOutput {
+                    ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: field,
+                                              framing: framing)
+                }
+            case .sendStreamedBytes(let bytes, let chunked):
+                appendOutput { ResponseSerializer.appendPiece(.array(bytes), to: &$0, chunked: chunked) }
+            case .sendStreamedEnd(let trailers):
+                appendOutput { ResponseSerializer.appendLastChunk(trailers: trailers, to: &$0) }
+            case .streamedAnswerEnded(let accessLine, let bytes):
+                answered(accessLine, bytes: bytes)
+            case .largeWorkEnded:
+                loop.largeWorkEnded()
+            }
+        }
     }
 
-    func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead, framing decided: ConnectionStateMachine.AnswerFraming,
-                     connection field: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
-        let isHead = head.method == .HEAD
+    /// Queues `response`, framed as decided. True when its body goes on streaming after
+    /// the queued part (its access line is then written when the stream ends).
+    private func queueAnswer(_ response: consuming HTTPResponse, omitsBody isHead: Bool,
+                             framing decided: ConnectionStateMachine.AnswerFraming,
+                             connection field: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
         var response = response
         var streamed: (stream: any HTTPBodyStream, firstPiece: WrittenBytes)?
         var framing = ResponseSerializer.BodyFraming.whole
@@ -262,38 +302,6 @@ final class HTTPConnection: ConnectionEffects {
         return false
     }
 
-    func queueRefusal(_ response: HTTPResponse) {
-        appendOutput { ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: .close) }
-    }
-
-    func logAccess(_ line: AccessLineFields, bytes: Int) {
-        answered(line, bytes: bytes)
-    }
-
-    func streamStarted() {
-        startAnswering()
-    }
-
-    func queueStreamedHead(_ response: HTTPResponse, framing: ResponseSerializer.BodyFraming,
-                           connection field: ResponseSerializer.ConnectionField) {
-        appendOutput {
-            ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: field,
-                                      framing: framing)
-        }
-    }
-
-    func queueStreamedBytes(_ bytes: [UInt8], chunked: Bool) {
-        appendOutput { ResponseSerializer.appendPiece(.array(bytes), to: &$0, chunked: chunked) }
-    }
-
-    func queueStreamedEnd(trailers: [(String, String)]) {
-        appendOutput { ResponseSerializer.appendLastChunk(trailers: trailers, to: &$0) }
-    }
-
-    func streamedAnswerEnded(accessLine: AccessLineFields?, bytes: Int) {
-        answered(accessLine, bytes: bytes)
-    }
-
     /// A handler runs for the current request: it is in flight until `answered`.
     private func startAnswering() {
         guard !answering else { return }
@@ -316,7 +324,6 @@ final class HTTPConnection: ConnectionEffects {
     func reserveMemory(_ bytes: Int) -> Bool { loop.context.memoryBudget.reserve(bytes) }
     func releaseMemory(_ bytes: Int) { loop.context.memoryBudget.adjust(by: -bytes) }
     func holdMemory(_ bytes: Int) { loop.context.memoryBudget.adjust(by: bytes) }
-    func largeWorkEnded() { loop.largeWorkEnded() }
 
     /// Appends the next piece of the streamed body once little output waits; after the
     /// last one, the last chunk, and the access line with the body's whole size.
@@ -335,7 +342,8 @@ final class HTTPConnection: ConnectionEffects {
             streamedBody = streamed
             return
         }
-        machine.streamEnded(effects: self)
+        machine.answerBodyQueued(effects: self)
+        performEffects()
         loop.largeWorkEnded()
         answered(streamed.accessLine, bytes: streamed.sentBytes)
     }
