@@ -201,6 +201,8 @@ final class ConnectionStateMachineTests: XCTestCase {
                 return
             case .performEffects:
                 break  // performed after every input (`machine`)
+            case .makeStreamHandler(let streamed, let request):
+                machine.streamHandlerMade(streamed.handler(request))
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
                 machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes, output: &streamOutput,

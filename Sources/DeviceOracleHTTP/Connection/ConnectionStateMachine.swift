@@ -7,8 +7,8 @@
 /// Time is an argument (`now:`, monotonic nanoseconds), never read from a clock, so
 /// every timeout rule is tested with a manual clock (`ConnectionStateMachineTests`).
 /// User code never runs inside: a route's handler is requested by `parse`
-/// (`runHandler`, `offload`, `callStreamHandler`) and its result comes back as an input
-/// (`handlerFinished`, `streamHandlerAnswered`).
+/// (`runHandler`, `offload`, `makeStreamHandler`, `callStreamHandler`) and its result
+/// comes back as an input (`handlerFinished`, `streamHandlerMade`, `streamHandlerAnswered`).
 /// What the loop does for it comes back as values: one small enum per input (parse on,
 /// run a handler, wait for this, close...), and the answers, their pieces and access
 /// records as `Effect`s, performed in the order decided (`nextEffect`). It consults a
@@ -201,6 +201,9 @@ struct ConnectionStateMachine {
         /// A head has arrived whose body goes to a `StreamedRequestHandler` as it is read;
         /// its answer goes out as the handler writes it.
         case streaming(Stream)
+        /// The budget took a streamed request's share: its handler is to be made (by the
+        /// loop, `makeStreamHandler`), before any of its body is read.
+        case startingStream(Exchange)
         /// The body needs more of the budget than it has: reading is paused (its bytes
         /// wait in the socket) until they fit or `memoryWait` passes.
         case awaitingMemory(Exchange, AwaitingMemory)
@@ -265,6 +268,9 @@ struct ConnectionStateMachine {
         case runHandler(routeIndex: Int, request: HTTPRequest)
         /// Run this handler on another thread; `handlerFinished` when it answers.
         case offload(routeIndex: Int, request: HTTPRequest)
+        /// Make the handler of this streamed request (`StreamedBody.handler`) and give it
+        /// with `streamHandlerMade`, then parse on (the same input).
+        case makeStreamHandler(StreamedBody, HTTPRequest)
         /// Make this call of the stream's handler now and report it with
         /// `streamHandlerAnswered`, then parse on (the same input).
         case callStreamHandler(any StreamedRequestHandler, StreamCall)
@@ -376,7 +382,7 @@ struct ConnectionStateMachine {
     /// Requests are parsed (pending input may be given to `parse`).
     var isReadingRequests: Bool {
         switch state {
-        case .awaitingHead, .receivingBody, .streaming: true
+        case .awaitingHead, .receivingBody, .streaming, .startingStream: true
         case .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
         }
     }
@@ -384,7 +390,7 @@ struct ConnectionStateMachine {
     /// Bytes `parse` left are kept for later (not dropped, as when closing).
     var keepsUnparsedInput: Bool {
         switch state {
-        case .awaitingHead, .receivingBody, .streaming, .running, .awaitingMemory: true
+        case .awaitingHead, .receivingBody, .streaming, .startingStream, .running, .awaitingMemory: true
         case .closingAfterWrite, .lingering, .closed, .modifying: false
         }
     }
@@ -393,7 +399,7 @@ struct ConnectionStateMachine {
     /// such requests complete at shutdown).
     func hasRequestInFlight(hasPendingOutput: Bool) -> Bool {
         switch state {
-        case .running, .awaitingMemory, .receivingBody, .streaming: true
+        case .running, .awaitingMemory, .receivingBody, .streaming, .startingStream: true
         case .awaitingHead, .closingAfterWrite: hasPendingOutput
         case .lingering, .closed, .modifying: false
         }
@@ -408,8 +414,11 @@ struct ConnectionStateMachine {
     /// A stream's handler call was decided outside `parse` (a timeout or the minimum rate
     /// cut the stream): `parse`, even with no bytes, asks for it.
     var hasDueStreamCall: Bool {
-        guard case .streaming(let stream) = state else { return false }
-        return stream.due != nil
+        switch state {
+        case .startingStream: true
+        case .streaming(let stream): stream.due != nil
+        default: false
+        }
     }
 
     /// The share of the budget an offloaded handler's request holds, for its completion
@@ -492,6 +501,13 @@ struct ConnectionStateMachine {
         return .stop
     }
 
+    /// The handler `parse` asked for with `makeStreamHandler` was made: the stream's
+    /// body goes to it as it is read.
+    mutating func streamHandlerMade(_ handler: any StreamedRequestHandler) {
+        guard case .startingStream = state, case .startingStream(let exchange) = takeState() else { return }
+        state = .streaming(Stream(exchange: exchange, handler: handler))
+    }
+
     /// The stream's handler answered `call` (what `parse` asked for with
     /// `callStreamHandler`): `progress` is its answer (nil only from `cut`: it has none),
     /// `output` what it wrote, `heldBytes` what it says it holds now, and `input` the bytes
@@ -540,7 +556,7 @@ struct ConnectionStateMachine {
             guard hasPendingOutput else { return .close }
             state = .closingAfterWrite(linger: false, lingerAllowance: 0)
             return .proceed
-        case .receivingBody, .streaming, .lingering:
+        case .receivingBody, .streaming, .startingStream, .lingering:
             return .close
         case .running, .awaitingMemory, .closingAfterWrite, .closed, .modifying:
             return .setInterest(hasPendingOutput ? .write : .none)
@@ -623,7 +639,7 @@ struct ConnectionStateMachine {
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
             if framer.isBetweenRequests { return .poll(.read, rearm(waiting.hasAnswered ? .idle : .header, now: now)) }
             return .poll(.read, rearm(.header, now: now))
-        case .receivingBody, .streaming:
+        case .receivingBody, .streaming, .startingStream:
             // A stream's output waiting for the peer stops reading (backpressure): the
             // send timeout runs, and the body timeout starts again once it has gone.
             // The wait is not the sender's, so the rate clock starts again too.
@@ -839,7 +855,8 @@ struct ConnectionStateMachine {
         var summary = summary
         var startedAt: Int64 = rateClock.startedAt
         switch state {
-        case .receivingBody(let exchange), .awaitingMemory(let exchange, _), .running(let exchange):
+        case .receivingBody(let exchange), .awaitingMemory(let exchange, _), .running(let exchange),
+             .startingStream(let exchange):
             let head = exchange.head
             summary = HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
             startedAt = exchange.startedAt
@@ -870,25 +887,33 @@ struct ConnectionStateMachine {
         exchange.routeIndex.flatMap { settings.router.routes[$0].streamed?.memoryShare } ?? StreamedBody.defaultMemoryShare
     }
 
-    /// The budget took the stream's share: make its handler and read its body.
+    /// The budget took the stream's share: its handler is made (`makeStreamHandler`),
+    /// then its body read.
     private mutating func startStream<Effects: ConnectionEffects>(_ exchange: Exchange, now: Int64, effects: Effects) {
         reservedStreamShare = streamShare(exchange)
-        guard let routeIndex = exchange.routeIndex, let streamed = settings.router.routes[routeIndex].streamed else {
-            preconditionFailure("a stream starts only for a route with a streamed body")
-        }
         if exchange.head.expectsContinue { emit(.sendContinue) }
         rateClock.restart(at: now)  // a wait for the budget was the server's, not the client's
         emit(.streamStarted)
-        state = .streaming(Stream(exchange: exchange, handler: streamed.handler(exchange.head.request(body: []))))
+        state = .startingStream(exchange)
     }
 
-    /// The call `parse` asks for first, if one is due: the handler is called, and
-    /// nothing else is parsed, until it has answered.
+    /// What `parse` asks for first, if it is due: the stream's handler is made or
+    /// called, and nothing else is parsed, until it has answered.
     private mutating func takeDueStreamCall() -> ParseResult? {
-        guard case .streaming = state, case .streaming(var stream) = takeState() else { return nil }
-        let due = stream.due.take()
-        state = .streaming(stream)
-        return due.map { .callStreamHandler(stream.handler, $0) }
+        switch state {
+        case .startingStream(let exchange):
+            guard let routeIndex = exchange.routeIndex, let streamed = settings.router.routes[routeIndex].streamed else {
+                preconditionFailure("a stream starts only for a route with a streamed body")
+            }
+            return .makeStreamHandler(streamed, exchange.head.request(body: []))
+        case .streaming:
+            guard case .streaming(var stream) = takeState() else { return nil }
+            let due = stream.due.take()
+            state = .streaming(stream)
+            return due.map { .callStreamHandler(stream.handler, $0) }
+        default:
+            return nil
+        }
     }
 
     /// Its status has gone: the handler hears nothing more, and the connection closes

@@ -202,6 +202,8 @@ final class HTTPConnection: ConnectionEffects {
                 break parsing
             case .performEffects:
                 performEffects()
+            case .makeStreamHandler(let streamed, let request):
+                machine.streamHandlerMade(streamed.handler(request))
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
                 machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes, output: &streamOutput,
