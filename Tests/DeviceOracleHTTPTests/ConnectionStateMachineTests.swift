@@ -201,6 +201,8 @@ final class ConnectionStateMachineTests: XCTestCase {
                 return
             case .performEffects:
                 break  // performed after every input (`machine`)
+            case .route(let head):
+                machine.headRouted(head, to: router.choose(for: head), now: now, effects: effects)
             case .makeStreamHandler(let streamed, let request):
                 machine.streamHandlerMade(streamed.handler(request))
             case .callStreamHandler(let handler, let call):
@@ -564,6 +566,9 @@ final class ConnectionStateMachineTests: XCTestCase {
         _ = machine.bytesRead(request.count, now: start)
 
         var index = 0
+        let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, effects: effects) }
+        guard case .route(let head) = routing else { return XCTFail("parse returned \(routing), not the head to route") }
+        machine.headRouted(head, to: router.choose(for: head), now: start, effects: effects)
         let result = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, effects: effects) }
 
         guard case .performEffects = result else { return XCTFail("parse returned \(result), not the 404 to send") }

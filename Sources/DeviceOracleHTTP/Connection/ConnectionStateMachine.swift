@@ -6,9 +6,10 @@
 ///
 /// Time is an argument (`now:`, monotonic nanoseconds), never read from a clock, so
 /// every timeout rule is tested with a manual clock (`ConnectionStateMachineTests`).
-/// User code never runs inside: a route's handler is requested by `parse`
-/// (`runHandler`, `offload`, `makeStreamHandler`, `callStreamHandler`) and its result
-/// comes back as an input (`handlerFinished`, `streamHandlerMade`, `streamHandlerAnswered`).
+/// User code never runs inside: routing (which may run a route's query check) and a
+/// route's handler are requested by `parse` (`route`, `runHandler`, `offload`,
+/// `makeStreamHandler`, `callStreamHandler`) and their result comes back as an input
+/// (`headRouted`, `handlerFinished`, `streamHandlerMade`, `streamHandlerAnswered`).
 /// What the loop does for it comes back as values: one small enum per input (parse on,
 /// run a handler, wait for this, close...), and the answers, their pieces and access
 /// records as `Effect`s, performed in the order decided (`nextEffect`). It consults a
@@ -16,7 +17,9 @@
 struct ConnectionStateMachine {
     /// The rules every connection of a server follows, shared (one reference per connection).
     final class Settings: Sendable {
-        let router: Router
+        /// Each route's streamed body, by the route's index (what a stream holds of the
+        /// budget, and how its handler is made): the router itself is the loop's.
+        let streamedBodies: [StreamedBody?]
         let headLimits: HeadLimits
         let maxBodyBytes: Int
         let maxStreamBytes: Int
@@ -32,7 +35,7 @@ struct ConnectionStateMachine {
         let timerNanoseconds: [Int64]
 
         init(configuration: ServerConfiguration, router: Router) {
-            self.router = router
+            streamedBodies = router.routes.map(\.streamed)
             headLimits = configuration.headLimits
             maxBodyBytes = configuration.maxBodyBytes
             maxStreamBytes = configuration.maxStreamBytes
@@ -196,6 +199,9 @@ struct ConnectionStateMachine {
     private enum State {
         /// Between requests, or inside a head (the framer knows which).
         case awaitingHead(AwaitingHead)
+        /// A head has arrived and the loop routes it (`route`, `headRouted`); nothing
+        /// more is parsed until then.
+        case routing(AwaitingHead)
         /// A head has arrived; its body (maybe empty) is read.
         case receivingBody(Exchange)
         /// A head has arrived whose body goes to a `StreamedRequestHandler` as it is read;
@@ -261,6 +267,9 @@ struct ConnectionStateMachine {
 
     /// Why `parse` returned.
     enum ParseResult {
+        /// Route this head (`Router.choose(for:)`) and give the choice with
+        /// `headRouted`, then parse on (the same input).
+        case route(RequestHead)
         /// Nothing more can be parsed now: more bytes are needed, output is backed up, or
         /// the state no longer reads. Unparsed bytes are kept if `keepsUnparsedInput`.
         case stop
@@ -383,14 +392,14 @@ struct ConnectionStateMachine {
     var isReadingRequests: Bool {
         switch state {
         case .awaitingHead, .receivingBody, .streaming, .startingStream: true
-        case .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
+        case .routing, .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
         }
     }
 
     /// Bytes `parse` left are kept for later (not dropped, as when closing).
     var keepsUnparsedInput: Bool {
         switch state {
-        case .awaitingHead, .receivingBody, .streaming, .startingStream, .running, .awaitingMemory: true
+        case .awaitingHead, .routing, .receivingBody, .streaming, .startingStream, .running, .awaitingMemory: true
         case .closingAfterWrite, .lingering, .closed, .modifying: false
         }
     }
@@ -399,7 +408,7 @@ struct ConnectionStateMachine {
     /// such requests complete at shutdown).
     func hasRequestInFlight(hasPendingOutput: Bool) -> Bool {
         switch state {
-        case .running, .awaitingMemory, .receivingBody, .streaming, .startingStream: true
+        case .routing, .running, .awaitingMemory, .receivingBody, .streaming, .startingStream: true
         case .awaitingHead, .closingAfterWrite: hasPendingOutput
         case .lingering, .closed, .modifying: false
         }
@@ -489,7 +498,12 @@ struct ConnectionStateMachine {
             guard let event = framer.next(input, index: &index) else { break }
             switch event {
             case .head(let head):
-                receivedHead(head, now: now, effects: effects)
+                if case .awaitingHead(let waiting) = state {
+                    state = .routing(waiting)
+                } else {
+                    state = .routing(AwaitingHead(startedAt: now, hasAnswered: true))
+                }
+                return .route(head)
             case .body(let range):
                 receivedBody(range, of: input, now: now, effects: effects)
             case .end:
@@ -556,7 +570,7 @@ struct ConnectionStateMachine {
             guard hasPendingOutput else { return .close }
             state = .closingAfterWrite(linger: false, lingerAllowance: 0)
             return .proceed
-        case .receivingBody, .streaming, .startingStream, .lingering:
+        case .routing, .receivingBody, .streaming, .startingStream, .lingering:
             return .close
         case .running, .awaitingMemory, .closingAfterWrite, .closed, .modifying:
             return .setInterest(hasPendingOutput ? .write : .none)
@@ -600,6 +614,15 @@ struct ConnectionStateMachine {
         case .header, .idle, .send, .linger:
             return .close
         }
+    }
+
+    /// The loop routed the head `parse` gave it (`route`): the request is answered,
+    /// its body read or streamed as `choice` says.
+    mutating func headRouted<Effects: ConnectionEffects>(_ head: RequestHead, to choice: Router.Choice, now: Int64,
+                                                         effects: Effects) {
+        guard case .routing(let waiting) = state else { return }
+        state = .awaitingHead(waiting)
+        receivedHead(head, choice: choice, now: now, effects: effects)
     }
 
     /// The handler `parse` asked for has answered. False if nothing was waiting for it.
@@ -653,7 +676,7 @@ struct ConnectionStateMachine {
                 return .poll(.read, .arm(.body, deadline: timer.deadline))
             }
             return .poll(.read, .keep)
-        case .running, .closingAfterWrite:
+        case .routing, .running, .closingAfterWrite:
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
             timer.kind = nil
             return .poll(.none, .disarm)
@@ -687,14 +710,14 @@ struct ConnectionStateMachine {
         return taken
     }
 
-    private mutating func receivedHead<Effects: ConnectionEffects>(_ head: RequestHead, now: Int64, effects: Effects) {
+    private mutating func receivedHead<Effects: ConnectionEffects>(_ head: RequestHead, choice: Router.Choice, now: Int64,
+                                                                   effects: Effects) {
         var startedAt = now
         if case .awaitingHead(let waiting) = state { startedAt = waiting.startedAt }
         var exchange = Exchange(head: head, routeIndex: nil, decided: nil, keepsBody: false, startedAt: startedAt)
         body = []  // a refused request's part-read body goes; a completed one's was taken
         heldInput = []
-        let router = settings.router
-        switch head.withPathAndContentType({ router.choose(method: head.method, path: $0, contentType: $1) { head.query } }) {
+        switch choice {
         case .respond(let decided):
             exchange.decided = decided
         case .handle(let index, let keeps):
@@ -864,7 +887,7 @@ struct ConnectionStateMachine {
             let head = stream.exchange.head
             summary = HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
             startedAt = stream.exchange.startedAt
-        case .awaitingHead(let waiting):
+        case .awaitingHead(let waiting), .routing(let waiting):
             startedAt = waiting.startedAt
         case .closingAfterWrite, .lingering, .closed, .modifying:
             break
@@ -884,7 +907,7 @@ struct ConnectionStateMachine {
 
     /// What a streamed request holds of the budget: its route's constant share.
     private func streamShare(_ exchange: Exchange) -> Int {
-        exchange.routeIndex.flatMap { settings.router.routes[$0].streamed?.memoryShare } ?? StreamedBody.defaultMemoryShare
+        exchange.routeIndex.flatMap { settings.streamedBodies[$0]?.memoryShare } ?? StreamedBody.defaultMemoryShare
     }
 
     /// The budget took the stream's share: its handler is made (`makeStreamHandler`),
@@ -902,7 +925,7 @@ struct ConnectionStateMachine {
     private mutating func takeDueStreamCall() -> ParseResult? {
         switch state {
         case .startingStream(let exchange):
-            guard let routeIndex = exchange.routeIndex, let streamed = settings.router.routes[routeIndex].streamed else {
+            guard let routeIndex = exchange.routeIndex, let streamed = settings.streamedBodies[routeIndex] else {
                 preconditionFailure("a stream starts only for a route with a streamed body")
             }
             return .makeStreamHandler(streamed, exchange.head.request(body: []))
@@ -1140,5 +1163,12 @@ struct ConnectionStateMachine {
         guard timer.kind != .send || sentSome else { return .keep }
         arm(.send, now: now)
         return .arm(.send, deadline: timer.deadline)
+    }
+}
+
+extension Router {
+    /// What the connection does with `head` (`ConnectionStateMachine.ParseResult.route`).
+    func choose(for head: RequestHead) -> Choice {
+        head.withPathAndContentType { choose(method: head.method, path: $0, contentType: $1) { head.query } }
     }
 }

@@ -202,6 +202,8 @@ final class HTTPConnection: ConnectionEffects {
                 break parsing
             case .performEffects:
                 performEffects()
+            case .route(let head):
+                machine.headRouted(head, to: loop.context.router.choose(for: head), now: loop.now, effects: self)
             case .makeStreamHandler(let streamed, let request):
                 machine.streamHandlerMade(streamed.handler(request))
             case .callStreamHandler(let handler, let call):
