@@ -136,8 +136,9 @@ struct ConnectionStateMachine {
     }
 
     /// A call of the current stream's handler, which the loop makes when `parse` asks
-    /// (`callStreamHandler`) and reports with `streamHandlerAnswered`.
-    enum StreamCall {
+    /// (`callStreamHandler`) and reports with `streamHandlerAnswered`. Indirect: a
+    /// stream's payload would otherwise grow the state every request copies.
+    indirect enum StreamCall {
         /// `receive(bytes)`. A `pause` it returns keeps the rest of `pauseFrom`: the same
         /// bytes, or those of the call that returned `begin` just before (this one then
         /// gets none).
@@ -365,9 +366,11 @@ struct ConnectionStateMachine {
     /// bytes arrive.
     private var stoppedForOutput = false
     private var peerClosedInput = false
-    /// Effects decided and not yet taken by the loop (`nextEffect`), from `outboxIndex` on.
+    /// Effects decided and not yet taken by the loop (`nextEffect`): `outbox[outboxIndex..<outboxCount]`.
+    /// Its slots are reused (a taken one holds a placeholder), so a request allocates nothing.
     private var outbox: [Effect] = []
     private var outboxIndex = 0
+    private var outboxCount = 0
 
     /// A new connection, accepted at `now`: its first head is due within the header timeout.
     init(settings: Settings, now: Int64) {
@@ -423,11 +426,10 @@ struct ConnectionStateMachine {
     /// A stream's handler call was decided outside `parse` (a timeout or the minimum rate
     /// cut the stream): `parse`, even with no bytes, asks for it.
     var hasDueStreamCall: Bool {
-        switch state {
-        case .startingStream: true
-        case .streaming(let stream): stream.due != nil
-        default: false
-        }
+        // Tags first: binding a payload copies the whole state, on every request's path.
+        if case .startingStream = state { return true }
+        guard case .streaming = state, case .streaming(let stream) = state else { return false }
+        return stream.due != nil
     }
 
     /// The share of the budget an offloaded handler's request holds, for its completion
@@ -436,11 +438,9 @@ struct ConnectionStateMachine {
 
     /// The next effect decided and not yet performed, in order; nil once all were taken.
     mutating func nextEffect() -> Effect? {
-        guard outboxIndex < outbox.count else {
-            if !outbox.isEmpty {
-                outbox.removeAll(keepingCapacity: true)
-                outboxIndex = 0
-            }
+        guard outboxIndex < outboxCount else {
+            outboxIndex = 0
+            outboxCount = 0
             return nil
         }
         var effect = Effect.largeWorkEnded
@@ -449,10 +449,15 @@ struct ConnectionStateMachine {
         return effect
     }
 
-    private var hasEffects: Bool { outboxIndex < outbox.count }
+    private var hasEffects: Bool { outboxIndex < outboxCount }
 
     private mutating func emit(_ effect: consuming Effect) {
-        outbox.append(effect)
+        if outboxCount < outbox.count {
+            outbox[outboxCount] = effect
+        } else {
+            outbox.append(effect)
+        }
+        outboxCount += 1
     }
 
     // MARK: Inputs
@@ -498,11 +503,9 @@ struct ConnectionStateMachine {
             guard let event = framer.next(input, index: &index) else { break }
             switch event {
             case .head(let head):
-                if case .awaitingHead(let waiting) = state {
-                    state = .routing(waiting)
-                } else {
-                    state = .routing(AwaitingHead(startedAt: now, hasAnswered: true))
-                }
+                var waiting = AwaitingHead(startedAt: now, hasAnswered: true)
+                if case .awaitingHead = state, case .awaitingHead(let awaiting) = state { waiting = awaiting }
+                state = .routing(waiting)
                 return .route(head)
             case .body(let range):
                 receivedBody(range, of: input, now: now, effects: effects)
@@ -620,9 +623,8 @@ struct ConnectionStateMachine {
     /// its body read or streamed as `choice` says.
     mutating func headRouted<Effects: ConnectionEffects>(_ head: RequestHead, to choice: Router.Choice, now: Int64,
                                                          effects: Effects) {
-        guard case .routing(let waiting) = state else { return }
-        state = .awaitingHead(waiting)
-        receivedHead(head, choice: choice, now: now, effects: effects)
+        guard case .routing = state, case .routing(let waiting) = state else { return }
+        receivedHead(head, choice: choice, startedAt: waiting.startedAt, now: now, effects: effects)
     }
 
     /// The handler `parse` asked for has answered. False if nothing was waiting for it.
@@ -710,10 +712,9 @@ struct ConnectionStateMachine {
         return taken
     }
 
-    private mutating func receivedHead<Effects: ConnectionEffects>(_ head: RequestHead, choice: Router.Choice, now: Int64,
-                                                                   effects: Effects) {
-        var startedAt = now
-        if case .awaitingHead(let waiting) = state { startedAt = waiting.startedAt }
+    /// Every path sets the state (`.routing` until then).
+    private mutating func receivedHead<Effects: ConnectionEffects>(_ head: RequestHead, choice: Router.Choice,
+                                                                   startedAt: Int64, now: Int64, effects: Effects) {
         var exchange = Exchange(head: head, routeIndex: nil, decided: nil, keepsBody: false, startedAt: startedAt)
         body = []  // a refused request's part-read body goes; a completed one's was taken
         heldInput = []
@@ -923,20 +924,21 @@ struct ConnectionStateMachine {
     /// What `parse` asks for first, if it is due: the stream's handler is made or
     /// called, and nothing else is parsed, until it has answered.
     private mutating func takeDueStreamCall() -> ParseResult? {
+        // One tag check on every request's path: binding a payload copies the whole state.
         switch state {
-        case .startingStream(let exchange):
-            guard let routeIndex = exchange.routeIndex, let streamed = settings.streamedBodies[routeIndex] else {
-                preconditionFailure("a stream starts only for a route with a streamed body")
-            }
-            return .makeStreamHandler(streamed, exchange.head.request(body: []))
-        case .streaming:
-            guard case .streaming(var stream) = takeState() else { return nil }
+        case .streaming, .startingStream: break
+        default: return nil
+        }
+        if case .streaming = state, case .streaming(var stream) = takeState() {
             let due = stream.due.take()
             state = .streaming(stream)
             return due.map { .callStreamHandler(stream.handler, $0) }
-        default:
-            return nil
         }
+        guard case .startingStream = state, case .startingStream(let exchange) = state else { return nil }
+        guard let routeIndex = exchange.routeIndex, let streamed = settings.streamedBodies[routeIndex] else {
+            preconditionFailure("a stream starts only for a route with a streamed body")
+        }
+        return .makeStreamHandler(streamed, exchange.head.request(body: []))
     }
 
     /// Its status has gone: the handler hears nothing more, and the connection closes

@@ -189,13 +189,15 @@ final class HTTPConnection: ConnectionEffects {
     private func process(_ input: UnsafeRawBufferPointer) {
         var index = 0
         parsing: while true {
-            switch machine.parse(input, index: &index, now: loop.now, effects: self) {
+            let next = machine.parse(input, index: &index, now: loop.now, effects: self)
+            switch consume next {
             case .stop:
                 break parsing
             case .runHandler(let routeIndex, let request):
                 startAnswering()
                 _ = machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request), now: loop.now,
                                             effects: self)
+                performEffects()  // its answer goes out now, not through another round of parse
             case .offload(let routeIndex, let request):
                 startAnswering()
                 loop.offload(self, routeIndex: routeIndex, request: request)
@@ -233,7 +235,7 @@ final class HTTPConnection: ConnectionEffects {
     /// Performs what the machine decided, in order, until nothing is left.
     private func performEffects() {
         while let effect = machine.nextEffect() {
-            switch effect {
+            switch consume effect {
             case .sendContinue:
                 appendOutput { $0.append(ResponseSerializer.continueResponse) }
             case .send(let response, let omitsBody, let framing, let field, let accessLine):
