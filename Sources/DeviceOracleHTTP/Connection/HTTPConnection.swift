@@ -4,8 +4,9 @@ import Glibc
 
 /// One accepted connection's I/O, driven by its loop's thread only: it reads into the
 /// loop's buffer, hands events to its `ConnectionStateMachine`, and performs what the
-/// machine decides — sends, epoll interest, timers, handlers (inline, or on the
-/// worker pool for large bodies), streamed answers' pieces, close.
+/// machine decides — its effects in order (sends, access records), epoll interest,
+/// timers, routing, handlers (inline, or on the worker pool for large bodies), a
+/// streamed request's handler calls, streamed answers' pieces, close.
 ///
 /// Memory per idle connection is this object and the machine's small state: input is
 /// parsed straight from the loop's read buffer, answers are built in the loop's scratch
@@ -225,7 +226,7 @@ final class HTTPConnection: ConnectionEffects {
         if machine.hasDueStreamCall { process(ConnectionStateMachine.noBytes) }
     }
 
-    // MARK: Effects the machine decides
+    // MARK: What the machine consults, and its effects
 
     var isOutputBackedUp: Bool { output.count + loop.scratch.count >= Self.outputHighWater || streamedBody != nil }
     var isOutputDrained: Bool { !hasPendingOutput }
