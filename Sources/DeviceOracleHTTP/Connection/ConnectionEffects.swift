@@ -2,7 +2,7 @@
 /// (parsing stops while it is backed up), whether the server is draining, and the
 /// server's memory budget, whose answer it needs at once. Everything it decides to do
 /// comes back as values (`ConnectionStateMachine.Effect` and each input's result); an
-/// implementation only answers, and a test one is a budget and two flags.
+/// implementation only answers, and a test one is a budget and three flags.
 protocol ConnectionEffects: AnyObject {
     /// Parsing stops while this much output waits or a streamed body is still going out.
     var isOutputBackedUp: Bool { get }
