@@ -182,7 +182,7 @@ final class ConnectionStateMachineTests: XCTestCase {
             var index = 0
             parse(input, index: &index, at: now)
         }
-        machine.readEnded(now: now, effects: effects)
+        XCTAssertEqual(machine.readEnded(now: now, effects: effects), .proceed)
         callDueStreamHandler(at: now)
     }
 
@@ -190,25 +190,32 @@ final class ConnectionStateMachineTests: XCTestCase {
     /// route handlers inline (large bodies are offloaded: kept in `offloaded`), and the
     /// stream's handler.
     private func parse(_ input: UnsafeRawBufferPointer, index: inout Int, at now: Int64) {
+        var next = machine.parse(input, index: &index, now: now, effects: effects)
         while true {
-            switch machine.parse(input, index: &index, now: now, effects: effects) {
+            switch next {
             case .stop:
                 return
             case .runHandler(let routeIndex, let request):
-                _ = machine.handlerFinished(router.routes[routeIndex].handler(request), now: now, effects: effects)
+                XCTAssertEqual(machine.handlerFinished(router.routes[routeIndex].handler(request), now: now, effects: effects),
+                               .proceed)
+                next = machine.parse(input, index: &index, now: now, effects: effects)
             case .offload(_, let request):
                 offloaded.append(request)
                 return
             case .performEffects:
-                break  // performed after every input (`machine`)
+                // performed after every input (`machine`)
+                next = machine.parse(input, index: &index, now: now, effects: effects)
             case .route(let head):
-                machine.headRouted(head, to: router.choose(for: head), now: now, effects: effects)
+                next = machine.headRouted(head, to: router.choose(for: head), input: input, index: &index, now: now,
+                                          effects: effects)
             case .makeStreamHandler(let streamed, let request):
-                machine.streamHandlerMade(streamed.handler(request))
+                next = machine.streamHandlerMade(streamed.handler(request), input: input, index: &index, now: now,
+                                                 effects: effects)
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
-                machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes, output: &streamOutput,
-                                              input: input, now: now, effects: effects)
+                next = machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes,
+                                                     output: &streamOutput, input: input, index: &index, now: now,
+                                                     effects: effects)
             }
         }
     }
@@ -568,8 +575,9 @@ final class ConnectionStateMachineTests: XCTestCase {
         var index = 0
         let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, effects: effects) }
         guard case .route(let head) = routing else { return XCTFail("parse returned \(routing), not the head to route") }
-        machine.headRouted(head, to: router.choose(for: head), now: start, effects: effects)
-        let result = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, effects: effects) }
+        let result = request.withUnsafeBytes {
+            machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, effects: effects)
+        }
 
         guard case .performEffects = result else { return XCTFail("parse returned \(result), not the 404 to send") }
         XCTAssertEqual(effects.answers.map(\.status), [404])
@@ -647,9 +655,9 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(offloaded.count, 1)
         XCTAssertTrue(machine.hasRequestInFlight(hasPendingOutput: false))
 
-        let answered = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
+        let action = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
 
-        XCTAssertTrue(answered)
+        XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.answers.map(\.status), [200])
     }
 

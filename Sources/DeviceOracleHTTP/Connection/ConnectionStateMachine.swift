@@ -269,20 +269,21 @@ struct ConnectionStateMachine {
     /// Why `parse` returned.
     enum ParseResult {
         /// Route this head (`Router.choose(for:)`) and give the choice with
-        /// `headRouted`, then parse on (the same input).
+        /// `headRouted`, which returns the next step (it parses on, the same input).
         case route(RequestHead)
         /// Nothing more can be parsed now: more bytes are needed, output is backed up, or
         /// the state no longer reads. Unparsed bytes are kept if `keepsUnparsedInput`.
         case stop
-        /// Run this handler now and report with `handlerFinished`, then parse on.
+        /// Run this handler now and report with `handlerFinished` (`proceed`: perform the
+        /// effects), then parse on.
         case runHandler(routeIndex: Int, request: HTTPRequest)
         /// Run this handler on another thread; `handlerFinished` when it answers.
         case offload(routeIndex: Int, request: HTTPRequest)
         /// Make the handler of this streamed request (`StreamedBody.handler`) and give it
-        /// with `streamHandlerMade`, then parse on (the same input).
+        /// with `streamHandlerMade`, which returns the next step.
         case makeStreamHandler(StreamedBody, HTTPRequest)
         /// Make this call of the stream's handler now and report it with
-        /// `streamHandlerAnswered`, then parse on (the same input).
+        /// `streamHandlerAnswered`, which returns the next step.
         case callStreamHandler(any StreamedRequestHandler, StreamCall)
         /// Perform the effects decided (`nextEffect`), then parse on (the same input):
         /// the output's state they change decides whether parsing goes on.
@@ -292,7 +293,10 @@ struct ConnectionStateMachine {
     /// What the event loop does after an event.
     enum Action: Equatable {
         case none
-        /// Send what is queued, then ask `nextWait`.
+        /// Perform the effects decided (`nextEffect`) and a stream handler's call due
+        /// (`hasDueStreamCall`), send what is queued, parse what waited behind it, then ask
+        /// `nextWait`. Inside a parse round (an inline handler's answer): perform the
+        /// effects, then parse on.
         case proceed
         case setInterest(Interest)
         case close
@@ -520,20 +524,33 @@ struct ConnectionStateMachine {
 
     /// The handler `parse` asked for with `makeStreamHandler` was made: the stream's
     /// body goes to it as it is read.
-    mutating func streamHandlerMade(_ handler: any StreamedRequestHandler) {
-        guard case .startingStream = state, case .startingStream(let exchange) = takeState() else { return }
-        state = .streaming(Stream(exchange: exchange, handler: handler))
+    /// Returns what `parse` decides next (`input[index...]`).
+    mutating func streamHandlerMade<Effects: ConnectionEffects>(_ handler: any StreamedRequestHandler,
+                                                                input: UnsafeRawBufferPointer, index: inout Int,
+                                                                now: Int64, effects: Effects) -> ParseResult {
+        if case .startingStream = state, case .startingStream(let exchange) = takeState() {
+            state = .streaming(Stream(exchange: exchange, handler: handler))
+        }
+        return parse(input, index: &index, now: now, effects: effects)
     }
 
     /// The stream's handler answered `call` (what `parse` asked for with
     /// `callStreamHandler`): `progress` is its answer (nil only from `cut`: it has none),
     /// `output` what it wrote, `heldBytes` what it says it holds now, and `input` the bytes
-    /// last given to `parse`.
+    /// last given to `parse` (`index`: how far it went). Returns what `parse` decides next.
     mutating func streamHandlerAnswered<Effects: ConnectionEffects>(
+        _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output: inout [UInt8],
+        input: UnsafeRawBufferPointer, index: inout Int, now: Int64, effects: Effects
+    ) -> ParseResult {
+        answered(call, progress: progress, heldBytes: heldBytes, output: &output, input: input, now: now, effects: effects)
+        output.removeAll()  // what it wrote before its answer began, or in a cut unheard, goes
+        return parse(input, index: &index, now: now, effects: effects)
+    }
+
+    private mutating func answered<Effects: ConnectionEffects>(
         _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output: inout [UInt8],
         input: UnsafeRawBufferPointer, now: Int64, effects: Effects
     ) {
-        defer { output.removeAll() }  // what it wrote before its answer began, or in a cut unheard, goes
         guard case .streaming = state, case .streaming(let stream) = takeState() else { return }
         switch (call, progress) {
         case (.cut, .end(let trailers, _, let logFields)?):
@@ -555,13 +572,14 @@ struct ConnectionStateMachine {
     }
 
     /// After a read's bytes were parsed: past its grace period, a request that has
-    /// averaged under the minimum rate is refused.
-    mutating func readEnded<Effects: ConnectionEffects>(now: Int64, effects: Effects) {
-        guard isReadingRequests, !framer.isBetweenRequests, settings.minReceiveRate > 0 else { return }
+    /// averaged under the minimum rate is refused. Then the loop goes on (`proceed`).
+    mutating func readEnded<Effects: ConnectionEffects>(now: Int64, effects: Effects) -> Action {
+        guard isReadingRequests, !framer.isBetweenRequests, settings.minReceiveRate > 0 else { return .proceed }
         let seconds = Double(now - rateClock.startedAt) / 1e9 - settings.minReceiveRateGrace
-        guard seconds > 0 && Double(rateClock.bytes) < settings.minReceiveRate * seconds else { return }
+        guard seconds > 0 && Double(rateClock.bytes) < settings.minReceiveRate * seconds else { return .proceed }
         refuse(HTTPError(status: 408, detail: "the request arrived at under \(settings.minReceiveRate) bytes/s on average after its first \(settings.minReceiveRateGrace) s"),
                summary: HeadSummary(), now: now, effects: effects)
+        return .proceed
     }
 
     /// The peer closed its side (a read returned 0).
@@ -620,23 +638,28 @@ struct ConnectionStateMachine {
     }
 
     /// The loop routed the head `parse` gave it (`route`): the request is answered,
-    /// its body read or streamed as `choice` says.
-    mutating func headRouted<Effects: ConnectionEffects>(_ head: RequestHead, to choice: Router.Choice, now: Int64,
-                                                         effects: Effects) {
-        guard case .routing = state, case .routing(let waiting) = state else { return }
-        receivedHead(head, choice: choice, startedAt: waiting.startedAt, now: now, effects: effects)
+    /// its body read or streamed as `choice` says. Returns what `parse` decides next
+    /// (`input[index...]`).
+    mutating func headRouted<Effects: ConnectionEffects>(_ head: consuming RequestHead, to choice: consuming Router.Choice,
+                                                         input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
+                                                         effects: Effects) -> ParseResult {
+        if case .routing = state, case .routing(let waiting) = state {
+            receivedHead(head, choice: choice, startedAt: waiting.startedAt, now: now, effects: effects)
+        }
+        return parse(input, index: &index, now: now, effects: effects)
     }
 
-    /// The handler `parse` asked for has answered. False if nothing was waiting for it.
+    /// The handler `parse` asked for has answered: `proceed` (the answer is among the
+    /// effects), or `none` if nothing was waiting for it (the connection closed meanwhile).
     mutating func handlerFinished<Effects: ConnectionEffects>(_ response: consuming HTTPResponse, now: Int64,
-                                                              effects: Effects) -> Bool {
+                                                              effects: Effects) -> Action {
         switch takeState() {
         case .running(let exchange):
             finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
-            return true
+            return .proceed
         case let other:
             state = other
-            return false
+            return .none
         }
     }
 

@@ -131,10 +131,7 @@ final class HTTPConnection: ConnectionEffects {
                 return
             case .parse:
                 process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                machine.readEnded(now: loop.now, effects: self)
-                performEffects()
-                callDueStreamHandler()
-                afterProcessing()
+                perform(machine.readEnded(now: loop.now, effects: self))
             }
         } else if count == 0 {
             perform(machine.peerClosed(hasPendingOutput: hasPendingOutput))
@@ -145,22 +142,20 @@ final class HTTPConnection: ConnectionEffects {
 
     func timerExpired() {
         loop.assertOnLoop()
-        let action = machine.timerFired(now: loop.now, effects: self)
-        performEffects()
-        perform(action)
+        perform(machine.timerFired(now: loop.now, effects: self))
     }
 
+    /// An offloaded handler has answered.
     func handlerFinished(_ response: HTTPResponse) {
         loop.assertOnLoop()
-        guard machine.handlerFinished(response, now: loop.now, effects: self) else { return }
-        performEffects()
-        afterProcessing()
+        perform(machine.handlerFinished(response, now: loop.now, effects: self))
     }
 
     private func perform(_ action: ConnectionStateMachine.Action) {
         switch action {
         case .none: break
         case .proceed:
+            performEffects()
             callDueStreamHandler()
             afterProcessing()
         case .setInterest(let interest): loop.setInterest(self, Self.epollEvents(interest))
@@ -189,30 +184,35 @@ final class HTTPConnection: ConnectionEffects {
     /// Parses `input`, running the handlers the machine asks for; keeps what it could not parse yet.
     private func process(_ input: UnsafeRawBufferPointer) {
         var index = 0
+        var next = machine.parse(input, index: &index, now: loop.now, effects: self)
         parsing: while true {
-            let next = machine.parse(input, index: &index, now: loop.now, effects: self)
             switch consume next {
             case .stop:
                 break parsing
             case .runHandler(let routeIndex, let request):
                 startAnswering()
-                _ = machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request), now: loop.now,
-                                            effects: self)
-                performEffects()  // its answer goes out now, not through another round of parse
+                let answered = machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request),
+                                                       now: loop.now, effects: self)
+                if answered == .proceed { performEffects() }  // its answer goes out now, not through another round of parse
+                next = machine.parse(input, index: &index, now: loop.now, effects: self)
             case .offload(let routeIndex, let request):
                 startAnswering()
                 loop.offload(self, routeIndex: routeIndex, request: request)
                 break parsing
             case .performEffects:
                 performEffects()
+                next = machine.parse(input, index: &index, now: loop.now, effects: self)
             case .route(let head):
-                machine.headRouted(head, to: loop.context.router.choose(for: head), now: loop.now, effects: self)
+                let choice = loop.context.router.choose(for: head)
+                next = machine.headRouted(head, to: choice, input: input, index: &index, now: loop.now, effects: self)
             case .makeStreamHandler(let streamed, let request):
-                machine.streamHandlerMade(streamed.handler(request))
+                next = machine.streamHandlerMade(streamed.handler(request), input: input, index: &index, now: loop.now,
+                                                 effects: self)
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
-                machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes, output: &streamOutput,
-                                              input: input, now: loop.now, effects: self)
+                next = machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes,
+                                                     output: &streamOutput, input: input, index: &index, now: loop.now,
+                                                     effects: self)
             }
         }
         if index < input.count, machine.keepsUnparsedInput {
