@@ -26,7 +26,6 @@ final class ConnectionStateMachineTests: XCTestCase {
         var isOutputBackedUp = false
         var isOutputDrained = true
         var isDraining = false
-        let answerRecording = AnswerRecording.lines
 
         /// Records `effect`; true when it was an answer that went whole (the loop then
         /// says so with `answerBodyQueued`; a body written as it is sent stays queued).
@@ -62,6 +61,10 @@ final class ConnectionStateMachineTests: XCTestCase {
                 }
             case .largeWorkEnded:
                 trims += 1
+            case .releaseMemory(let bytes):
+                reserved -= bytes
+            case .holdMemory(let bytes):
+                reserved += bytes
             }
             return false
         }
@@ -81,8 +84,6 @@ final class ConnectionStateMachineTests: XCTestCase {
             return true
         }
 
-        func releaseMemory(_ bytes: Int) { reserved -= bytes }
-        func holdMemory(_ bytes: Int) { reserved += bytes }
         var trims = 0
     }
 
@@ -167,7 +168,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         configuration.idleTimeout = 60
         configuration.minReceiveRate = 0
         configure(&configuration)
-        machine = ConnectionStateMachine(settings: .init(configuration: configuration, router: router), now: start)
+        machine = ConnectionStateMachine(settings: .init(configuration: configuration, router: router, answerRecording: .lines),
+                                         now: start)
     }
 
     /// What the loop does with a read of `text` at `now`: parse it, run handlers inline

@@ -10,13 +10,7 @@ protocol ConnectionEffects: AnyObject {
     var isOutputDrained: Bool { get }
     /// The server is shutting down: answers close their connection.
     var isDraining: Bool { get }
-    /// Access records (the access log's lines, `/metrics`' counts) are built only as far
-    /// as someone reads them.
-    var answerRecording: AnswerRecording { get }
 
     /// Takes `bytes` of the memory budget if they fit.
     func reserveMemory(_ bytes: Int) -> Bool
-    func releaseMemory(_ bytes: Int)
-    /// Counts `bytes` the process holds already (an answer's work): never refused.
-    func holdMemory(_ bytes: Int)
 }

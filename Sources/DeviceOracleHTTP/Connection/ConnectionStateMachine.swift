@@ -33,8 +33,12 @@ struct ConnectionStateMachine {
         let offloadBodyBytes: Int
         /// Each `TimerKind`'s duration, clamped to a year so no configured value overflows.
         let timerNanoseconds: [Int64]
+        /// Access records (the access log's lines, `/metrics`' counts) are built only as far
+        /// as someone reads them.
+        let answerRecording: AnswerRecording
 
-        init(configuration: ServerConfiguration, router: Router) {
+        init(configuration: ServerConfiguration, router: Router, answerRecording: AnswerRecording) {
+            self.answerRecording = answerRecording
             streamedBodies = router.routes.map(\.streamed)
             headLimits = configuration.headLimits
             maxBodyBytes = configuration.maxBodyBytes
@@ -255,6 +259,10 @@ struct ConnectionStateMachine {
         case streamedAnswerEnded(accessLine: AccessLineFields?, bytes: Int)
         /// Megabytes were freed: the heap may be trimmed once things are quiet.
         case largeWorkEnded
+        /// Gives `bytes` back to the server's memory budget.
+        case releaseMemory(Int)
+        /// Counts `bytes` the process holds already (an answer's work) in the budget: never refused.
+        case holdMemory(Int)
     }
 
     /// What the event loop does with bytes just read.
@@ -475,7 +483,7 @@ struct ConnectionStateMachine {
             return .discarded
         }
         if framer.isBetweenRequests {
-            if case .awaitingHead(var waiting) = state {
+            if case .awaitingHead = state, case .awaitingHead(var waiting) = takeState() {
                 waiting.startedAt = now
                 state = .awaitingHead(waiting)
             }
@@ -508,13 +516,14 @@ struct ConnectionStateMachine {
             switch event {
             case .head(let head):
                 var waiting = AwaitingHead(startedAt: now, hasAnswered: true)
-                if case .awaitingHead = state, case .awaitingHead(let awaiting) = state { waiting = awaiting }
+                // Taken, not bound in place: a payload bound from `state` copies the whole state.
+                if case .awaitingHead = state, case .awaitingHead(let awaiting) = takeState() { waiting = awaiting }
                 state = .routing(waiting)
                 return .route(head)
             case .body(let range):
                 receivedBody(range, of: input, now: now, effects: effects)
             case .end:
-                if let run = requestComplete(now: now, effects: effects) { return run }
+                return requestComplete(input, index: &index, now: now, effects: effects)
             case .failure(let error, let summary):
                 refuse(error, summary: summary, now: now, effects: effects)
             }
@@ -643,7 +652,8 @@ struct ConnectionStateMachine {
     mutating func headRouted<Effects: ConnectionEffects>(_ head: consuming RequestHead, to choice: consuming Router.Choice,
                                                          input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
                                                          effects: Effects) -> ParseResult {
-        if case .routing = state, case .routing(let waiting) = state {
+        if case .routing = state, case .routing(let waiting) = takeState() {
+            state = .routing(waiting)  // taken and put back: binding it in place copies the whole state
             receivedHead(head, choice: choice, startedAt: waiting.startedAt, now: now, effects: effects)
         }
         return parse(input, index: &index, now: now, effects: effects)
@@ -683,9 +693,9 @@ struct ConnectionStateMachine {
         if draining, !hasRequestInFlight(hasPendingOutput: hasPendingOutput) { return .close }
         defer { timer.bodyProgress = false }
         switch state {
-        case .awaitingHead(let waiting):
+        case .awaitingHead:
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
-            if framer.isBetweenRequests { return .poll(.read, rearm(waiting.hasAnswered ? .idle : .header, now: now)) }
+            if framer.isBetweenRequests { return .poll(.read, rearm(hasAnswered ? .idle : .header, now: now)) }
             return .poll(.read, rearm(.header, now: now))
         case .receivingBody, .streaming, .startingStream:
             // A stream's output waiting for the peer stops reading (backpressure): the
@@ -710,6 +720,16 @@ struct ConnectionStateMachine {
             return .poll(hasPendingOutput ? .write : .none, rearm(.memoryRetry, now: now))
         case .lingering, .closed, .modifying:
             return .unchanged
+        }
+    }
+
+    /// Awaiting a head, the connection has answered a request before. Read from a state
+    /// taken and put back: a payload bound in place copies the whole state.
+    private var hasAnswered: Bool {
+        mutating get {
+            guard case .awaitingHead = state, case .awaitingHead(let waiting) = takeState() else { return false }
+            state = .awaitingHead(waiting)
+            return waiting.hasAnswered
         }
     }
 
@@ -823,7 +843,11 @@ struct ConnectionStateMachine {
         }
     }
 
-    private mutating func requestComplete<Effects: ConnectionEffects>(now: Int64, effects: Effects) -> ParseResult? {
+    /// The request's body has ended: its handler is asked for, or (an answer decided
+    /// from its head, a stream) parsing goes on. Returned, not wrapped in an Optional: a
+    /// request's handler is asked for without one more copy of the request.
+    private mutating func requestComplete<Effects: ConnectionEffects>(_ input: UnsafeRawBufferPointer, index: inout Int,
+                                                                      now: Int64, effects: Effects) -> ParseResult {
         var exchange: Exchange
         switch takeState() {
         case .receivingBody(let received):
@@ -835,17 +859,17 @@ struct ConnectionStateMachine {
                 stream.due = .bodyEnded
                 state = .streaming(stream)
             }
-            return nil
+            return parse(input, index: &index, now: now, effects: effects)
         default:
             preconditionFailure("a request ends only while its body is received")
         }
         if let response = exchange.decided.take() {
             finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
-            return nil
+            return parse(input, index: &index, now: now, effects: effects)  // the answer goes out first
         }
         guard let routeIndex = exchange.routeIndex else {
             state = .receivingBody(exchange)
-            return nil
+            return parse(input, index: &index, now: now, effects: effects)
         }
         var received: [UInt8] = []
         swap(&received, &body)
@@ -863,13 +887,13 @@ struct ConnectionStateMachine {
         let keepAlive = exchange.head.keepAlive && !forceClose && !effects.isDraining && !peerClosedInput
         let field: ResponseSerializer.ConnectionField =
             !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
-        let accessLine = AccessLineFields(effects.answerRecording, head: exchange.head, status: response.status,
+        let accessLine = AccessLineFields(settings.answerRecording, head: exchange.head, status: response.status,
                                           startedAt: exchange.startedAt, fields: response.logFields,
                                           routeIndex: exchange.routeIndex, overload: overload)
         // The answer's work is held already: counted, never refused, until it has gone.
         let held = response.heldBytes - share(of: reservedBodyBytes)
         if held > 0 {
-            effects.holdMemory(held)
+            emit(.holdMemory(held))
             heldAnswerBytes = held
         }
         let framing = Self.framing(of: response, to: exchange.head)
@@ -920,7 +944,7 @@ struct ConnectionStateMachine {
         let response = error.response
         let bytes = response.body.count
         emit(.sendRefusal(response))
-        if effects.answerRecording != .nothing {
+        if settings.answerRecording != .nothing {
             emit(.record(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
                                           startedAt: startedAt, userAgent: summary.userAgent), bytes: bytes))
         }
@@ -1026,7 +1050,7 @@ struct ConnectionStateMachine {
             if chunked { emit(.sendStreamedEnd(trailers: trailers)) }
             let head = stream.exchange.head
             emit(.streamedAnswerEnded(accessLine: AccessLineFields(
-                effects.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
+                settings.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
                 fields: logFields, routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes))
             stream.answer = .ended(keepAlive: keepAlive)
             if bodyEnded {
@@ -1073,7 +1097,7 @@ struct ConnectionStateMachine {
         let step = Self.streamShareStep
         let wanted = (held + step - 1) / step * step
         if wanted < reservedStreamShare {
-            effects.releaseMemory(reservedStreamShare - wanted)
+            emit(.releaseMemory(reservedStreamShare - wanted))
             reservedStreamShare = wanted
         } else if wanted > reservedStreamShare {
             if effects.reserveMemory(wanted - reservedStreamShare) {
@@ -1103,7 +1127,7 @@ struct ConnectionStateMachine {
         guard case .begun(let status, _, _) = stream.answer else { return }
         let head = stream.exchange.head
         emit(.streamedAnswerEnded(accessLine: AccessLineFields(
-            effects.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
+            settings.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
             routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes))
     }
 
@@ -1139,19 +1163,19 @@ struct ConnectionStateMachine {
 
     private mutating func releaseReservation<Effects: ConnectionEffects>(effects: Effects) {
         if reservedStreamShare > 0 {
-            effects.releaseMemory(reservedStreamShare)
+            emit(.releaseMemory(reservedStreamShare))
             reservedStreamShare = 0
             // However it ended (its end, a cut, a peer that never read and left), a
             // stream's lines, state and output were freed: the heap is trimmed once quiet.
             emit(.largeWorkEnded)
         }
         if heldAnswerBytes > 0 {
-            effects.releaseMemory(heldAnswerBytes)
+            emit(.releaseMemory(heldAnswerBytes))
             heldAnswerBytes = 0
             emit(.largeWorkEnded)
         }
         guard reservedBodyBytes > 0 else { return }
-        effects.releaseMemory(share(of: reservedBodyBytes))
+        emit(.releaseMemory(share(of: reservedBodyBytes)))
         if reservedBodyBytes >= settings.offloadBodyBytes { emit(.largeWorkEnded) }
         reservedBodyBytes = 0
     }

@@ -231,7 +231,6 @@ final class HTTPConnection: ConnectionEffects {
     var isOutputBackedUp: Bool { output.count + loop.scratch.count >= Self.outputHighWater || streamedBody != nil }
     var isOutputDrained: Bool { !hasPendingOutput }
     var isDraining: Bool { loop.draining }
-    var answerRecording: AnswerRecording { loop.answerRecording }
 
     /// Performs what the machine decided, in order, until nothing is left.
     private func performEffects() {
@@ -264,32 +263,39 @@ final class HTTPConnection: ConnectionEffects {
                 answered(accessLine, bytes: bytes)
             case .largeWorkEnded:
                 loop.largeWorkEnded()
+            case .releaseMemory(let bytes):
+                loop.context.memoryBudget.adjust(by: -bytes)
+            case .holdMemory(let bytes):
+                loop.context.memoryBudget.adjust(by: bytes)
             }
         }
     }
 
     /// Queues `response`, framed as decided. True when its body goes on streaming after
-    /// the queued part (its access line is then written when the stream ends).
-    private func queueAnswer(_ response: consuming HTTPResponse, omitsBody isHead: Bool,
+    /// the queued part (its access line is then written when the stream ends). Borrowed:
+    /// an answer that goes whole is serialized from the effect, never copied.
+    private func queueAnswer(_ response: borrowing HTTPResponse, omitsBody isHead: Bool,
                              framing decided: ConnectionStateMachine.AnswerFraming,
                              connection field: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
-        var response = response
         var streamed: (stream: any HTTPBodyStream, firstPiece: WrittenBytes)?
         var framing = ResponseSerializer.BodyFraming.whole
-        let bodyStream = response.bodyStream.take()
         switch decided {
         case .whole:
             break
         case .headOfStream(let chunked):
             if chunked { framing = .chunked }
         case .stream(let chunked):
-            guard let bodyStream else { break }
+            guard let bodyStream = response.bodyStream else { break }
             let firstPiece = WrittenBytes()
             if bodyStream.next(into: firstPiece, minimum: Self.streamPieceBytes) {
                 streamed = (bodyStream, firstPiece)
                 framing = chunked ? .chunked : .length(response.streamLength ?? bodyStream.byteCount())
             } else {
-                response.body = firstPiece.bytes
+                // The stream ended within its first piece: it goes whole, with a Content-Length.
+                var whole = copy response
+                whole.bodyStream = nil
+                whole.body = firstPiece.bytes
+                return queueAnswer(whole, omitsBody: isHead, framing: .whole, connection: field, accessLine: accessLine)
             }
         }
         appendOutput {
@@ -329,8 +335,6 @@ final class HTTPConnection: ConnectionEffects {
     }
 
     func reserveMemory(_ bytes: Int) -> Bool { loop.context.memoryBudget.reserve(bytes) }
-    func releaseMemory(_ bytes: Int) { loop.context.memoryBudget.adjust(by: -bytes) }
-    func holdMemory(_ bytes: Int) { loop.context.memoryBudget.adjust(by: bytes) }
 
     /// Appends the next piece of the streamed body once little output waits; after the
     /// last one, the last chunk, and the access line with the body's whole size.

@@ -43,7 +43,9 @@ final class ServerContext: Sendable {
             router = Router(routes)
             metrics = ServerMetrics(routes: [], loops: 1, answerCounters: [], budget: memoryBudget, openConnections: { 0 })
         }
-        connectionSettings = ConnectionStateMachine.Settings(configuration: configuration, router: router)
+        connectionSettings = ConnectionStateMachine.Settings(
+            configuration: configuration, router: router,
+            answerRecording: logger.logsAccess ? .lines : configuration.metrics ? .counts : .nothing)
         self.memoryBudget = memoryBudget
         self.metrics = metrics
         self.router = router
@@ -143,7 +145,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         self.workers = workers
         heapTrimmer = HeapTrimmer(quietPeriod: context.heapTrimming.quietPeriod, now: csyscalls_monotonic_ns(),
                                   trimsAtStart: index == 0)
-        answerRecording = context.logger.logsAccess ? .lines : context.configuration.metrics ? .counts : .nothing
+        answerRecording = context.connectionSettings.answerRecording
         metricsRecorder = context.metrics.recorder()
         epollFD = csyscalls_epoll_create()
         wakeFD = csyscalls_eventfd()
