@@ -1,8 +1,9 @@
 /// What a `ConnectionStateMachine` consults while it decides: the connection's output
-/// (parsing stops while it is backed up), whether the server is draining, and the
-/// server's memory budget, whose answer it needs at once. Everything it decides to do
-/// comes back as values (`ConnectionStateMachine.Effect` and each input's result); an
-/// implementation only answers, and a test one is a budget and three flags.
+/// (parsing stops while it is backed up), whether the server is draining, and a
+/// reservation of the server's memory budget, whose answer it needs at once. Everything
+/// it decides to do comes back as values (`ConnectionStateMachine.Effect`, memory given
+/// back or held included, and each input's result); an implementation only answers, and
+/// a test one is a budget and three flags.
 protocol ConnectionEffects: AnyObject {
     /// Parsing stops while this much output waits or a streamed body is still going out.
     var isOutputBackedUp: Bool { get }

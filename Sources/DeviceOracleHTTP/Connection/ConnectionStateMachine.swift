@@ -10,10 +10,11 @@
 /// route's handler are requested by `parse` (`route`, `runHandler`, `offload`,
 /// `makeStreamHandler`, `callStreamHandler`) and their result comes back as an input
 /// (`headRouted`, `handlerFinished`, `streamHandlerMade`, `streamHandlerAnswered`).
-/// What the loop does for it comes back as values: one small enum per input (parse on,
-/// run a handler, wait for this, close...), and the answers, their pieces and access
-/// records as `Effect`s, performed in the order decided (`nextEffect`). It consults a
-/// `ConnectionEffects` only for the output's state, the drain and the memory budget.
+/// What the loop does for it comes back as values: one small enum per input (the next
+/// step of a parse round, proceed, wait for this, close...), and the answers, their
+/// pieces, access records and the memory given back or held as `Effect`s, performed in
+/// the order decided (`nextEffect`). It consults a `ConnectionEffects` only for the
+/// output's state, the drain and a reservation of the memory budget.
 struct ConnectionStateMachine {
     /// The rules every connection of a server follows, shared (one reference per connection).
     final class Settings: Sendable {
