@@ -25,7 +25,6 @@ final class ConnectionStateMachineTests: XCTestCase {
         var reserved = 0
         var isOutputBackedUp = false
         var isOutputDrained = true
-        var isDraining = false
 
         /// Records `effect`; true when it was an answer that went whole (the loop then
         /// says so with `answerBodyQueued`; a body written as it is sent stays queued).
@@ -278,7 +277,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testAPartialHeadGets408AtTheHeaderTimeoutThenALingeringClose() {
         accept()
         read("GET /hello HTTP/1.1\r\nHo", at: start + second)
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second),
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second),
                        .poll(.read, .keep), "the head's deadline runs from accept")
 
         let action = fire(at: start + 10 * second)
@@ -286,7 +285,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.refusals, [408])
         XCTAssertTrue(effects.refusalDetails[0].contains("did not arrive within 10.0 s"))
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 10 * second),
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + 10 * second),
                        .shutdownWriteAndLinger(deadline: start + 11 * second))
     }
 
@@ -294,7 +293,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         accept()
         read(hello, at: start + second)
 
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         XCTAssertEqual(effects.answers, [.init(status: 200, connection: .none)])
         XCTAssertEqual(wait, .poll(.read, .arm(.idle, deadline: start + 61 * second)))
@@ -303,7 +302,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testAnIdleKeepAliveConnectionIsClosedSilentlyAtTheIdleTimeout() {
         accept()
         read(hello, at: start + second)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         let action = fire(at: start + 61 * second)
 
@@ -314,10 +313,10 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testEachAnswerRestartsTheIdleTimeout() {
         accept()
         read(hello, at: start + second)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         read(hello, at: start + 50 * second)
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 50 * second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + 50 * second)
 
         XCTAssertEqual(wait, .poll(.read, .arm(.idle, deadline: start + 110 * second)))
     }
@@ -325,10 +324,10 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testTheNextHeadsFirstBytesSwitchTheIdleTimeoutToTheHeaderTimeout() {
         accept()
         read(hello, at: start + second)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         read("GET /hel", at: start + 5 * second)
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 5 * second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + 5 * second)
 
         XCTAssertEqual(wait, .poll(.read, .arm(.header, deadline: start + 15 * second)))
     }
@@ -338,7 +337,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testABodyThatStopsArrivingGets408AtTheBodyTimeout() {
         accept()
         read(postHead(10) + "[1,", at: start + second)
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second),
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second),
                        .poll(.read, .arm(.body, deadline: start + 31 * second)))
 
         let action = fire(at: start + 31 * second)
@@ -351,10 +350,10 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testBodyBytesRestartTheBodyTimeout() {
         accept()
         read(postHead(10) + "[1,", at: start + second)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         read("2,", at: start + 20 * second)
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 20 * second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + 20 * second)
 
         XCTAssertEqual(wait, .poll(.read, .arm(.body, deadline: start + 50 * second)))
     }
@@ -433,7 +432,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testAPeerThatDoesNotReadIsClosedAtTheSendTimeout() {
         accept()
         read(hello, at: start)
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: true, sentSome: false, draining: false, now: start),
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: true, sentSome: false, now: start),
                        .poll(.write, .arm(.send, deadline: start + 30 * second)))
 
         let action = fire(at: start + 30 * second)
@@ -444,10 +443,10 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testTheSendTimeoutCountsFromTheLastBytesTheSocketTook() {
         accept()
         read(hello, at: start)
-        _ = machine.nextWait(hasPendingOutput: true, sentSome: false, draining: false, now: start)
+        _ = machine.nextWait(hasPendingOutput: true, sentSome: false, now: start)
 
-        let stalled = machine.nextWait(hasPendingOutput: true, sentSome: false, draining: false, now: start + 10 * second)
-        let moving = machine.nextWait(hasPendingOutput: true, sentSome: true, draining: false, now: start + 20 * second)
+        let stalled = machine.nextWait(hasPendingOutput: true, sentSome: false, now: start + 10 * second)
+        let moving = machine.nextWait(hasPendingOutput: true, sentSome: true, now: start + 20 * second)
 
         XCTAssertEqual(stalled, .poll(.write, .keep))
         XCTAssertEqual(moving, .poll(.write, .arm(.send, deadline: start + 50 * second)))
@@ -459,7 +458,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         accept()
         read("GET /hello HTTP/1.0\r\n\r\n", at: start)
 
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
 
         XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
         XCTAssertEqual(wait, .shutdownWriteAndLinger(deadline: start + second))
@@ -476,7 +475,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testLingeringEndsAtTheLingerTimeout() {
         accept()
         read("GET /hello HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n", at: start)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
 
         let action = fire(at: start + second)
 
@@ -487,7 +486,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testLingeringDiscardsWhatThePeerSendsUpToItsAllowance() {
         accept()
         read("GET /hello HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n", at: start)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
 
         let first = machine.bytesRead(60 * 1024, now: start)
         let past = machine.bytesRead(4 * 1024, now: start)
@@ -501,7 +500,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(hello, at: start)
 
         let action = machine.peerClosed(hasPendingOutput: true)
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(wait, .close)
@@ -522,7 +521,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.peerClosed(hasPendingOutput: false), .setInterest(.none))
 
         _ = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
         XCTAssertEqual(wait, .close)
@@ -543,16 +542,16 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testDrainingClosesAKeepAliveConnectionOnceItsAnswerHasGone() {
         accept()
         read(hello, at: start)
-        effects.isDraining = false
+        XCTAssertEqual(machine.drainBegan(hasPendingOutput: true), .none, "its answer is still going out")
 
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: true, now: start)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
 
         XCTAssertEqual(wait, .close)
     }
 
     func testAnAnswerDuringADrainSaysConnectionClose() {
         accept()
-        effects.isDraining = true
+        XCTAssertEqual(machine.drainBegan(hasPendingOutput: false), .close, "an idle connection closes at once")
 
         read(hello, at: start)
 
@@ -669,17 +668,17 @@ final class ConnectionStateMachineTests: XCTestCase {
         accept { $0.memoryWait = 10 }
         effects.budget = 0
         read(postHead(1000), at: start)
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start),
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start),
                        .poll(.none, .arm(.memoryRetry, deadline: start + second / 50)))
         XCTAssertEqual(fire(at: start + second / 50), .proceed)
         XCTAssertEqual(effects.answers, [], "still waiting")
 
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second / 50)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second / 50)
         let action = fire(at: start + 10 * second)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.answers, [.init(status: 503, connection: .close, retryAfter: "1")])
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 10 * second),
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + 10 * second),
                        .shutdownWriteAndLinger(deadline: start + 11 * second))
         XCTAssertEqual(machine.bytesRead(64 * 1024 + 999, now: start + 10 * second), .discarded,
                        "the refused body is discarded on top of the usual allowance")
@@ -690,7 +689,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         effects.budget = 0
         read(postHead(3, extra: "Expect: 100-continue\r\n"), at: start)
         XCTAssertEqual(effects.continues, 0)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
 
         effects.budget = 1000
         let action = fire(at: start + second / 50)
@@ -754,7 +753,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     }
 
     private func wait(_ now: Int64, pending: Bool = false) -> ConnectionStateMachine.Wait {
-        machine.nextWait(hasPendingOutput: pending, sentSome: false, draining: false, now: now)
+        machine.nextWait(hasPendingOutput: pending, sentSome: false, now: now)
     }
 
     private let begin200 = StreamedProgress.begin(HTTPResponse(status: 200, contentType: "application/x-ndjson"),
@@ -947,14 +946,14 @@ final class ConnectionStateMachineTests: XCTestCase {
         handler.onBodyEnded = [("", .end(trailers: [("X-Lines", "2")], readsRest: true))]
         read(streamHead() + chunk("a\n"), at: start)
 
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: true, now: start),
-                       .poll(.read, .arm(.body, deadline: start + 30 * second)), "still in flight")
-        effects.isDraining = true
+        XCTAssertEqual(machine.drainBegan(hasPendingOutput: false), .none, "still in flight")
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start),
+                       .poll(.read, .arm(.body, deadline: start + 30 * second)))
         read(chunk("b\n") + "0\r\n\r\n", at: start + second)
 
         XCTAssertEqual(handler.received, "a\nb\n")
         XCTAssertEqual(effects.streamedTrailers.count, 1)
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: true, now: start + second), .close)
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second), .close)
     }
 
     func testAStalledStreamIsCutAtTheBodyTimeout() {

@@ -14,7 +14,7 @@
 /// step of a parse round, proceed, wait for this, close...), and the answers, their
 /// pieces, access records and the memory given back or held as `Effect`s, performed in
 /// the order decided (`nextEffect`). It consults a `ConnectionEffects` only for the
-/// output's state, the drain and a reservation of the memory budget.
+/// output's state and a reservation of the memory budget.
 struct ConnectionStateMachine {
     /// The rules every connection of a server follows, shared (one reference per connection).
     final class Settings: Sendable {
@@ -379,15 +379,20 @@ struct ConnectionStateMachine {
     /// bytes arrive.
     private var stoppedForOutput = false
     private var peerClosedInput = false
+    /// The server is shutting down (`drainBegan`): answers close their connection. Beside
+    /// the state, not in it: it holds in every case once told, and is told once.
+    private var draining: Bool
     /// Effects decided and not yet taken by the loop (`nextEffect`): `outbox[outboxIndex..<outboxCount]`.
     /// Its slots are reused (a taken one holds a placeholder), so a request allocates nothing.
     private var outbox: [Effect] = []
     private var outboxIndex = 0
     private var outboxCount = 0
 
-    /// A new connection, accepted at `now`: its first head is due within the header timeout.
-    init(settings: Settings, now: Int64) {
+    /// A new connection, accepted at `now` (`draining`: after the drain began): its first
+    /// head is due within the header timeout.
+    init(settings: Settings, now: Int64, draining: Bool = false) {
         self.settings = settings
+        self.draining = draining
         state = .awaitingHead(AwaitingHead(startedAt: now, hasAnswered: false))
         framer = RequestFramer(limits: settings.headLimits, maxBodyBytes: settings.maxBodyBytes, checksContentLength: false)
         rateClock = ReceiveRateClock(startedAt: now)
@@ -682,7 +687,7 @@ struct ConnectionStateMachine {
 
     /// Output has been sent as far as the socket takes it (`hasPendingOutput`: some is left;
     /// `sentSome`: the socket took bytes since the last wait): what to wait for next.
-    mutating func nextWait(hasPendingOutput: Bool, sentSome: Bool, draining: Bool, now: Int64) -> Wait {
+    mutating func nextWait(hasPendingOutput: Bool, sentSome: Bool, now: Int64) -> Wait {
         if case .closingAfterWrite(let linger, let allowance) = state, !hasPendingOutput {
             guard linger, !peerClosedInput else { return .close }
             state = .lingering(Lingering(allowance: allowance))
@@ -732,6 +737,13 @@ struct ConnectionStateMachine {
             state = .awaitingHead(waiting)
             return waiting.hasAnswered
         }
+    }
+
+    /// The server began to drain: an idle connection closes now (`close`); one with a
+    /// request in flight answers it with `Connection: close`, then closes.
+    mutating func drainBegan(hasPendingOutput: Bool) -> Action {
+        draining = true
+        return hasRequestInFlight(hasPendingOutput: hasPendingOutput) ? .none : .close
     }
 
     /// The connection is closed (by the loop, for any reason).
@@ -885,7 +897,7 @@ struct ConnectionStateMachine {
                                                              forceClose: Bool, now: Int64, effects: Effects,
                                                              lingerAllowance: Int = maxLingerBytes,
                                                              overload: ServerMetrics.OverloadCause? = nil) {
-        let keepAlive = exchange.head.keepAlive && !forceClose && !effects.isDraining && !peerClosedInput
+        let keepAlive = exchange.head.keepAlive && !forceClose && !draining && !peerClosedInput
         let field: ResponseSerializer.ConnectionField =
             !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
         let accessLine = AccessLineFields(settings.answerRecording, head: exchange.head, status: response.status,
@@ -1033,7 +1045,7 @@ struct ConnectionStateMachine {
             precondition(stream.isUndecided, "a streamed handler began its answer twice")
             let head = stream.exchange.head
             let chunked = head.version == .http1_1
-            let keepAlive = chunked && head.keepAlive && !effects.isDraining && !peerClosedInput
+            let keepAlive = chunked && head.keepAlive && !draining && !peerClosedInput
             if chunked && !trailers.isEmpty { response.headers.append(("Trailer", trailers.joined(separator: ", "))) }
             emit(.sendStreamedHead(response, framing: chunked ? .chunked : .closeDelimited,
                                    connection: keepAlive ? .none : .close))

@@ -81,7 +81,7 @@ final class HTTPConnection: ConnectionEffects {
         self.fd = fd
         self.generation = generation
         self.loop = loop
-        machine = ConnectionStateMachine(settings: loop.connectionSettings, now: loop.now)
+        machine = ConnectionStateMachine(settings: loop.connectionSettings, now: loop.now, draining: loop.draining)
     }
 
     /// The timer a new connection starts with (its first head's).
@@ -138,6 +138,12 @@ final class HTTPConnection: ConnectionEffects {
         } else if count != -Int(EAGAIN) && count != -Int(EINTR) {
             closeNow()
         }
+    }
+
+    /// The server began to drain.
+    func drainBegan() {
+        loop.assertOnLoop()
+        perform(machine.drainBegan(hasPendingOutput: hasPendingOutput))
     }
 
     func timerExpired() {
@@ -230,7 +236,6 @@ final class HTTPConnection: ConnectionEffects {
 
     var isOutputBackedUp: Bool { output.count + loop.scratch.count >= Self.outputHighWater || streamedBody != nil }
     var isOutputDrained: Bool { !hasPendingOutput }
-    var isDraining: Bool { loop.draining }
 
     /// Performs what the machine decided, in order, until nothing is left.
     private func performEffects() {
@@ -433,8 +438,7 @@ final class HTTPConnection: ConnectionEffects {
             pending = []
             buffered.withUnsafeBytes { process($0) }
         }
-        switch machine.nextWait(hasPendingOutput: hasPendingOutput, sentSome: sendProgress, draining: loop.draining,
-                                now: loop.now) {
+        switch machine.nextWait(hasPendingOutput: hasPendingOutput, sentSome: sendProgress, now: loop.now) {
         case .close:
             closeNow()
         case .shutdownWriteAndLinger(let deadline):

@@ -450,8 +450,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         acceptPausedUntil = nil
         _ = csyscalls_epoll_ctl(epollFD, 2, listenFD, 0, 0)
         stoppedAccepting.signal()
-        for case let connection? in connections where !connection.hasRequestInFlight {
-            connection.closeNow()
+        for case let connection? in connections {
+            connection.drainBegan()  // an idle one closes
         }
         if liveCount == 0 { running = false }
     }
