@@ -151,6 +151,10 @@ final class ConnectionStateMachineTests: XCTestCase {
             }
         }
     }
+    /// The loop's output as the test sets it (`effects`' two flags).
+    private var output: ConnectionStateMachine.OutputState {
+        .init(isBackedUp: effects.isOutputBackedUp, isDrained: effects.isOutputDrained)
+    }
     private var offloaded: [HTTPRequest] = []
     /// What the stream's handler writes during one call (the loop's buffer).
     private var streamOutput: [UInt8] = []
@@ -191,7 +195,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     /// route handlers inline (large bodies are offloaded: kept in `offloaded`), and the
     /// stream's handler.
     private func parse(_ input: UnsafeRawBufferPointer, index: inout Int, at now: Int64) {
-        var next = machine.parse(input, index: &index, now: now, effects: effects)
+        var next = machine.parse(input, index: &index, now: now, output: output, effects: effects)
         while true {
             switch next {
             case .stop:
@@ -199,24 +203,24 @@ final class ConnectionStateMachineTests: XCTestCase {
             case .runHandler(let routeIndex, let request):
                 XCTAssertEqual(machine.handlerFinished(router.routes[routeIndex].handler(request), now: now, effects: effects),
                                .proceed)
-                next = machine.parse(input, index: &index, now: now, effects: effects)
+                next = machine.parse(input, index: &index, now: now, output: output, effects: effects)
             case .offload(_, let request):
                 offloaded.append(request)
                 return
             case .performEffects:
                 // performed after every input (`machine`)
-                next = machine.parse(input, index: &index, now: now, effects: effects)
+                next = machine.parse(input, index: &index, now: now, output: output, effects: effects)
             case .route(let head):
                 next = machine.headRouted(head, to: router.choose(for: head), input: input, index: &index, now: now,
-                                          effects: effects)
+                                          output: output, effects: effects)
             case .makeStreamHandler(let streamed, let request):
                 next = machine.streamHandlerMade(streamed.handler(request), input: input, index: &index, now: now,
-                                                 effects: effects)
+                                                 output: output, effects: effects)
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
                 next = machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes,
                                                      output: &streamOutput, input: input, index: &index, now: now,
-                                                     effects: effects)
+                                                     output: output, effects: effects)
             }
         }
     }
@@ -574,10 +578,11 @@ final class ConnectionStateMachineTests: XCTestCase {
         _ = machine.bytesRead(request.count, now: start)
 
         var index = 0
-        let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, effects: effects) }
+        let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, output: output, effects: effects) }
         guard case .route(let head) = routing else { return XCTFail("parse returned \(routing), not the head to route") }
         let result = request.withUnsafeBytes {
-            machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, effects: effects)
+            machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, output: output,
+                               effects: effects)
         }
 
         guard case .performEffects = result else { return XCTFail("parse returned \(result), not the 404 to send") }

@@ -14,7 +14,7 @@
 /// step of a parse round, proceed, wait for this, close...), and the answers, their
 /// pieces, access records and the memory given back or held as `Effect`s, performed in
 /// the order decided (`nextEffect`). It consults a `ConnectionEffects` only for the
-/// output's state and a reservation of the memory budget.
+/// memory budget, to reserve from it.
 struct ConnectionStateMachine {
     /// The rules every connection of a server follows, shared (one reference per connection).
     final class Settings: Sendable {
@@ -266,6 +266,14 @@ struct ConnectionStateMachine {
         case holdMemory(Int)
     }
 
+    /// The connection's output as `parse` sees it (the loop's, given with each call).
+    struct OutputState {
+        /// Parsing stops while this much output waits or a streamed body is still going out.
+        var isBackedUp: Bool
+        /// Every answer byte queued so far has gone to the socket: a paused stream may go on.
+        var isDrained: Bool
+    }
+
     /// What the event loop does with bytes just read.
     enum Arrival: Equatable {
         /// Parse them (`parse`), then call `readEnded`.
@@ -489,7 +497,7 @@ struct ConnectionStateMachine {
             return .discarded
         }
         if framer.isBetweenRequests {
-            if case .awaitingHead = state, case .awaitingHead(var waiting) = takeState() {
+            if case .awaitingHead(var waiting) = state {
                 waiting.startedAt = now
                 state = .awaitingHead(waiting)
             }
@@ -500,21 +508,22 @@ struct ConnectionStateMachine {
     }
 
     /// Parses `input[index...]` until a handler must run or nothing more can be parsed now.
+    /// `output`: the connection's output as it is now.
     mutating func parse<Effects: ConnectionEffects>(_ input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
-                                                    effects: Effects) -> ParseResult {
+                                                    output: OutputState, effects: Effects) -> ParseResult {
         stoppedForOutput = false
         while true {
             // What the last step decided goes out first, whether or not reading goes on.
             if hasEffects { return .performEffects }
             guard isReadingRequests else { break }
             if let call = takeDueStreamCall() { return call }
-            if effects.isOutputBackedUp {
+            if output.isBackedUp {
                 stoppedForOutput = true
                 break
             }
             if !heldInput.isEmpty {
                 // A paused stream goes on once its output has gone, before any later byte.
-                guard effects.isOutputDrained else { break }
+                guard output.isDrained else { break }
                 resumeHeldInput()
                 continue
             }
@@ -522,14 +531,13 @@ struct ConnectionStateMachine {
             switch event {
             case .head(let head):
                 var waiting = AwaitingHead(startedAt: now, hasAnswered: true)
-                // Taken, not bound in place: a payload bound from `state` copies the whole state.
-                if case .awaitingHead = state, case .awaitingHead(let awaiting) = takeState() { waiting = awaiting }
+                if case .awaitingHead = state, case .awaitingHead(let awaiting) = state { waiting = awaiting }
                 state = .routing(waiting)
                 return .route(head)
             case .body(let range):
                 receivedBody(range, of: input, now: now, effects: effects)
             case .end:
-                return requestComplete(input, index: &index, now: now, effects: effects)
+                return requestComplete(input, index: &index, now: now, output: output, effects: effects)
             case .failure(let error, let summary):
                 refuse(error, summary: summary, now: now, effects: effects)
             }
@@ -542,11 +550,12 @@ struct ConnectionStateMachine {
     /// Returns what `parse` decides next (`input[index...]`).
     mutating func streamHandlerMade<Effects: ConnectionEffects>(_ handler: any StreamedRequestHandler,
                                                                 input: UnsafeRawBufferPointer, index: inout Int,
-                                                                now: Int64, effects: Effects) -> ParseResult {
+                                                                now: Int64, output: OutputState,
+                                                                effects: Effects) -> ParseResult {
         if case .startingStream = state, case .startingStream(let exchange) = takeState() {
             state = .streaming(Stream(exchange: exchange, handler: handler))
         }
-        return parse(input, index: &index, now: now, effects: effects)
+        return parse(input, index: &index, now: now, output: output, effects: effects)
     }
 
     /// The stream's handler answered `call` (what `parse` asked for with
@@ -554,12 +563,12 @@ struct ConnectionStateMachine {
     /// `output` what it wrote, `heldBytes` what it says it holds now, and `input` the bytes
     /// last given to `parse` (`index`: how far it went). Returns what `parse` decides next.
     mutating func streamHandlerAnswered<Effects: ConnectionEffects>(
-        _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output: inout [UInt8],
-        input: UnsafeRawBufferPointer, index: inout Int, now: Int64, effects: Effects
+        _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output written: inout [UInt8],
+        input: UnsafeRawBufferPointer, index: inout Int, now: Int64, output: OutputState, effects: Effects
     ) -> ParseResult {
-        answered(call, progress: progress, heldBytes: heldBytes, output: &output, input: input, now: now, effects: effects)
-        output.removeAll()  // what it wrote before its answer began, or in a cut unheard, goes
-        return parse(input, index: &index, now: now, effects: effects)
+        answered(call, progress: progress, heldBytes: heldBytes, output: &written, input: input, now: now, effects: effects)
+        written.removeAll()  // what it wrote before its answer began, or in a cut unheard, goes
+        return parse(input, index: &index, now: now, output: output, effects: effects)
     }
 
     private mutating func answered<Effects: ConnectionEffects>(
@@ -657,12 +666,11 @@ struct ConnectionStateMachine {
     /// (`input[index...]`).
     mutating func headRouted<Effects: ConnectionEffects>(_ head: consuming RequestHead, to choice: consuming Router.Choice,
                                                          input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
-                                                         effects: Effects) -> ParseResult {
-        if case .routing = state, case .routing(let waiting) = takeState() {
-            state = .routing(waiting)  // taken and put back: binding it in place copies the whole state
+                                                         output: OutputState, effects: Effects) -> ParseResult {
+        if case .routing = state, case .routing(let waiting) = state {
             receivedHead(head, choice: choice, startedAt: waiting.startedAt, now: now, effects: effects)
         }
-        return parse(input, index: &index, now: now, effects: effects)
+        return parse(input, index: &index, now: now, output: output, effects: effects)
     }
 
     /// The handler `parse` asked for has answered: `proceed` (the answer is among the
@@ -699,9 +707,9 @@ struct ConnectionStateMachine {
         if draining, !hasRequestInFlight(hasPendingOutput: hasPendingOutput) { return .close }
         defer { timer.bodyProgress = false }
         switch state {
-        case .awaitingHead:
+        case .awaitingHead(let waiting):
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
-            if framer.isBetweenRequests { return .poll(.read, rearm(hasAnswered ? .idle : .header, now: now)) }
+            if framer.isBetweenRequests { return .poll(.read, rearm(waiting.hasAnswered ? .idle : .header, now: now)) }
             return .poll(.read, rearm(.header, now: now))
         case .receivingBody, .streaming, .startingStream:
             // A stream's output waiting for the peer stops reading (backpressure): the
@@ -726,16 +734,6 @@ struct ConnectionStateMachine {
             return .poll(hasPendingOutput ? .write : .none, rearm(.memoryRetry, now: now))
         case .lingering, .closed, .modifying:
             return .unchanged
-        }
-    }
-
-    /// Awaiting a head, the connection has answered a request before. Read from a state
-    /// taken and put back: a payload bound in place copies the whole state.
-    private var hasAnswered: Bool {
-        mutating get {
-            guard case .awaitingHead = state, case .awaitingHead(let waiting) = takeState() else { return false }
-            state = .awaitingHead(waiting)
-            return waiting.hasAnswered
         }
     }
 
@@ -860,7 +858,8 @@ struct ConnectionStateMachine {
     /// from its head, a stream) parsing goes on. Returned, not wrapped in an Optional: a
     /// request's handler is asked for without one more copy of the request.
     private mutating func requestComplete<Effects: ConnectionEffects>(_ input: UnsafeRawBufferPointer, index: inout Int,
-                                                                      now: Int64, effects: Effects) -> ParseResult {
+                                                                      now: Int64, output: OutputState,
+                                                                      effects: Effects) -> ParseResult {
         var exchange: Exchange
         switch takeState() {
         case .receivingBody(let received):
@@ -872,17 +871,17 @@ struct ConnectionStateMachine {
                 stream.due = .bodyEnded
                 state = .streaming(stream)
             }
-            return parse(input, index: &index, now: now, effects: effects)
+            return parse(input, index: &index, now: now, output: output, effects: effects)
         default:
             preconditionFailure("a request ends only while its body is received")
         }
         if let response = exchange.decided.take() {
             finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
-            return parse(input, index: &index, now: now, effects: effects)  // the answer goes out first
+            return parse(input, index: &index, now: now, output: output, effects: effects)  // the answer goes out first
         }
         guard let routeIndex = exchange.routeIndex else {
             state = .receivingBody(exchange)
-            return parse(input, index: &index, now: now, effects: effects)
+            return parse(input, index: &index, now: now, output: output, effects: effects)
         }
         var received: [UInt8] = []
         swap(&received, &body)

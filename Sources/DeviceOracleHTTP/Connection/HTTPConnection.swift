@@ -190,7 +190,7 @@ final class HTTPConnection: ConnectionEffects {
     /// Parses `input`, running the handlers the machine asks for; keeps what it could not parse yet.
     private func process(_ input: UnsafeRawBufferPointer) {
         var index = 0
-        var next = machine.parse(input, index: &index, now: loop.now, effects: self)
+        var next = machine.parse(input, index: &index, now: loop.now, output: outputState, effects: self)
         parsing: while true {
             switch consume next {
             case .stop:
@@ -200,25 +200,26 @@ final class HTTPConnection: ConnectionEffects {
                 let answered = machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request),
                                                        now: loop.now, effects: self)
                 if answered == .proceed { performEffects() }  // its answer goes out now, not through another round of parse
-                next = machine.parse(input, index: &index, now: loop.now, effects: self)
+                next = machine.parse(input, index: &index, now: loop.now, output: outputState, effects: self)
             case .offload(let routeIndex, let request):
                 startAnswering()
                 loop.offload(self, routeIndex: routeIndex, request: request)
                 break parsing
             case .performEffects:
                 performEffects()
-                next = machine.parse(input, index: &index, now: loop.now, effects: self)
+                next = machine.parse(input, index: &index, now: loop.now, output: outputState, effects: self)
             case .route(let head):
                 let choice = loop.context.router.choose(for: head)
-                next = machine.headRouted(head, to: choice, input: input, index: &index, now: loop.now, effects: self)
+                next = machine.headRouted(head, to: choice, input: input, index: &index, now: loop.now,
+                                          output: outputState, effects: self)
             case .makeStreamHandler(let streamed, let request):
                 next = machine.streamHandlerMade(streamed.handler(request), input: input, index: &index, now: loop.now,
-                                                 effects: self)
+                                                 output: outputState, effects: self)
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
                 next = machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes,
                                                      output: &streamOutput, input: input, index: &index, now: loop.now,
-                                                     effects: self)
+                                                     output: outputState, effects: self)
             }
         }
         if index < input.count, machine.keepsUnparsedInput {
@@ -234,8 +235,11 @@ final class HTTPConnection: ConnectionEffects {
 
     // MARK: What the machine consults, and its effects
 
-    var isOutputBackedUp: Bool { output.count + loop.scratch.count >= Self.outputHighWater || streamedBody != nil }
-    var isOutputDrained: Bool { !hasPendingOutput }
+    /// What `parse` needs to know of the output: whether it is backed up, or all gone.
+    private var outputState: ConnectionStateMachine.OutputState {
+        .init(isBackedUp: output.count + loop.scratch.count >= Self.outputHighWater || streamedBody != nil,
+              isDrained: !hasPendingOutput)
+    }
 
     /// Performs what the machine decided, in order, until nothing is left.
     private func performEffects() {
