@@ -363,29 +363,36 @@ struct ConnectionStateMachine {
     /// Kept outside `state` so it parses in place rather than being copied out of the
     /// enum and back for every input.
     private var framer: RequestFramer
+    /// Beside `state`: it runs across a head and its body (several cases) and restarts on
+    /// every read, which would rebuild the case's payload each time.
     private var rateClock: ReceiveRateClock
+    /// Beside `state`: the loop's one timer, whatever the case (`nextWait` arms it).
     private var timer = ArmedTimer()
     /// The body bytes the current request's share of the budget covers; held until its
-    /// answer has gone (a streamed answer's last piece).
+    /// answer has gone (a streamed answer's last piece), after the state has moved on to
+    /// the next request, so it is beside `state`, not in a case.
     private var reservedBodyBytes = 0
     /// The current request's body as read so far. Kept here, not in the `Exchange` inside
     /// `state`: a copy of the exchange taken out of the state's payload shared the array
     /// with it, so every read copied the whole body read before it (a body of n reads cost
     /// n²/2 reads' worth of copying); a stored property is appended in place.
     private var body: [UInt8] = []
-    /// The share of the budget a streamed request holds (`StreamedBody.memoryShare`), whatever its length.
+    /// The share of the budget a streamed request holds (`StreamedBody.memoryShare`),
+    /// whatever its length; beside `state` for the same reason as `reservedBodyBytes`.
     private var reservedStreamShare = 0
     /// What an answer holds beyond its body's share (`HTTPResponse.heldBytes`), counted
-    /// until the answer has gone.
+    /// until the answer has gone (beside `state`, as `reservedBodyBytes`).
     private var heldAnswerBytes = 0
     /// The rest of a read a streamed request's handler did not take when it paused
-    /// (`StreamedProgress.pause`): handed over first once the output has gone.
+    /// (`StreamedProgress.pause`): handed over first once the output has gone. Beside
+    /// `state` for the reason `body` is: an array in a payload is copied when changed.
     private var heldInput: [UInt8] = []
     /// The last `parse` stopped because output waited, maybe with an event still due
     /// that needs no more bytes (the end of a Content-Length body whose last bytes were
     /// all read): parsing must go on once the output has gone, whether or not more
-    /// bytes arrive.
+    /// bytes arrive. A fact of the last `parse`, not of a case.
     private var stoppedForOutput = false
+    /// The peer closed its side: answers from then on close. Holds in every case once set.
     private var peerClosedInput = false
     /// The server is shutting down (`drainBegan`): answers close their connection. Beside
     /// the state, not in it: it holds in every case once told, and is told once.
