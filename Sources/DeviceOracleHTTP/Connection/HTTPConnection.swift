@@ -190,7 +190,9 @@ final class HTTPConnection: ConnectionEffects {
     /// Parses `input`, running the handlers the machine asks for; keeps what it could not parse yet.
     private func process(_ input: UnsafeRawBufferPointer) {
         var index = 0
-        var next = machine.parse(input, index: &index, now: loop.now, output: outputState, effects: self)
+        // Only performing effects changes the output: its state is read again after that alone.
+        var output = outputState
+        var next = machine.parse(input, index: &index, now: loop.now, output: output, effects: self)
         parsing: while true {
             switch consume next {
             case .stop:
@@ -199,27 +201,31 @@ final class HTTPConnection: ConnectionEffects {
                 startAnswering()
                 let answered = machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request),
                                                        now: loop.now, effects: self)
-                if answered == .proceed { performEffects() }  // its answer goes out now, not through another round of parse
-                next = machine.parse(input, index: &index, now: loop.now, output: outputState, effects: self)
+                if answered == .proceed {
+                    performEffects()  // its answer goes out now, not through another round of parse
+                    output = outputState
+                }
+                next = machine.parse(input, index: &index, now: loop.now, output: output, effects: self)
             case .offload(let routeIndex, let request):
                 startAnswering()
                 loop.offload(self, routeIndex: routeIndex, request: request)
                 break parsing
             case .performEffects:
                 performEffects()
-                next = machine.parse(input, index: &index, now: loop.now, output: outputState, effects: self)
+                output = outputState
+                next = machine.parse(input, index: &index, now: loop.now, output: output, effects: self)
             case .route(let head):
                 let choice = loop.context.router.choose(for: head)
                 next = machine.headRouted(head, to: choice, input: input, index: &index, now: loop.now,
-                                          output: outputState, effects: self)
+                                          output: output, effects: self)
             case .makeStreamHandler(let streamed, let request):
                 next = machine.streamHandlerMade(streamed.handler(request), input: input, index: &index, now: loop.now,
-                                                 output: outputState, effects: self)
+                                                 output: output, effects: self)
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
                 next = machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes,
                                                      output: &streamOutput, input: input, index: &index, now: loop.now,
-                                                     output: outputState, effects: self)
+                                                     output: output, effects: self)
             }
         }
         if index < input.count, machine.keepsUnparsedInput {
