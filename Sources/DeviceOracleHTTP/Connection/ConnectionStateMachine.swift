@@ -684,14 +684,10 @@ struct ConnectionStateMachine {
     /// effects), or `none` if nothing was waiting for it (the connection closed meanwhile).
     mutating func handlerFinished<Effects: ConnectionEffects>(_ response: consuming HTTPResponse, now: Int64,
                                                               effects: Effects) -> Action {
-        switch takeState() {
-        case .running(let exchange):
-            finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
-            return .proceed
-        case let other:
-            state = other
-            return .none
-        }
+        // The tag first: a state bound whole (`case let other`) was copied on every answer.
+        guard case .running = state, case .running(let exchange) = takeState() else { return .none }
+        finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
+        return .proceed
     }
 
     /// The body of the last answer (`Effect.send`) has been queued to its end: at once
