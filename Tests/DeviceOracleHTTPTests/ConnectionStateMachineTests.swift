@@ -5,7 +5,8 @@ import XCTest
 /// The connection's rules, one per test, driven with a manual clock: no sockets, no sleeps.
 /// `ServerTests` keeps a few real-socket tests that show the loop performs these decisions.
 final class ConnectionStateMachineTests: XCTestCase {
-    /// Records what the machine decides to write; its memory budget holds `budget` bytes.
+    /// Records the effects the machine decides, as the loop would perform them; its
+    /// memory budget holds `budget` bytes.
     final class RecordingEffects: ConnectionEffects {
         struct Answer: Equatable {
             var status: Int
@@ -24,28 +25,48 @@ final class ConnectionStateMachineTests: XCTestCase {
         var reserved = 0
         var isOutputBackedUp = false
         var isOutputDrained = true
-        var isDraining = false
-        let answerRecording = AnswerRecording.lines
 
-        func queueContinue() { continues += 1 }
-
-        func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead, framing: ConnectionStateMachine.AnswerFraming,
-                         connection: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
-            framings.append(framing)
-            answers.append(Answer(status: response.status, connection: connection,
-                                  retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
-            answeredBodies.append(String(decoding: response.body, as: UTF8.self))
-            if let accessLine { accessStatuses.append(accessLine.status) }
-            // A body written as it is sent stays queued until `streamEnded`.
-            return response.bodyStream != nil
+        /// Records `effect`; true when it was an answer that went whole (the loop then
+        /// says so with `answerBodyQueued`; a body written as it is sent stays queued).
+        func perform(_ effect: ConnectionStateMachine.Effect) -> Bool {
+            switch effect {
+            case .sendContinue:
+                continues += 1
+            case .send(let response, _, let framing, let connection, let accessLine):
+                framings.append(framing)
+                answers.append(Answer(status: response.status, connection: connection,
+                                      retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
+                answeredBodies.append(String(decoding: response.body, as: UTF8.self))
+                if let accessLine { accessStatuses.append(accessLine.status) }
+                return response.bodyStream == nil
+            case .sendRefusal(let response):
+                refusals.append(response.status)
+                refusalDetails.append(String(decoding: response.body, as: UTF8.self))
+            case .record(let line, _):
+                accessStatuses.append(line.status)
+            case .streamStarted:
+                streamsInFlight += 1
+            case .sendStreamedHead(let response, let framing, let connection):
+                streamedHeads.append((response.status, framing, connection, response.headers))
+            case .sendStreamedBytes(let bytes, _):
+                streamedBytes += bytes
+            case .sendStreamedEnd(let trailers):
+                streamedTrailers.append(trailers)
+            case .streamedAnswerEnded(let accessLine, _):
+                streamsInFlight -= 1
+                if let accessLine {
+                    accessStatuses.append(accessLine.status)
+                    accessFields.append(accessLine.fields)
+                }
+            case .largeWorkEnded:
+                trims += 1
+            case .releaseMemory(let bytes):
+                reserved -= bytes
+            case .holdMemory(let bytes):
+                reserved += bytes
+            }
+            return false
         }
-
-        func queueRefusal(_ response: HTTPResponse) {
-            refusals.append(response.status)
-            refusalDetails.append(String(decoding: response.body, as: UTF8.self))
-        }
-
-        func logAccess(_ line: AccessLineFields, bytes: Int) { accessStatuses.append(line.status) }
 
         /// A streamed answer as it would go out: its head's status and fields, then its body
         /// bytes (unframed), then its trailers.
@@ -56,34 +77,13 @@ final class ConnectionStateMachineTests: XCTestCase {
         var accessFields: [[(String, String)]] = []
         var streamsInFlight = 0
 
-        func streamStarted() { streamsInFlight += 1 }
-
-        func queueStreamedHead(_ response: HTTPResponse, framing: ResponseSerializer.BodyFraming,
-                               connection: ResponseSerializer.ConnectionField) {
-            streamedHeads.append((response.status, framing, connection, response.headers))
-        }
-
-        func queueStreamedBytes(_ bytes: [UInt8], chunked: Bool) { streamedBytes += bytes }
-        func queueStreamedEnd(trailers: [(String, String)]) { streamedTrailers.append(trailers) }
-
-        func streamedAnswerEnded(accessLine: AccessLineFields?, bytes: Int) {
-            streamsInFlight -= 1
-            if let accessLine {
-                accessStatuses.append(accessLine.status)
-                accessFields.append(accessLine.fields)
-            }
-        }
-
         func reserveMemory(_ bytes: Int) -> Bool {
             guard reserved + bytes <= budget else { return false }
             reserved += bytes
             return true
         }
 
-        func releaseMemory(_ bytes: Int) { reserved -= bytes }
-        func holdMemory(_ bytes: Int) { reserved += bytes }
         var trims = 0
-        func largeWorkEnded() { trims += 1 }
     }
 
     /// A streamed request's handler that does what each test scripts: per call, what it
@@ -143,8 +143,21 @@ final class ConnectionStateMachineTests: XCTestCase {
         Route(path: "/written", methods: [.GET]) { _ in HTTPResponse(status: 200, bodyStream: NoPieces()) },
     ])
     private let effects = RecordingEffects()
-    private var machine: ConnectionStateMachine!
+    /// After every input the loop performs the effects the machine decided, in order.
+    private var machine: ConnectionStateMachine! {
+        didSet {
+            while let effect = machine.nextEffect() {
+                if effects.perform(effect) { machine.answerBodyQueued(effects: effects) }
+            }
+        }
+    }
+    /// The loop's output as the test sets it (`effects`' two flags).
+    private var output: ConnectionStateMachine.OutputState {
+        .init(isBackedUp: effects.isOutputBackedUp, isDrained: effects.isOutputDrained)
+    }
     private var offloaded: [HTTPRequest] = []
+    /// What the stream's handler writes during one call (the loop's buffer).
+    private var streamOutput: [UInt8] = []
     /// Accepted at ten seconds on the monotonic clock.
     private let start: Int64 = 10 * second
     private static let second: Int64 = 1_000_000_000
@@ -158,7 +171,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         configuration.idleTimeout = 60
         configuration.minReceiveRate = 0
         configure(&configuration)
-        machine = ConnectionStateMachine(settings: .init(configuration: configuration, router: router), now: start)
+        machine = ConnectionStateMachine(settings: .init(configuration: configuration, router: router, answerRecording: .lines),
+                                         now: start)
     }
 
     /// What the loop does with a read of `text` at `now`: parse it, run handlers inline
@@ -171,19 +185,62 @@ final class ConnectionStateMachineTests: XCTestCase {
         guard machine.bytesRead(bytes.count, now: now) == .parse else { return }
         bytes.withUnsafeBytes { input in
             var index = 0
-            parsing: while true {
-                switch machine.parse(input, index: &index, now: now, effects: effects) {
-                case .stop:
-                    break parsing
-                case .runHandler(let routeIndex, let request):
-                    _ = machine.handlerFinished(router.routes[routeIndex].handler(request), now: now, effects: effects)
-                case .offload(_, let request):
-                    offloaded.append(request)
-                    break parsing
-                }
+            parse(input, index: &index, at: now)
+        }
+        XCTAssertEqual(machine.readEnded(now: now, effects: effects), .proceed)
+        callDueStreamHandler(at: now)
+    }
+
+    /// What the loop does with `input`: parse it, making the calls the machine asks for:
+    /// route handlers inline (large bodies are offloaded: kept in `offloaded`), and the
+    /// stream's handler.
+    private func parse(_ input: UnsafeRawBufferPointer, index: inout Int, at now: Int64) {
+        var next = machine.parse(input, index: &index, now: now, output: output, effects: effects)
+        while true {
+            switch next {
+            case .stop:
+                return
+            case .runHandler(let routeIndex, let request):
+                XCTAssertEqual(machine.handlerFinished(router.routes[routeIndex].handler(request), now: now, effects: effects),
+                               .proceed)
+                next = machine.parse(input, index: &index, now: now, output: output, effects: effects)
+            case .offload(_, let request):
+                offloaded.append(request)
+                return
+            case .performEffects:
+                // performed after every input (`machine`)
+                next = machine.parse(input, index: &index, now: now, output: output, effects: effects)
+            case .route(let head):
+                next = machine.headRouted(head, to: router.choose(for: head), input: input, index: &index, now: now,
+                                          output: output, effects: effects)
+            case .makeStreamHandler(let streamed, let request):
+                next = machine.streamHandlerMade(streamed.handler(request), input: input, index: &index, now: now,
+                                                 output: output, effects: effects)
+            case .callStreamHandler(let handler, let call):
+                let progress = call.perform(on: handler, input: input, output: &streamOutput)
+                next = machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes,
+                                                     output: &streamOutput, input: input, index: &index, now: now,
+                                                     output: output, effects: effects)
             }
         }
-        machine.readEnded(now: now, effects: effects)
+    }
+
+    /// What the loop does once the output has gone with no new bytes: parse on.
+    private func parseWithoutInput(at now: Int64) {
+        var index = 0
+        parse(ConnectionStateMachine.noBytes, index: &index, at: now)
+    }
+
+    /// The armed timer fires at `now`; a stream it cuts hears of it at once, as the loop
+    /// makes the call the machine decided.
+    private func fire(at now: Int64) -> ConnectionStateMachine.Action {
+        let action = machine.timerFired(now: now, effects: effects)
+        callDueStreamHandler(at: now)
+        return action
+    }
+
+    private func callDueStreamHandler(at now: Int64) {
+        if machine.hasDueStreamCall { parseWithoutInput(at: now) }
     }
 
     private let hello = "GET /hello HTTP/1.1\r\nHost: t\r\n\r\n"
@@ -206,7 +263,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testANewConnectionThatSendsNothingIsClosedSilentlyAtTheHeaderTimeout() {
         accept()
 
-        let action = machine.timerFired(now: start + 10 * second, effects: effects)
+        let action = fire(at: start + 10 * second)
 
         XCTAssertEqual(action, .close)
         XCTAssertEqual(effects.refusals, [])
@@ -215,7 +272,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testATimerDoesNothingBeforeItsDeadline() {
         accept()
 
-        let action = machine.timerFired(now: start + 10 * second - 1, effects: effects)
+        let action = fire(at: start + 10 * second - 1)
 
         XCTAssertEqual(action, .none)
         XCTAssertEqual(machine.armedTimer?.kind, .header)
@@ -224,15 +281,15 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testAPartialHeadGets408AtTheHeaderTimeoutThenALingeringClose() {
         accept()
         read("GET /hello HTTP/1.1\r\nHo", at: start + second)
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second),
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second),
                        .poll(.read, .keep), "the head's deadline runs from accept")
 
-        let action = machine.timerFired(now: start + 10 * second, effects: effects)
+        let action = fire(at: start + 10 * second)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.refusals, [408])
         XCTAssertTrue(effects.refusalDetails[0].contains("did not arrive within 10.0 s"))
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 10 * second),
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + 10 * second),
                        .shutdownWriteAndLinger(deadline: start + 11 * second))
     }
 
@@ -240,7 +297,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         accept()
         read(hello, at: start + second)
 
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         XCTAssertEqual(effects.answers, [.init(status: 200, connection: .none)])
         XCTAssertEqual(wait, .poll(.read, .arm(.idle, deadline: start + 61 * second)))
@@ -249,9 +306,9 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testAnIdleKeepAliveConnectionIsClosedSilentlyAtTheIdleTimeout() {
         accept()
         read(hello, at: start + second)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
-        let action = machine.timerFired(now: start + 61 * second, effects: effects)
+        let action = fire(at: start + 61 * second)
 
         XCTAssertEqual(action, .close)
         XCTAssertEqual(effects.refusals, [])
@@ -260,10 +317,10 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testEachAnswerRestartsTheIdleTimeout() {
         accept()
         read(hello, at: start + second)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         read(hello, at: start + 50 * second)
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 50 * second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + 50 * second)
 
         XCTAssertEqual(wait, .poll(.read, .arm(.idle, deadline: start + 110 * second)))
     }
@@ -271,10 +328,10 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testTheNextHeadsFirstBytesSwitchTheIdleTimeoutToTheHeaderTimeout() {
         accept()
         read(hello, at: start + second)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         read("GET /hel", at: start + 5 * second)
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 5 * second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + 5 * second)
 
         XCTAssertEqual(wait, .poll(.read, .arm(.header, deadline: start + 15 * second)))
     }
@@ -284,10 +341,10 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testABodyThatStopsArrivingGets408AtTheBodyTimeout() {
         accept()
         read(postHead(10) + "[1,", at: start + second)
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second),
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second),
                        .poll(.read, .arm(.body, deadline: start + 31 * second)))
 
-        let action = machine.timerFired(now: start + 31 * second, effects: effects)
+        let action = fire(at: start + 31 * second)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.refusals, [408])
@@ -297,10 +354,10 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testBodyBytesRestartTheBodyTimeout() {
         accept()
         read(postHead(10) + "[1,", at: start + second)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         read("2,", at: start + 20 * second)
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 20 * second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + 20 * second)
 
         XCTAssertEqual(wait, .poll(.read, .arm(.body, deadline: start + 50 * second)))
     }
@@ -379,10 +436,10 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testAPeerThatDoesNotReadIsClosedAtTheSendTimeout() {
         accept()
         read(hello, at: start)
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: true, sentSome: false, draining: false, now: start),
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: true, sentSome: false, now: start),
                        .poll(.write, .arm(.send, deadline: start + 30 * second)))
 
-        let action = machine.timerFired(now: start + 30 * second, effects: effects)
+        let action = fire(at: start + 30 * second)
 
         XCTAssertEqual(action, .close)
     }
@@ -390,10 +447,10 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testTheSendTimeoutCountsFromTheLastBytesTheSocketTook() {
         accept()
         read(hello, at: start)
-        _ = machine.nextWait(hasPendingOutput: true, sentSome: false, draining: false, now: start)
+        _ = machine.nextWait(hasPendingOutput: true, sentSome: false, now: start)
 
-        let stalled = machine.nextWait(hasPendingOutput: true, sentSome: false, draining: false, now: start + 10 * second)
-        let moving = machine.nextWait(hasPendingOutput: true, sentSome: true, draining: false, now: start + 20 * second)
+        let stalled = machine.nextWait(hasPendingOutput: true, sentSome: false, now: start + 10 * second)
+        let moving = machine.nextWait(hasPendingOutput: true, sentSome: true, now: start + 20 * second)
 
         XCTAssertEqual(stalled, .poll(.write, .keep))
         XCTAssertEqual(moving, .poll(.write, .arm(.send, deadline: start + 50 * second)))
@@ -405,7 +462,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         accept()
         read("GET /hello HTTP/1.0\r\n\r\n", at: start)
 
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
 
         XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
         XCTAssertEqual(wait, .shutdownWriteAndLinger(deadline: start + second))
@@ -422,9 +479,9 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testLingeringEndsAtTheLingerTimeout() {
         accept()
         read("GET /hello HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n", at: start)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
 
-        let action = machine.timerFired(now: start + second, effects: effects)
+        let action = fire(at: start + second)
 
         XCTAssertEqual(effects.refusals, [400])
         XCTAssertEqual(action, .close)
@@ -433,7 +490,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testLingeringDiscardsWhatThePeerSendsUpToItsAllowance() {
         accept()
         read("GET /hello HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n", at: start)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
 
         let first = machine.bytesRead(60 * 1024, now: start)
         let past = machine.bytesRead(4 * 1024, now: start)
@@ -447,7 +504,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(hello, at: start)
 
         let action = machine.peerClosed(hasPendingOutput: true)
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(wait, .close)
@@ -468,7 +525,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.peerClosed(hasPendingOutput: false), .setInterest(.none))
 
         _ = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
         XCTAssertEqual(wait, .close)
@@ -489,16 +546,16 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testDrainingClosesAKeepAliveConnectionOnceItsAnswerHasGone() {
         accept()
         read(hello, at: start)
-        effects.isDraining = false
+        XCTAssertEqual(machine.drainBegan(hasPendingOutput: true), .none, "its answer is still going out")
 
-        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: true, now: start)
+        let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
 
         XCTAssertEqual(wait, .close)
     }
 
     func testAnAnswerDuringADrainSaysConnectionClose() {
         accept()
-        effects.isDraining = true
+        XCTAssertEqual(machine.drainBegan(hasPendingOutput: false), .close, "an idle connection closes at once")
 
         read(hello, at: start)
 
@@ -513,6 +570,24 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(hello + "GET /nope HTTP/1.1\r\nHost: t\r\n\r\n" + hello, at: start)
 
         XCTAssertEqual(effects.answers.map(\.status), [200, 404, 200])
+    }
+
+    func testAnAnswerThatEndsReadingIsStillHandedToTheLoop() {
+        accept()
+        let request = Array("GET /nowhere HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8)
+        _ = machine.bytesRead(request.count, now: start)
+
+        var index = 0
+        let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, output: output, effects: effects) }
+        guard case .route(let head) = routing else { return XCTFail("parse returned \(routing), not the head to route") }
+        let result = request.withUnsafeBytes {
+            machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, output: output,
+                               effects: effects)
+        }
+
+        guard case .performEffects = result else { return XCTFail("parse returned \(result), not the 404 to send") }
+        XCTAssertEqual(effects.answers.map(\.status), [404])
+        XCTAssertFalse(machine.isReadingRequests, "the answer closes the connection")
     }
 
     func testParsingStopsWhileOutputIsBackedUp() {
@@ -586,9 +661,9 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(offloaded.count, 1)
         XCTAssertTrue(machine.hasRequestInFlight(hasPendingOutput: false))
 
-        let answered = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
+        let action = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
 
-        XCTAssertTrue(answered)
+        XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.answers.map(\.status), [200])
     }
 
@@ -598,17 +673,17 @@ final class ConnectionStateMachineTests: XCTestCase {
         accept { $0.memoryWait = 10 }
         effects.budget = 0
         read(postHead(1000), at: start)
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start),
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start),
                        .poll(.none, .arm(.memoryRetry, deadline: start + second / 50)))
-        XCTAssertEqual(machine.timerFired(now: start + second / 50, effects: effects), .proceed)
+        XCTAssertEqual(fire(at: start + second / 50), .proceed)
         XCTAssertEqual(effects.answers, [], "still waiting")
 
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + second / 50)
-        let action = machine.timerFired(now: start + 10 * second, effects: effects)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second / 50)
+        let action = fire(at: start + 10 * second)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.answers, [.init(status: 503, connection: .close, retryAfter: "1")])
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start + 10 * second),
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + 10 * second),
                        .shutdownWriteAndLinger(deadline: start + 11 * second))
         XCTAssertEqual(machine.bytesRead(64 * 1024 + 999, now: start + 10 * second), .discarded,
                        "the refused body is discarded on top of the usual allowance")
@@ -619,10 +694,10 @@ final class ConnectionStateMachineTests: XCTestCase {
         effects.budget = 0
         read(postHead(3, extra: "Expect: 100-continue\r\n"), at: start)
         XCTAssertEqual(effects.continues, 0)
-        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, draining: false, now: start)
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
 
         effects.budget = 1000
-        let action = machine.timerFired(now: start + second / 50, effects: effects)
+        let action = fire(at: start + second / 50)
         read("[1]", at: start + second / 10)
 
         XCTAssertEqual(action, .proceed)
@@ -640,7 +715,7 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         _ = machine.handlerFinished(response, now: start + second, effects: effects)
         XCTAssertEqual(effects.reserved, 5000, "the body's share and what the answer holds beyond it")
-        machine.streamEnded(effects: effects)
+        machine.answerBodyQueued(effects: effects)
 
         XCTAssertEqual(effects.reserved, 0)
     }
@@ -683,7 +758,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     }
 
     private func wait(_ now: Int64, pending: Bool = false) -> ConnectionStateMachine.Wait {
-        machine.nextWait(hasPendingOutput: pending, sentSome: false, draining: false, now: now)
+        machine.nextWait(hasPendingOutput: pending, sentSome: false, now: now)
     }
 
     private let begin200 = StreamedProgress.begin(HTTPResponse(status: 200, contentType: "application/x-ndjson"),
@@ -876,14 +951,14 @@ final class ConnectionStateMachineTests: XCTestCase {
         handler.onBodyEnded = [("", .end(trailers: [("X-Lines", "2")], readsRest: true))]
         read(streamHead() + chunk("a\n"), at: start)
 
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: true, now: start),
-                       .poll(.read, .arm(.body, deadline: start + 30 * second)), "still in flight")
-        effects.isDraining = true
+        XCTAssertEqual(machine.drainBegan(hasPendingOutput: false), .none, "still in flight")
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start),
+                       .poll(.read, .arm(.body, deadline: start + 30 * second)))
         read(chunk("b\n") + "0\r\n\r\n", at: start + second)
 
         XCTAssertEqual(handler.received, "a\nb\n")
         XCTAssertEqual(effects.streamedTrailers.count, 1)
-        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, draining: true, now: start + second), .close)
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second), .close)
     }
 
     func testAStalledStreamIsCutAtTheBodyTimeout() {
@@ -891,19 +966,13 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(streamHead() + chunk("a\n"), at: start)
         XCTAssertEqual(wait(start), .poll(.read, .arm(.body, deadline: start + 30 * second)))
 
-        let action = machine.timerFired(now: start + 30 * second, effects: effects)
+        let action = fire(at: start + 30 * second)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.refusals, [408])
     }
 
     // MARK: Streams under backpressure and within the budget (issue 42)
-
-    /// What the loop does once the output has gone with no new bytes: parse on.
-    private func parseWithoutInput(at now: Int64) {
-        var index = 0
-        _ = machine.parse(UnsafeRawBufferPointer(start: nil, count: 0), index: &index, now: now, effects: effects)
-    }
 
     private let endInvalid = StreamedProgress.end(trailers: [("Oracle-Verdict", "invalid")], readsRest: false)
 
@@ -917,14 +986,14 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         var index = 0
         let later = Array(("\r\n" + chunk("d\n")).utf8)
-        later.withUnsafeBytes { _ = machine.parse($0, index: &index, now: start, effects: effects) }
+        later.withUnsafeBytes { parse($0, index: &index, at: start) }
         XCTAssertEqual(index, 0, "a later read waits behind the held rest")
         XCTAssertTrue(machine.resumesWithoutInput)
 
         effects.isOutputDrained = true
         handler.onReceive = [("B\nC\n", .completedUnit), ("D\n", .completedUnit)]
         parseWithoutInput(at: start)
-        later.withUnsafeBytes { _ = machine.parse($0, index: &index, now: start, effects: effects) }
+        later.withUnsafeBytes { parse($0, index: &index, at: start) }
 
         XCTAssertEqual(handler.received, "a\nb\nc\nb\nc\nd\n", "the rest, then the later read, in order")
         XCTAssertEqual(String(decoding: effects.streamedBytes, as: UTF8.self), "A\nB\nC\nD\n")
@@ -1025,7 +1094,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(streamHead() + chunk("a\n"), at: start)
         _ = wait(start)
 
-        XCTAssertEqual(machine.timerFired(now: start + 30 * second, effects: effects), .proceed)
+        XCTAssertEqual(fire(at: start + 30 * second), .proceed)
 
         XCTAssertEqual(handler.cuts.map(\.status), [408])
         XCTAssertEqual(effects.streamedTrailers.count, 1)

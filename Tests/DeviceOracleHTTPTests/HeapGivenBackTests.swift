@@ -1,5 +1,6 @@
 @testable import DeviceOracleHTTP
 import Foundation
+import HTTPTestSupport
 import Synchronization
 import XCTest
 
@@ -10,9 +11,8 @@ final class HeapGivenBackTests: XCTestCase {
     private final class TrimCounter: Sendable {
         let trims = Atomic<Int>(0)
 
-        func waitForATrim(after count: Int) -> Bool {
-            for _ in 0..<300 where trims.load(ordering: .relaxed) <= count { usleep(10_000) }
-            return trims.load(ordering: .relaxed) > count
+        func waitForATrim(after count: Int, within seconds: Double = 3) -> Bool {
+            eventually(within: seconds) { trims.load(ordering: .relaxed) > count }
         }
     }
 
@@ -34,7 +34,10 @@ final class HeapGivenBackTests: XCTestCase {
         defer { server.shutdown() }
         let connection = try TestConnection(port: port)
         connection.send("GET /big HTTP/1.0\r\n\r\n")  // 32 MiB it does not read
-        usleep(500_000)  // the trim after the answer was made has run; most of it waits unsent
+        // Unsent output is counted in the budget: it is held until the send timeout cuts
+        // the answer, a second after the trim that followed its making.
+        XCTAssertTrue(eventually { server.memoryBudgetInUse > 0 }, "the answer waits for the peer")
+        XCTAssertTrue(eventually { server.memoryBudgetInUse == 0 }, "the send timeout cut it")
         let beforeTheCut = counter.trims.load(ordering: .relaxed)
         XCTAssertTrue(counter.waitForATrim(after: beforeTheCut), "a trim follows the cut answer")
         XCTAssertTrue(connection.waitForClose(timeout: 10))
@@ -61,7 +64,6 @@ final class HeapGivenBackTests: XCTestCase {
             connection.send("GET /hello HTTP/1.1\r\nHost: t\r\n\r\n")
             XCTAssertEqual(connection.readResponse()?.text, "hello")
         }
-        usleep(400_000)
-        XCTAssertEqual(counter.trims.load(ordering: .relaxed), 1)
+        XCTAssertFalse(counter.waitForATrim(after: 1, within: 0.4), "four quiet periods and no trim")
     }
 }

@@ -1,5 +1,6 @@
 import DeviceOracleHTTP
 import Foundation
+import HTTPTestSupport
 import XCTest
 
 /// The bounds a hostile or careless client meets: the minimum receive rate and the
@@ -18,7 +19,7 @@ final class ResourceBoundTests: XCTestCase {
         }
         let holder = try server.connect()
         holder.send(postHead(600_000) + "[")
-        usleep(100_000)
+        XCTAssertTrue(eventually { server.server.memoryBudgetInUse > 0 }, "the holder's body has begun")
         return (server, holder)
     }
 
@@ -30,16 +31,16 @@ final class ResourceBoundTests: XCTestCase {
 
     /// Sends `text` a byte every 100 ms, until the server answers (or closes).
     private func trickle(_ text: String, to connection: TestConnection) {
-        for byte in text.utf8 where !connection.hasReceivedBytes {
+        for byte in text.utf8 {
             connection.send([byte])
-            usleep(100_000)
+            if connection.receivesBytes(within: 0.1) { return }
         }
     }
 
     /// Waits up to 5 s for the budget to be given back whole.
     private func assertBudgetReturnsToZero(_ server: TestServer, file: StaticString = #filePath, line: UInt = #line) {
-        for _ in 0..<500 where server.server.memoryBudgetInUse != 0 { usleep(10_000) }
-        XCTAssertEqual(server.server.memoryBudgetInUse, 0, "budget still held", file: file, line: line)
+        XCTAssertTrue(eventually(within: 5) { server.server.memoryBudgetInUse == 0 },
+                      "budget still held: \(server.server.memoryBudgetInUse)", file: file, line: line)
     }
 
     // MARK: Minimum rate
@@ -70,7 +71,7 @@ final class ResourceBoundTests: XCTestCase {
         }
         let holder = try server.connect()
         holder.send(postHead(600_000) + "[")  // holds 600 kB of the budget, body unfinished
-        usleep(100_000)
+        XCTAssertTrue(eventually { server.server.memoryBudgetInUse > 0 }, "the holder's body has begun")
         let refused = try server.connect()
         let start = Date()
         refused.send(postHead(600_000))
@@ -98,8 +99,7 @@ final class ResourceBoundTests: XCTestCase {
         let waiting = try server.connect()
         let body = "[" + String(repeating: " ", count: 599_998) + "]"
         waiting.send(postHead(600_000))
-        usleep(200_000)
-        XCTAssertFalse(waiting.hasReceivedBytes, "no answer while it waits")
+        XCTAssertFalse(waiting.receivesBytes(within: 0.2), "no answer while it waits")
         finishHolding(holder)
         waiting.send(body)
         XCTAssertEqual(waiting.readResponse(timeout: 10)?.body.count, 600_000)
@@ -125,8 +125,7 @@ final class ResourceBoundTests: XCTestCase {
         var refused = false
         for _ in 0..<12 where !refused {
             chunked.send("186a0\r\n\(piece)\r\n")
-            usleep(50_000)
-            refused = chunked.hasReceivedBytes
+            refused = chunked.receivesBytes(within: 0.05)
         }
         XCTAssertEqual(chunked.readResponse()?.status, 503)
         finishHolding(holder)
@@ -135,17 +134,20 @@ final class ResourceBoundTests: XCTestCase {
 
     func testTheBudgetIsGivenBackWhenClientsVanishMidBodyOrMidAnswer() throws {
         let server = try TestServer { $0.sendTimeout = 0.3 }
+        let gateName = UUID().uuidString
+        let gate = HandlerGate.named(gateName)
         do {
             let vanishing = try server.connect()
             vanishing.send(postHead(500_000) + "[1,")
             let slowReader = try server.connect()
             slowReader.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n")  // 32 MiB it never reads
             let offloaded = try server.connect()
-            offloaded.send(postHead(100_000).replacingOccurrences(of: "/echo", with: "/sleep?ms=300")
+            offloaded.send(postHead(100_000).replacingOccurrences(of: "/echo", with: "/gate?name=\(gateName)")
                            + "[" + String(repeating: " ", count: 99_998) + "]")
-            usleep(100_000)
+            XCTAssertTrue(gate.handlerWaits(), "the offloaded handler runs")
             XCTAssertGreaterThan(server.server.memoryBudgetInUse, 0)
-        }  // every connection closes here, two of them mid-request
+        }  // every connection closes here, two of them mid-request, one mid-handler
+        gate.open()
         assertBudgetReturnsToZero(server)
     }
 

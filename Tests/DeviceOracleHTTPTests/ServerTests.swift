@@ -1,5 +1,6 @@
 import DeviceOracleHTTP
 import Foundation
+import HTTPTestSupport
 import XCTest
 
 /// The server over real loopback sockets, with the test routes of `TestServer`.
@@ -103,13 +104,16 @@ final class ServerTests: XCTestCase {
         let server = try TestServer { $0.shutdownGrace = 60 }
         let connection = try server.connect()
         connection.send("GET /stream?bytes=8000000 HTTP/1.1\r\nHost: t\r\n\r\n")
-        usleep(100_000)  // the socket buffers fill; the rest of the body waits to be pulled
-        let finished = Locked<Bool?>(nil)
-        Thread { finished.value = server.server.shutdown() }.start()
-        usleep(100_000)
+        XCTAssertTrue(connection.receivesBytes(within: 10), "the body has begun; the rest waits to be pulled")
+        let finished = Locked<Bool?>(nil), stopped = DispatchSemaphore(value: 0)
+        Thread {
+            finished.value = server.server.shutdown()
+            stopped.signal()
+        }.start()
+        XCTAssertTrue(eventually { (try? server.connect()) == nil }, "the drain has begun")
         XCTAssertEqual(connection.readResponse(timeout: 60)?.body, CountingStream.expected(8_000_000))
         XCTAssertTrue(connection.waitForClose())
-        for _ in 0..<500 where finished.value == nil { usleep(10_000) }
+        XCTAssertEqual(stopped.wait(timeout: .now() + 5), .success)
         XCTAssertEqual(finished.value, true, "no request was cut")
     }
 
@@ -331,7 +335,10 @@ final class ServerTests: XCTestCase {
         let server = try TestServer { $0.sendTimeout = 0.3 }
         let connection = try server.connect()
         connection.send("GET /big HTTP/1.1\r\nHost: t\r\n\r\n")
-        usleep(1_500_000)  // long enough for the server to give up on the stalled send
+        // Unsent output is counted in the budget: it is held while the send stalls,
+        // and given back when the connection closes (reading before would unstall it).
+        XCTAssertTrue(eventually { server.server.memoryBudgetInUse > 0 }, "the answer waits for the peer")
+        XCTAssertTrue(eventually { server.server.memoryBudgetInUse == 0 }, "the server gave up on the stalled send")
         XCTAssertTrue(connection.waitForClose(timeout: 10))
         XCTAssertLessThan(connection.received.count, 32 << 20, "the whole answer cannot have been sent")
     }
@@ -345,7 +352,7 @@ final class ServerTests: XCTestCase {
         // A client still sending when the answer comes: after a plain close its sends
         // would fail with a reset and it would abort without reading the answer.
         for _ in 0..<10 {
-            usleep(10_000)
+            _ = connection.receivesBytes(within: 0.01)  // sending on while the answer arrives
             XCTAssertTrue(connection.send(String(repeating: "x", count: 4096)), "the server discards, it does not reset")
         }
         XCTAssertEqual(connection.readResponse()?.status, 400)
@@ -355,16 +362,19 @@ final class ServerTests: XCTestCase {
     func testALargeSlowRequestDoesNotDelaySmallRequestsOnTheSameLoop() throws {
         let server = try TestServer { $0.eventLoops = 1 }
         let large = try server.connect()
-        let body = "[" + String(repeating: "1,", count: 2_500_000) + "1]"  // 5 MB, handler sleeps 1 s
-        let request = post("/sleep?ms=1000", body)
+        let body = "[" + String(repeating: "1,", count: 2_500_000) + "1]"  // 5 MB, handler waits at its gate
+        let gateName = UUID().uuidString
+        let gate = HandlerGate.named(gateName)
+        let request = post("/gate?name=\(gateName)", body)
         let sender = Thread { large.send(request) }
         sender.start()
-        usleep(300_000)  // the large body is arriving or its handler is running
+        XCTAssertTrue(gate.handlerWaits(), "the large request's handler is running")
         let small = try server.connect()
         let start = Date()
         small.send(hello)
         XCTAssertEqual(small.readResponse()?.status, 200)
         XCTAssertLessThan(Date().timeIntervalSince(start), 0.5)
+        gate.open()
         XCTAssertEqual(large.readResponse(timeout: 20)?.text, "\(body.utf8.count)")
     }
 
@@ -398,21 +408,18 @@ final class ServerTests: XCTestCase {
         XCTAssertEqual(connection.readResponse()?.status, 100, "the head has arrived: the request is in flight")
         connection.send("[1,")
         let idle = try server.connect()
-        let finished = Locked<Bool?>(nil)
-        let stopper = Thread { finished.value = server.server.shutdown() }
-        stopper.start()
-        var refused = false
-        for _ in 0..<100 where !refused {
-            refused = (try? server.connect()) == nil
-            if !refused { usleep(20_000) }
-        }
-        XCTAssertTrue(refused, "the listener closes at once")
+        let finished = Locked<Bool?>(nil), stopped = DispatchSemaphore(value: 0)
+        Thread {
+            finished.value = server.server.shutdown()
+            stopped.signal()
+        }.start()
+        XCTAssertTrue(eventually(within: 2) { (try? server.connect()) == nil }, "the listener closes at once")
         XCTAssertTrue(idle.waitForClose(), "idle connections are closed")
         connection.send("2,3]")
         let response = try XCTUnwrap(connection.readResponse())
         XCTAssertEqual(response.text, "[1,2,3]")
         XCTAssertEqual(response.header("Connection"), "close")
-        for _ in 0..<500 where finished.value == nil { usleep(10_000) }
+        XCTAssertEqual(stopped.wait(timeout: .now() + 5), .success)
         XCTAssertEqual(finished.value, true)
     }
 
@@ -444,5 +451,9 @@ final class Locked<Value>: @unchecked Sendable {
     var value: Value {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
+    }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.withLock { body(&stored) }
     }
 }

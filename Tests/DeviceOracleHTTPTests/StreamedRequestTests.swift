@@ -119,19 +119,19 @@ final class StreamedMemoryTests: XCTestCase {
         let piece = Array((String(line.count * linesPerChunk, radix: 16) + "\r\n").utf8)
             + Array(repeating: line, count: linesPerChunk).flatMap { $0 } + [13, 10]
         let idle = Self.residentBytes
-        let peak = Locked(idle)
-        let done = Locked(false)
-        Thread {
-            while !done.value {
-                let now = Self.residentBytes
-                if now > peak.value { peak.value = now }
-                usleep(10_000)
-            }
-        }.start()
+        var peak = idle
+        // Sampled as each chunk goes and as the answer arrives: both sides of the stream.
+        let sendingPeak = Locked(idle), sent = DispatchSemaphore(value: 0)
         Thread {
             connection.send("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n")
-            for _ in 0..<chunks { connection.send(piece) }
+            var peak = idle
+            for _ in 0..<chunks {
+                connection.send(piece)
+                peak = max(peak, Self.residentBytes)
+            }
             connection.send("0\r\n\r\n")
+            sendingPeak.value = peak
+            sent.signal()
         }.start()
         let end = Array("X-Lines: \(chunks * linesPerChunk)\r\n\r\n".utf8)
         var tail: [UInt8] = []
@@ -140,11 +140,13 @@ final class StreamedMemoryTests: XCTestCase {
             let count = buffer.withUnsafeMutableBytes { recv(connection.fd, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { break }
             tail = Array((tail + buffer[0..<count]).suffix(end.count))
+            peak = max(peak, Self.residentBytes)
         }
-        done.value = true
+        _ = sent.wait(timeout: .now() + 60)
+        peak = max(peak, sendingPeak.value)
         XCTAssertEqual(tail, end, "the answer ended with its trailer")
-        print("\(path): idle RSS \(idle >> 10) KiB, peak \(peak.value >> 10) KiB")
-        return peak.value - idle
+        print("\(path): idle RSS \(idle >> 10) KiB, peak \(peak >> 10) KiB")
+        return peak - idle
     }
 
     func testAGigabyteStreamedThroughKeepsTheProcessFlat() throws {

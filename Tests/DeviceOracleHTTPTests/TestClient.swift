@@ -76,6 +76,14 @@ final class TestConnection: @unchecked Sendable {
         return !buffer.isEmpty || sawEndOfStream
     }
 
+    /// Whether the server sends anything (or closes) within `seconds`: a read that waits
+    /// at most that long, so a client pacing its sends still hears the answer at once.
+    func receivesBytes(within seconds: Double) -> Bool {
+        if hasReceivedBytes { return true }
+        _ = fill(until: Date(timeIntervalSinceNow: seconds))
+        return hasReceivedBytes
+    }
+
     private func fill(waitingMilliseconds: Int32) -> Bool {
         guard !sawEndOfStream else { return false }
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -187,8 +195,8 @@ final class TestServer: Sendable {
         Route(path: "/echo", methods: [.POST], body: .json) { request in
             .json(200, request.body, logFields: [("verdict", "pass")])
         },
-        Route(path: "/sleep", methods: [.POST], body: .json) { request in
-            usleep(UInt32(Int(request.query.dropFirst(3)) ?? 0) * 1000)  // ?ms=N
+        Route(path: "/gate", methods: [.POST], body: .json) { request in  // ?name=N
+            HandlerGate.named(String(request.query.dropFirst(5))).pass()
             return .json(200, Array("\(request.body.count)".utf8))
         },
         Route(path: "/megabyte", methods: [.GET]) { _ in
@@ -225,6 +233,35 @@ final class TestServer: Sendable {
     func connect() throws -> TestConnection { try TestConnection(port: port) }
 
     deinit { server.shutdown() }
+}
+
+/// A slow handler without a clock: `/gate?name=N` says it has begun, then waits until its
+/// test opens gate N (or 30 s pass, so a failed test cannot hang a worker for ever).
+final class HandlerGate: Sendable {
+    private static let all = Locked<[String: HandlerGate]>([:])
+    private let entered = DispatchSemaphore(value: 0)
+    private let opened = DispatchSemaphore(value: 0)
+
+    static func named(_ name: String) -> HandlerGate {
+        all.withLock { gates in
+            if let gate = gates[name] { return gate }
+            let gate = HandlerGate()
+            gates[name] = gate
+            return gate
+        }
+    }
+
+    fileprivate func pass() {
+        entered.signal()
+        _ = opened.wait(timeout: .now() + 30)
+    }
+
+    /// Whether a handler has reached the gate within `seconds`.
+    func handlerWaits(within seconds: Double = 20) -> Bool {
+        entered.wait(timeout: .now() + seconds) == .success
+    }
+
+    func open() { opened.signal() }
 }
 
 /// A body of `byteCount` bytes counting 0, 1, 2… modulo 251, written in pieces of

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import XCTest
 
 /// The real binary, started with `--port 0`, as an operator or a container runs it.
@@ -122,12 +123,7 @@ final class EndToEndTests: XCTestCase {
         let (interim, _) = socket.read(timeout: 10) { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
         XCTAssertTrue(String(decoding: interim, as: UTF8.self).hasPrefix("HTTP/1.1 100 "), "the head has arrived")
         server.terminate()
-        var refused = false
-        for _ in 0..<200 where !refused {
-            refused = RawSocket(port: port) == nil
-            if !refused { usleep(20_000) }
-        }
-        XCTAssertTrue(refused, "the listener closes at once")
+        XCTAssertTrue(eventually(within: 4) { RawSocket(port: port) == nil }, "the listener closes at once")
         socket.send("body")
         let (answer, _) = socket.read(timeout: 10) { String(decoding: $0, as: UTF8.self).contains(#"{"status":"ok"}"#) }
         let text = String(decoding: answer, as: UTF8.self)

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTestSupport
 import XCTest
 
 /// The ruleset endpoints and `check` through the real binary, as a harness uses them.
@@ -145,11 +146,10 @@ final class RulesetEndpointTests: OracleProcessTestCase {
 
         _ = try XCTUnwrap(post("/playback/apply", #"{"events":[{"type":"userPlayed","id":"secret-device-42"}]}"#, port: port))
 
-        let deadline = Date(timeIntervalSinceNow: 10)
         var line: [String: Any]?
-        while line == nil && Date() < deadline {
+        _ = eventually {
             line = server.logLines.first { $0["path"] as? String == "/playback/apply" }
-            usleep(20_000)
+            return line != nil
         }
         XCTAssertEqual(line?["verdict"] as? String, "unchecked")
         XCTAssertEqual(line?["status"] as? Int, 200)

@@ -89,21 +89,19 @@ final class ServerProcess {
 
     /// The startup line, waiting for it up to `timeout` seconds.
     func startupLine(timeout: Double = 20) -> [String: Any]? {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while Date() < deadline {
-            if let line = logLines.first(where: { $0["msg"] as? String == "listening" }) { return line }
-            if !isRunning { return nil }
-            usleep(10_000)
+        var line: [String: Any]?
+        _ = eventually(within: timeout) {
+            line = logLines.first { $0["msg"] as? String == "listening" }
+            return line != nil || !isRunning
         }
-        return nil
+        return line
     }
 
     var port: Int? { startupLine()?["port"] as? Int }
 
     /// Waits for the process to exit; its exit status (128 + signal if killed), or nil on timeout.
     func waitForExit(timeout: Double = 20) -> Int32? {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while isRunning && Date() < deadline { usleep(10_000) }
+        _ = eventually(within: timeout) { !isRunning }
         return exitStatus
     }
 

@@ -6,12 +6,21 @@
 ///
 /// Time is an argument (`now:`, monotonic nanoseconds), never read from a clock, so
 /// every timeout rule is tested with a manual clock (`ConnectionStateMachineTests`).
-/// Answers and access lines go into a `ConnectionEffects`; control comes back as one
-/// small enum per event, so no event allocates.
+/// User code never runs inside: routing (which may run a route's query check) and a
+/// route's handler are requested by `parse` (`route`, `runHandler`, `offload`,
+/// `makeStreamHandler`, `callStreamHandler`) and their result comes back as an input
+/// (`headRouted`, `handlerFinished`, `streamHandlerMade`, `streamHandlerAnswered`).
+/// What the loop does for it comes back as values: one small enum per input (the next
+/// step of a parse round, proceed, wait for this, close...), and the answers, their
+/// pieces, access records and the memory given back or held as `Effect`s, performed in
+/// the order decided (`nextEffect`). It consults a `ConnectionEffects` only for the
+/// memory budget, to reserve from it.
 struct ConnectionStateMachine {
     /// The rules every connection of a server follows, shared (one reference per connection).
     final class Settings: Sendable {
-        let router: Router
+        /// Each route's streamed body, by the route's index (what a stream holds of the
+        /// budget, and how its handler is made): the router itself is the loop's.
+        let streamedBodies: [StreamedBody?]
         let headLimits: HeadLimits
         let maxBodyBytes: Int
         let maxStreamBytes: Int
@@ -25,9 +34,13 @@ struct ConnectionStateMachine {
         let offloadBodyBytes: Int
         /// Each `TimerKind`'s duration, clamped to a year so no configured value overflows.
         let timerNanoseconds: [Int64]
+        /// Access records (the access log's lines, `/metrics`' counts) are built only as far
+        /// as someone reads them.
+        let answerRecording: AnswerRecording
 
-        init(configuration: ServerConfiguration, router: Router) {
-            self.router = router
+        init(configuration: ServerConfiguration, router: Router, answerRecording: AnswerRecording) {
+            self.answerRecording = answerRecording
+            streamedBodies = router.routes.map(\.streamed)
             headLimits = configuration.headLimits
             maxBodyBytes = configuration.maxBodyBytes
             maxStreamBytes = configuration.maxStreamBytes
@@ -118,12 +131,54 @@ struct ConnectionStateMachine {
         var answer = Answer.undecided
         var receivedBytes = 0
         var sentBytes = 0
-        /// What the handler writes during one call.
-        var output: [UInt8] = []
+        /// The handler call decided and not made yet: `parse` asks for it before anything else.
+        var due: StreamCall?
 
         var isUndecided: Bool {
             if case .undecided = answer { return true }
             return false
+        }
+    }
+
+    /// A call of the current stream's handler, which the loop makes when `parse` asks
+    /// (`callStreamHandler`) and reports with `streamHandlerAnswered`. Indirect: a
+    /// stream's payload would otherwise grow the state every request copies.
+    indirect enum StreamCall {
+        /// `receive(bytes)`. A `pause` it returns keeps the rest of `pauseFrom`: the same
+        /// bytes, or those of the call that returned `begin` just before (this one then
+        /// gets none).
+        case receive(StreamInput, pauseFrom: StreamInput)
+        /// `bodyEnded` (again after it returned `begin`).
+        case bodyEnded
+        /// `cut(problem)`: the server ends a stream whose answer has begun.
+        case cut(HTTPError)
+
+        /// Makes the call: the loop's part, never the machine's. `input`: the bytes last
+        /// given to `parse`.
+        func perform(on handler: any StreamedRequestHandler, input: UnsafeRawBufferPointer,
+                     output: inout [UInt8]) -> StreamedProgress? {
+            switch self {
+            case .receive(let bytes, _): bytes.withBytes(in: input) { handler.receive($0, output: &output) }
+            case .bodyEnded: handler.bodyEnded(output: &output)
+            case .cut(let problem): handler.cut(problem, output: &output)
+            }
+        }
+    }
+
+    /// Bytes a stream's handler is given.
+    enum StreamInput {
+        case none
+        /// `input[range]` of the bytes given to `parse`.
+        case read(Range<Int>)
+        /// The rest of a read the handler paused in, handed over first once the output has gone.
+        case held([UInt8])
+
+        func withBytes<Result>(in input: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+            switch self {
+            case .none: body(ConnectionStateMachine.noBytes)
+            case .read(let range): body(UnsafeRawBufferPointer(rebasing: input[range]))
+            case .held(let bytes): bytes.withUnsafeBytes(body)
+            }
         }
     }
 
@@ -150,11 +205,17 @@ struct ConnectionStateMachine {
     private enum State {
         /// Between requests, or inside a head (the framer knows which).
         case awaitingHead(AwaitingHead)
+        /// A head has arrived and the loop routes it (`route`, `headRouted`); nothing
+        /// more is parsed until then.
+        case routing(AwaitingHead)
         /// A head has arrived; its body (maybe empty) is read.
         case receivingBody(Exchange)
         /// A head has arrived whose body goes to a `StreamedRequestHandler` as it is read;
         /// its answer goes out as the handler writes it.
         case streaming(Stream)
+        /// The budget took a streamed request's share: its handler is to be made (by the
+        /// loop, `makeStreamHandler`), before any of its body is read.
+        case startingStream(Exchange)
         /// The body needs more of the budget than it has: reading is paused (its bytes
         /// wait in the socket) until they fit or `memoryWait` passes.
         case awaitingMemory(Exchange, AwaitingMemory)
@@ -169,6 +230,50 @@ struct ConnectionStateMachine {
         case modifying
     }
 
+    /// What the loop does for the machine, in the order decided (`nextEffect`): answers
+    /// and their pieces into the connection's output, access records, the heap timer.
+    enum Effect {
+        /// `100 Continue`, for a body that may now be sent.
+        case sendContinue
+        /// The answer, framed as decided, with `connection` as its Connection field
+        /// (`omitsBody`: to a HEAD). Once its body has been queued to its end (at once
+        /// when whole, or when its stream ends) the loop says so with `answerBodyQueued`;
+        /// its access record is then written.
+        case send(HTTPResponse, omitsBody: Bool, framing: AnswerFraming, connection: ResponseSerializer.ConnectionField,
+                  accessLine: AccessLineFields?)
+        /// An answer after which the connection closes (`Connection: close`).
+        case sendRefusal(HTTPResponse)
+        /// An answer's access record (`bytes` of body sent).
+        case record(AccessLineFields, bytes: Int)
+        /// A streamed request's handler was made: the request is in flight until
+        /// `streamedAnswerEnded` (or the connection closes).
+        case streamStarted
+        /// A streamed answer's head (no body): chunked, or close-delimited to HTTP/1.0.
+        case sendStreamedHead(HTTPResponse, framing: ResponseSerializer.BodyFraming,
+                              connection: ResponseSerializer.ConnectionField)
+        /// What a streamed request's handler wrote: a chunk, or the bytes as they are.
+        case sendStreamedBytes([UInt8], chunked: Bool)
+        /// The last chunk of a chunked streamed answer, with its trailer fields.
+        case sendStreamedEnd(trailers: [(String, String)])
+        /// A streamed answer has ended, or was cut after it began: its access record
+        /// (`bytes` of body sent), and the request is no longer in flight.
+        case streamedAnswerEnded(accessLine: AccessLineFields?, bytes: Int)
+        /// Megabytes were freed: the heap may be trimmed once things are quiet.
+        case largeWorkEnded
+        /// Gives `bytes` back to the server's memory budget.
+        case releaseMemory(Int)
+        /// Counts `bytes` the process holds already (an answer's work) in the budget: never refused.
+        case holdMemory(Int)
+    }
+
+    /// The connection's output as `parse` sees it (the loop's, given with each call).
+    struct OutputState {
+        /// Parsing stops while this much output waits or a streamed body is still going out.
+        var isBackedUp: Bool
+        /// Every answer byte queued so far has gone to the socket: a paused stream may go on.
+        var isDrained: Bool
+    }
+
     /// What the event loop does with bytes just read.
     enum Arrival: Equatable {
         /// Parse them (`parse`), then call `readEnded`.
@@ -180,19 +285,35 @@ struct ConnectionStateMachine {
 
     /// Why `parse` returned.
     enum ParseResult {
+        /// Route this head (`Router.choose(for:)`) and give the choice with
+        /// `headRouted`, which returns the next step (it parses on, the same input).
+        case route(RequestHead)
         /// Nothing more can be parsed now: more bytes are needed, output is backed up, or
         /// the state no longer reads. Unparsed bytes are kept if `keepsUnparsedInput`.
         case stop
-        /// Run this handler now and report with `handlerFinished`, then parse on.
+        /// Run this handler now and report with `handlerFinished` (`proceed`: perform the
+        /// effects), then parse on.
         case runHandler(routeIndex: Int, request: HTTPRequest)
         /// Run this handler on another thread; `handlerFinished` when it answers.
         case offload(routeIndex: Int, request: HTTPRequest)
+        /// Make the handler of this streamed request (`StreamedBody.handler`) and give it
+        /// with `streamHandlerMade`, which returns the next step.
+        case makeStreamHandler(StreamedBody, HTTPRequest)
+        /// Make this call of the stream's handler now and report it with
+        /// `streamHandlerAnswered`, which returns the next step.
+        case callStreamHandler(any StreamedRequestHandler, StreamCall)
+        /// Perform the effects decided (`nextEffect`), then parse on (the same input):
+        /// the output's state they change decides whether parsing goes on.
+        case performEffects
     }
 
     /// What the event loop does after an event.
     enum Action: Equatable {
         case none
-        /// Send what is queued, then ask `nextWait`.
+        /// Perform the effects decided (`nextEffect`) and a stream handler's call due
+        /// (`hasDueStreamCall`), send what is queued, parse what waited behind it, then ask
+        /// `nextWait`. Inside a parse round (an inline handler's answer): perform the
+        /// effects, then parse on.
         case proceed
         case setInterest(Interest)
         case close
@@ -242,34 +363,51 @@ struct ConnectionStateMachine {
     /// Kept outside `state` so it parses in place rather than being copied out of the
     /// enum and back for every input.
     private var framer: RequestFramer
+    /// Beside `state`: it runs across a head and its body (several cases) and restarts on
+    /// every read, which would rebuild the case's payload each time.
     private var rateClock: ReceiveRateClock
+    /// Beside `state`: the loop's one timer, whatever the case (`nextWait` arms it).
     private var timer = ArmedTimer()
     /// The body bytes the current request's share of the budget covers; held until its
-    /// answer has gone (a streamed answer's last piece).
+    /// answer has gone (a streamed answer's last piece), after the state has moved on to
+    /// the next request, so it is beside `state`, not in a case.
     private var reservedBodyBytes = 0
     /// The current request's body as read so far. Kept here, not in the `Exchange` inside
     /// `state`: a copy of the exchange taken out of the state's payload shared the array
     /// with it, so every read copied the whole body read before it (a body of n reads cost
     /// n²/2 reads' worth of copying); a stored property is appended in place.
     private var body: [UInt8] = []
-    /// The share of the budget a streamed request holds (`StreamedBody.memoryShare`), whatever its length.
+    /// The share of the budget a streamed request holds (`StreamedBody.memoryShare`),
+    /// whatever its length; beside `state` for the same reason as `reservedBodyBytes`.
     private var reservedStreamShare = 0
     /// What an answer holds beyond its body's share (`HTTPResponse.heldBytes`), counted
-    /// until the answer has gone.
+    /// until the answer has gone (beside `state`, as `reservedBodyBytes`).
     private var heldAnswerBytes = 0
     /// The rest of a read a streamed request's handler did not take when it paused
-    /// (`StreamedProgress.pause`): handed over first once the output has gone.
+    /// (`StreamedProgress.pause`): handed over first once the output has gone. Beside
+    /// `state` for the reason `body` is: an array in a payload is copied when changed.
     private var heldInput: [UInt8] = []
     /// The last `parse` stopped because output waited, maybe with an event still due
     /// that needs no more bytes (the end of a Content-Length body whose last bytes were
     /// all read): parsing must go on once the output has gone, whether or not more
-    /// bytes arrive.
+    /// bytes arrive. A fact of the last `parse`, not of a case.
     private var stoppedForOutput = false
+    /// The peer closed its side: answers from then on close. Holds in every case once set.
     private var peerClosedInput = false
+    /// The server is shutting down (`drainBegan`): answers close their connection. Beside
+    /// the state, not in it: it holds in every case once told, and is told once.
+    private var draining: Bool
+    /// Effects decided and not yet taken by the loop (`nextEffect`): `outbox[outboxIndex..<outboxCount]`.
+    /// Its slots are reused (a taken one holds a placeholder), so a request allocates nothing.
+    private var outbox: [Effect] = []
+    private var outboxIndex = 0
+    private var outboxCount = 0
 
-    /// A new connection, accepted at `now`: its first head is due within the header timeout.
-    init(settings: Settings, now: Int64) {
+    /// A new connection, accepted at `now` (`draining`: after the drain began): its first
+    /// head is due within the header timeout.
+    init(settings: Settings, now: Int64, draining: Bool = false) {
         self.settings = settings
+        self.draining = draining
         state = .awaitingHead(AwaitingHead(startedAt: now, hasAnswered: false))
         framer = RequestFramer(limits: settings.headLimits, maxBodyBytes: settings.maxBodyBytes, checksContentLength: false)
         rateClock = ReceiveRateClock(startedAt: now)
@@ -289,15 +427,15 @@ struct ConnectionStateMachine {
     /// Requests are parsed (pending input may be given to `parse`).
     var isReadingRequests: Bool {
         switch state {
-        case .awaitingHead, .receivingBody, .streaming: true
-        case .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
+        case .awaitingHead, .receivingBody, .streaming, .startingStream: true
+        case .routing, .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
         }
     }
 
     /// Bytes `parse` left are kept for later (not dropped, as when closing).
     var keepsUnparsedInput: Bool {
         switch state {
-        case .awaitingHead, .receivingBody, .streaming, .running, .awaitingMemory: true
+        case .awaitingHead, .routing, .receivingBody, .streaming, .startingStream, .running, .awaitingMemory: true
         case .closingAfterWrite, .lingering, .closed, .modifying: false
         }
     }
@@ -306,7 +444,7 @@ struct ConnectionStateMachine {
     /// such requests complete at shutdown).
     func hasRequestInFlight(hasPendingOutput: Bool) -> Bool {
         switch state {
-        case .running, .awaitingMemory, .receivingBody, .streaming: true
+        case .routing, .running, .awaitingMemory, .receivingBody, .streaming, .startingStream: true
         case .awaitingHead, .closingAfterWrite: hasPendingOutput
         case .lingering, .closed, .modifying: false
         }
@@ -315,12 +453,45 @@ struct ConnectionStateMachine {
     /// Parsing must go on once the output has gone even if no more bytes arrive: held
     /// input of a paused stream, or an event due without input.
     var resumesWithoutInput: Bool {
-        isReadingRequests && (stoppedForOutput || !heldInput.isEmpty)
+        isReadingRequests && (stoppedForOutput || !heldInput.isEmpty || hasDueStreamCall)
+    }
+
+    /// A stream's handler call was decided outside `parse` (a timeout or the minimum rate
+    /// cut the stream): `parse`, even with no bytes, asks for it.
+    var hasDueStreamCall: Bool {
+        // Tags first: binding a payload copies the whole state, on every request's path.
+        if case .startingStream = state { return true }
+        guard case .streaming = state, case .streaming(let stream) = state else { return false }
+        return stream.due != nil
     }
 
     /// The share of the budget an offloaded handler's request holds, for its completion
     /// to give back when the connection has closed meanwhile.
     var offloadedReservation: Int { share(of: reservedBodyBytes) }
+
+    /// The next effect decided and not yet performed, in order; nil once all were taken.
+    mutating func nextEffect() -> Effect? {
+        guard outboxIndex < outboxCount else {
+            outboxIndex = 0
+            outboxCount = 0
+            return nil
+        }
+        var effect = Effect.largeWorkEnded
+        swap(&effect, &outbox[outboxIndex])  // taken, not copied: the loop holds the only reference
+        outboxIndex += 1
+        return effect
+    }
+
+    private var hasEffects: Bool { outboxIndex < outboxCount }
+
+    private mutating func emit(_ effect: consuming Effect) {
+        if outboxCount < outbox.count {
+            outbox[outboxCount] = effect
+        } else {
+            outbox.append(effect)
+        }
+        outboxCount += 1
+    }
 
     // MARK: Inputs
 
@@ -344,28 +515,36 @@ struct ConnectionStateMachine {
     }
 
     /// Parses `input[index...]` until a handler must run or nothing more can be parsed now.
+    /// `output`: the connection's output as it is now.
     mutating func parse<Effects: ConnectionEffects>(_ input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
-                                                    effects: Effects) -> ParseResult {
+                                                    output: OutputState, effects: Effects) -> ParseResult {
         stoppedForOutput = false
-        while isReadingRequests {
-            if effects.isOutputBackedUp {
+        while true {
+            // What the last step decided goes out first, whether or not reading goes on.
+            if hasEffects { return .performEffects }
+            guard isReadingRequests else { break }
+            if let call = takeDueStreamCall() { return call }
+            if output.isBackedUp {
                 stoppedForOutput = true
                 break
             }
             if !heldInput.isEmpty {
                 // A paused stream goes on once its output has gone, before any later byte.
-                guard effects.isOutputDrained else { break }
-                resumeHeldInput(now: now, effects: effects)
+                guard output.isDrained else { break }
+                resumeHeldInput()
                 continue
             }
             guard let event = framer.next(input, index: &index) else { break }
             switch event {
             case .head(let head):
-                receivedHead(head, now: now, effects: effects)
+                var waiting = AwaitingHead(startedAt: now, hasAnswered: true)
+                if case .awaitingHead = state, case .awaitingHead(let awaiting) = state { waiting = awaiting }
+                state = .routing(waiting)
+                return .route(head)
             case .body(let range):
-                receivedBody(UnsafeRawBufferPointer(rebasing: input[range]), now: now, effects: effects)
+                receivedBody(range, of: input, now: now, effects: effects)
             case .end:
-                if let run = requestComplete(now: now, effects: effects) { return run }
+                return requestComplete(input, index: &index, now: now, output: output, effects: effects)
             case .failure(let error, let summary):
                 refuse(error, summary: summary, now: now, effects: effects)
             }
@@ -373,14 +552,65 @@ struct ConnectionStateMachine {
         return .stop
     }
 
+    /// The handler `parse` asked for with `makeStreamHandler` was made: the stream's
+    /// body goes to it as it is read.
+    /// Returns what `parse` decides next (`input[index...]`).
+    mutating func streamHandlerMade<Effects: ConnectionEffects>(_ handler: any StreamedRequestHandler,
+                                                                input: UnsafeRawBufferPointer, index: inout Int,
+                                                                now: Int64, output: OutputState,
+                                                                effects: Effects) -> ParseResult {
+        if case .startingStream = state, case .startingStream(let exchange) = takeState() {
+            state = .streaming(Stream(exchange: exchange, handler: handler))
+        }
+        return parse(input, index: &index, now: now, output: output, effects: effects)
+    }
+
+    /// The stream's handler answered `call` (what `parse` asked for with
+    /// `callStreamHandler`): `progress` is its answer (nil only from `cut`: it has none),
+    /// `output` what it wrote, `heldBytes` what it says it holds now, and `input` the bytes
+    /// last given to `parse` (`index`: how far it went). Returns what `parse` decides next.
+    mutating func streamHandlerAnswered<Effects: ConnectionEffects>(
+        _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output written: inout [UInt8],
+        input: UnsafeRawBufferPointer, index: inout Int, now: Int64, output: OutputState, effects: Effects
+    ) -> ParseResult {
+        answered(call, progress: progress, heldBytes: heldBytes, output: &written, input: input, now: now, effects: effects)
+        written.removeAll()  // what it wrote before its answer began, or in a cut unheard, goes
+        return parse(input, index: &index, now: now, output: output, effects: effects)
+    }
+
+    private mutating func answered<Effects: ConnectionEffects>(
+        _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output: inout [UInt8],
+        input: UnsafeRawBufferPointer, now: Int64, effects: Effects
+    ) {
+        guard case .streaming = state, case .streaming(let stream) = takeState() else { return }
+        switch (call, progress) {
+        case (.cut, .end(let trailers, _, let logFields)?):
+            // Its status has gone: the handler ended its answer saying why (in-band), and
+            // nothing more is read.
+            apply(.end(trailers: trailers, readsRest: false, logFields: logFields), to: stream, output: &output,
+                  pauseFrom: .none, input: input, heldBytes: heldBytes, bodyEnded: false, now: now, effects: effects)
+        case (.cut, _):
+            closeAfterWhatWasWritten(stream, effects: effects)
+        case (.bodyEnded, let progress?):
+            apply(progress, to: stream, output: &output, pauseFrom: .none, input: input, heldBytes: heldBytes,
+                  bodyEnded: true, now: now, effects: effects)
+        case (.receive(_, let pauseFrom), let progress?):
+            apply(progress, to: stream, output: &output, pauseFrom: pauseFrom, input: input, heldBytes: heldBytes,
+                  bodyEnded: false, now: now, effects: effects)
+        case (.bodyEnded, nil), (.receive, nil):
+            state = .streaming(stream)  // only `cut` may have no answer
+        }
+    }
+
     /// After a read's bytes were parsed: past its grace period, a request that has
-    /// averaged under the minimum rate is refused.
-    mutating func readEnded<Effects: ConnectionEffects>(now: Int64, effects: Effects) {
-        guard isReadingRequests, !framer.isBetweenRequests, settings.minReceiveRate > 0 else { return }
+    /// averaged under the minimum rate is refused. Then the loop goes on (`proceed`).
+    mutating func readEnded<Effects: ConnectionEffects>(now: Int64, effects: Effects) -> Action {
+        guard isReadingRequests, !framer.isBetweenRequests, settings.minReceiveRate > 0 else { return .proceed }
         let seconds = Double(now - rateClock.startedAt) / 1e9 - settings.minReceiveRateGrace
-        guard seconds > 0 && Double(rateClock.bytes) < settings.minReceiveRate * seconds else { return }
+        guard seconds > 0 && Double(rateClock.bytes) < settings.minReceiveRate * seconds else { return .proceed }
         refuse(HTTPError(status: 408, detail: "the request arrived at under \(settings.minReceiveRate) bytes/s on average after its first \(settings.minReceiveRateGrace) s"),
                summary: HeadSummary(), now: now, effects: effects)
+        return .proceed
     }
 
     /// The peer closed its side (a read returned 0).
@@ -392,7 +622,7 @@ struct ConnectionStateMachine {
             guard hasPendingOutput else { return .close }
             state = .closingAfterWrite(linger: false, lingerAllowance: 0)
             return .proceed
-        case .receivingBody, .streaming, .lingering:
+        case .routing, .receivingBody, .streaming, .startingStream, .lingering:
             return .close
         case .running, .awaitingMemory, .closingAfterWrite, .closed, .modifying:
             return .setInterest(hasPendingOutput ? .write : .none)
@@ -438,27 +668,37 @@ struct ConnectionStateMachine {
         }
     }
 
-    /// The handler `parse` asked for has answered. False if nothing was waiting for it.
-    mutating func handlerFinished<Effects: ConnectionEffects>(_ response: consuming HTTPResponse, now: Int64,
-                                                              effects: Effects) -> Bool {
-        switch takeState() {
-        case .running(let exchange):
-            finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
-            return true
-        case let other:
-            state = other
-            return false
+    /// The loop routed the head `parse` gave it (`route`): the request is answered,
+    /// its body read or streamed as `choice` says. Returns what `parse` decides next
+    /// (`input[index...]`).
+    mutating func headRouted<Effects: ConnectionEffects>(_ head: consuming RequestHead, to choice: consuming Router.Choice,
+                                                         input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
+                                                         output: OutputState, effects: Effects) -> ParseResult {
+        if case .routing = state, case .routing(let waiting) = state {
+            receivedHead(head, choice: choice, startedAt: waiting.startedAt, now: now, effects: effects)
         }
+        return parse(input, index: &index, now: now, output: output, effects: effects)
     }
 
-    /// The streamed body of the last answer has been queued to its end.
-    mutating func streamEnded<Effects: ConnectionEffects>(effects: Effects) {
+    /// The handler `parse` asked for has answered: `proceed` (the answer is among the
+    /// effects), or `none` if nothing was waiting for it (the connection closed meanwhile).
+    mutating func handlerFinished<Effects: ConnectionEffects>(_ response: consuming HTTPResponse, now: Int64,
+                                                              effects: Effects) -> Action {
+        // The tag first: a state bound whole (`case let other`) was copied on every answer.
+        guard case .running = state, case .running(let exchange) = takeState() else { return .none }
+        finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
+        return .proceed
+    }
+
+    /// The body of the last answer (`Effect.send`) has been queued to its end: at once
+    /// when it went whole, or when its stream ended. What the request held is given back.
+    mutating func answerBodyQueued<Effects: ConnectionEffects>(effects: Effects) {
         releaseReservation(effects: effects)
     }
 
     /// Output has been sent as far as the socket takes it (`hasPendingOutput`: some is left;
     /// `sentSome`: the socket took bytes since the last wait): what to wait for next.
-    mutating func nextWait(hasPendingOutput: Bool, sentSome: Bool, draining: Bool, now: Int64) -> Wait {
+    mutating func nextWait(hasPendingOutput: Bool, sentSome: Bool, now: Int64) -> Wait {
         if case .closingAfterWrite(let linger, let allowance) = state, !hasPendingOutput {
             guard linger, !peerClosedInput else { return .close }
             state = .lingering(Lingering(allowance: allowance))
@@ -474,7 +714,7 @@ struct ConnectionStateMachine {
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
             if framer.isBetweenRequests { return .poll(.read, rearm(waiting.hasAnswered ? .idle : .header, now: now)) }
             return .poll(.read, rearm(.header, now: now))
-        case .receivingBody, .streaming:
+        case .receivingBody, .streaming, .startingStream:
             // A stream's output waiting for the peer stops reading (backpressure): the
             // send timeout runs, and the body timeout starts again once it has gone.
             // The wait is not the sender's, so the rate clock starts again too.
@@ -488,7 +728,7 @@ struct ConnectionStateMachine {
                 return .poll(.read, .arm(.body, deadline: timer.deadline))
             }
             return .poll(.read, .keep)
-        case .running, .closingAfterWrite:
+        case .routing, .running, .closingAfterWrite:
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
             timer.kind = nil
             return .poll(.none, .disarm)
@@ -498,6 +738,13 @@ struct ConnectionStateMachine {
         case .lingering, .closed, .modifying:
             return .unchanged
         }
+    }
+
+    /// The server began to drain: an idle connection closes now (`close`); one with a
+    /// request in flight answers it with `Connection: close`, then closes.
+    mutating func drainBegan(hasPendingOutput: Bool) -> Action {
+        draining = true
+        return hasRequestInFlight(hasPendingOutput: hasPendingOutput) ? .none : .close
     }
 
     /// The connection is closed (by the loop, for any reason).
@@ -522,14 +769,13 @@ struct ConnectionStateMachine {
         return taken
     }
 
-    private mutating func receivedHead<Effects: ConnectionEffects>(_ head: RequestHead, now: Int64, effects: Effects) {
-        var startedAt = now
-        if case .awaitingHead(let waiting) = state { startedAt = waiting.startedAt }
+    /// Every path sets the state (`.routing` until then).
+    private mutating func receivedHead<Effects: ConnectionEffects>(_ head: RequestHead, choice: Router.Choice,
+                                                                   startedAt: Int64, now: Int64, effects: Effects) {
         var exchange = Exchange(head: head, routeIndex: nil, decided: nil, keepsBody: false, startedAt: startedAt)
         body = []  // a refused request's part-read body goes; a completed one's was taken
         heldInput = []
-        let router = settings.router
-        switch head.withPathAndContentType({ router.choose(method: head.method, path: $0, contentType: $1) { head.query } }) {
+        switch choice {
         case .respond(let decided):
             exchange.decided = decided
         case .handle(let index, let keeps):
@@ -580,27 +826,25 @@ struct ConnectionStateMachine {
                     effects: effects)
         case .length, .chunked:
             // Read and discarded, so it takes nothing of the budget.
-            if head.expectsContinue { effects.queueContinue() }
+            if head.expectsContinue { emit(.sendContinue) }
             state = .receivingBody(exchange)
         case .none:
             state = .receivingBody(exchange)
         }
     }
 
-    private mutating func receivedBody<Effects: ConnectionEffects>(_ bytes: UnsafeRawBufferPointer, now: Int64,
-                                                                   effects: Effects) {
+    private mutating func receivedBody<Effects: ConnectionEffects>(_ range: Range<Int>, of input: UnsafeRawBufferPointer,
+                                                                   now: Int64, effects: Effects) {
         timer.bodyProgress = true
         switch takeState() {
         case .streaming(var stream):
-            guard case .ended = stream.answer else {
-                stream.receivedBytes += bytes.count
-                let progress = stream.handler.receive(bytes, output: &stream.output)
-                apply(progress, to: stream, input: bytes, bodyEnded: false, now: now, effects: effects)
-                return
+            if case .ended = stream.answer {} else {
+                stream.receivedBytes += range.count
+                stream.due = .receive(.read(range), pauseFrom: .read(range))
             }
-            state = .streaming(stream)  // the answer has ended: the rest is thrown away
+            state = .streaming(stream)  // once the answer has ended, the rest is thrown away
         case .receivingBody(let exchange) where exchange.keepsBody:
-            body.append(contentsOf: bytes)
+            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
             if body.count > reservedBodyBytes {
                 // A chunked body outgrew its share: take the next step of it.
                 let more = max(Self.chunkedReservationBytes, body.count - reservedBodyBytes)
@@ -613,7 +857,12 @@ struct ConnectionStateMachine {
         }
     }
 
-    private mutating func requestComplete<Effects: ConnectionEffects>(now: Int64, effects: Effects) -> ParseResult? {
+    /// The request's body has ended: its handler is asked for, or (an answer decided
+    /// from its head, a stream) parsing goes on. Returned, not wrapped in an Optional: a
+    /// request's handler is asked for without one more copy of the request.
+    private mutating func requestComplete<Effects: ConnectionEffects>(_ input: UnsafeRawBufferPointer, index: inout Int,
+                                                                      now: Int64, output: OutputState,
+                                                                      effects: Effects) -> ParseResult {
         var exchange: Exchange
         switch takeState() {
         case .receivingBody(let received):
@@ -622,20 +871,20 @@ struct ConnectionStateMachine {
             if case .ended(let keepAlive) = stream.answer {
                 endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
             } else {
-                apply(stream.handler.bodyEnded(output: &stream.output), to: stream, input: Self.noBytes, bodyEnded: true,
-                      now: now, effects: effects)
+                stream.due = .bodyEnded
+                state = .streaming(stream)
             }
-            return nil
+            return parse(input, index: &index, now: now, output: output, effects: effects)
         default:
             preconditionFailure("a request ends only while its body is received")
         }
         if let response = exchange.decided.take() {
             finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
-            return nil
+            return parse(input, index: &index, now: now, output: output, effects: effects)  // the answer goes out first
         }
         guard let routeIndex = exchange.routeIndex else {
             state = .receivingBody(exchange)
-            return nil
+            return parse(input, index: &index, now: now, output: output, effects: effects)
         }
         var received: [UInt8] = []
         swap(&received, &body)
@@ -650,22 +899,21 @@ struct ConnectionStateMachine {
                                                              forceClose: Bool, now: Int64, effects: Effects,
                                                              lingerAllowance: Int = maxLingerBytes,
                                                              overload: ServerMetrics.OverloadCause? = nil) {
-        let keepAlive = exchange.head.keepAlive && !forceClose && !effects.isDraining && !peerClosedInput
+        let keepAlive = exchange.head.keepAlive && !forceClose && !draining && !peerClosedInput
         let field: ResponseSerializer.ConnectionField =
             !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
-        let accessLine = AccessLineFields(effects.answerRecording, head: exchange.head, status: response.status,
+        let accessLine = AccessLineFields(settings.answerRecording, head: exchange.head, status: response.status,
                                           startedAt: exchange.startedAt, fields: response.logFields,
                                           routeIndex: exchange.routeIndex, overload: overload)
         // The answer's work is held already: counted, never refused, until it has gone.
         let held = response.heldBytes - share(of: reservedBodyBytes)
         if held > 0 {
-            effects.holdMemory(held)
+            emit(.holdMemory(held))
             heldAnswerBytes = held
         }
         let framing = Self.framing(of: response, to: exchange.head)
-        if !effects.queueAnswer(response, to: exchange.head, framing: framing, connection: field, accessLine: accessLine) {
-            releaseReservation(effects: effects)
-        }
+        emit(.send(response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
+                   accessLine: accessLine))
         rateClock.restart(at: now)  // a request pipelined behind this one is timed from here
         timer.kind = nil  // the idle clock starts again after every answer
         state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: exchange.startedAt, hasAnswered: true))
@@ -676,30 +924,25 @@ struct ConnectionStateMachine {
     private mutating func refuse<Effects: ConnectionEffects>(_ error: HTTPError, summary: HeadSummary, now: Int64,
                                                              effects: Effects) {
         if case .streaming = state, case .streaming(var stream) = takeState() {
-            if case .begun = stream.answer, let progress = stream.handler.cut(error, output: &stream.output),
-               case .end(let trailers, _, let logFields) = progress {
-                // Its status has gone: the handler ends its answer saying why (in-band),
-                // and nothing more is read.
+            switch stream.answer {
+            case .begun:
+                // Its status has gone: the handler is asked to end its answer saying why
+                // (`streamHandlerAnswered`).
                 heldInput = []
-                apply(.end(trailers: trailers, readsRest: false, logFields: logFields), to: stream, input: Self.noBytes,
-                      bodyEnded: false, now: now, effects: effects)
-                return
+                stream.due = .cut(error)
+                state = .streaming(stream)
+            case .ended:
+                closeAfterWhatWasWritten(stream, effects: effects)
+            case .undecided:
+                state = .streaming(stream)
             }
-            state = .streaming(stream)
-        }
-        if case .streaming(let stream) = state, !stream.isUndecided {
-            // Its status has gone: the handler hears nothing more, and the connection
-            // closes after what was written (a chunked answer then lacks its last chunk).
-            heldInput = []
-            logCutStream(stream, effects: effects)
-            releaseReservation(effects: effects)
-            state = .closingAfterWrite(linger: false, lingerAllowance: 0)
-            return
+            guard case .undecided = stream.answer else { return }
         }
         var summary = summary
         var startedAt: Int64 = rateClock.startedAt
         switch state {
-        case .receivingBody(let exchange), .awaitingMemory(let exchange, _), .running(let exchange):
+        case .receivingBody(let exchange), .awaitingMemory(let exchange, _), .running(let exchange),
+             .startingStream(let exchange):
             let head = exchange.head
             summary = HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
             startedAt = exchange.startedAt
@@ -707,18 +950,18 @@ struct ConnectionStateMachine {
             let head = stream.exchange.head
             summary = HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
             startedAt = stream.exchange.startedAt
-        case .awaitingHead(let waiting):
+        case .awaitingHead(let waiting), .routing(let waiting):
             startedAt = waiting.startedAt
         case .closingAfterWrite, .lingering, .closed, .modifying:
             break
         }
         releaseReservation(effects: effects)
         let response = error.response
-        effects.queueRefusal(response)
-        if effects.answerRecording != .nothing {
-            effects.logAccess(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
-                                               startedAt: startedAt, userAgent: summary.userAgent),
-                              bytes: response.body.count)
+        let bytes = response.body.count
+        emit(.sendRefusal(response))
+        if settings.answerRecording != .nothing {
+            emit(.record(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
+                                          startedAt: startedAt, userAgent: summary.userAgent), bytes: bytes))
         }
         state = .closingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes)
     }
@@ -727,108 +970,131 @@ struct ConnectionStateMachine {
 
     /// What a streamed request holds of the budget: its route's constant share.
     private func streamShare(_ exchange: Exchange) -> Int {
-        exchange.routeIndex.flatMap { settings.router.routes[$0].streamed?.memoryShare } ?? StreamedBody.defaultMemoryShare
+        exchange.routeIndex.flatMap { settings.streamedBodies[$0]?.memoryShare } ?? StreamedBody.defaultMemoryShare
     }
 
-    /// The budget took the stream's share: make its handler and read its body.
+    /// The budget took the stream's share: its handler is made (`makeStreamHandler`),
+    /// then its body read.
     private mutating func startStream<Effects: ConnectionEffects>(_ exchange: Exchange, now: Int64, effects: Effects) {
         reservedStreamShare = streamShare(exchange)
-        guard let routeIndex = exchange.routeIndex, let streamed = settings.router.routes[routeIndex].streamed else {
+        if exchange.head.expectsContinue { emit(.sendContinue) }
+        rateClock.restart(at: now)  // a wait for the budget was the server's, not the client's
+        emit(.streamStarted)
+        state = .startingStream(exchange)
+    }
+
+    /// What `parse` asks for first, if it is due: the stream's handler is made or
+    /// called, and nothing else is parsed, until it has answered.
+    private mutating func takeDueStreamCall() -> ParseResult? {
+        // One tag check on every request's path: binding a payload copies the whole state.
+        switch state {
+        case .streaming, .startingStream: break
+        default: return nil
+        }
+        if case .streaming = state, case .streaming(var stream) = takeState() {
+            let due = stream.due.take()
+            state = .streaming(stream)
+            return due.map { .callStreamHandler(stream.handler, $0) }
+        }
+        guard case .startingStream = state, case .startingStream(let exchange) = state else { return nil }
+        guard let routeIndex = exchange.routeIndex, let streamed = settings.streamedBodies[routeIndex] else {
             preconditionFailure("a stream starts only for a route with a streamed body")
         }
-        if exchange.head.expectsContinue { effects.queueContinue() }
-        rateClock.restart(at: now)  // a wait for the budget was the server's, not the client's
-        effects.streamStarted()
-        state = .streaming(Stream(exchange: exchange, handler: streamed.handler(exchange.head.request(body: []))))
+        return .makeStreamHandler(streamed, exchange.head.request(body: []))
+    }
+
+    /// Its status has gone: the handler hears nothing more, and the connection closes
+    /// after what was written (a chunked answer then lacks its last chunk).
+    private mutating func closeAfterWhatWasWritten<Effects: ConnectionEffects>(_ stream: Stream, effects: Effects) {
+        heldInput = []
+        logCutStream(stream, effects: effects)
+        releaseReservation(effects: effects)
+        state = .closingAfterWrite(linger: false, lingerAllowance: 0)
     }
 
     /// Performs what the handler decided after a call (`bodyEnded`: the call was `bodyEnded`).
-    /// `input`: the bytes the handler was last given, whose rest a `pause` keeps.
+    /// `pauseFrom`: the bytes whose rest a `pause` keeps (`input`: the bytes last given to `parse`).
+    /// `heldBytes`: what the handler says it holds now.
     private mutating func apply<Effects: ConnectionEffects>(_ progress: StreamedProgress, to stream: consuming Stream,
-                                                            input: UnsafeRawBufferPointer, bodyEnded: Bool, now: Int64,
-                                                            effects: Effects) {
+                                                            output: inout [UInt8], pauseFrom: StreamInput,
+                                                            input: UnsafeRawBufferPointer, heldBytes: Int, bodyEnded: Bool,
+                                                            now: Int64, effects: Effects) {
         var stream = stream
-        var progress = progress
-        while true {
-            switch progress {
-            case .more, .completedUnit:
-                precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
-                precondition(!stream.isUndecided || stream.output.isEmpty, "a streamed handler wrote before its answer began")
-                queueOutput(of: &stream, effects: effects)
-                if case .completedUnit = progress { rateClock.restart(at: now) }
-                state = .streaming(stream)
-                followHeldBytes(of: stream, now: now, effects: effects)
-                return
-            case .pause(let unread):
-                precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
-                precondition(!stream.isUndecided, "a streamed handler paused before its answer began")
-                queueOutput(of: &stream, effects: effects)
+        switch progress {
+        case .more, .completedUnit:
+            precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
+            precondition(!stream.isUndecided || output.isEmpty, "a streamed handler wrote before its answer began")
+            queueOutput(&output, of: &stream, effects: effects)
+            if case .completedUnit = progress { rateClock.restart(at: now) }
+            state = .streaming(stream)
+            followHeldBytes(of: stream, heldBytes: heldBytes, now: now, effects: effects)
+        case .pause(let unread):
+            precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
+            precondition(!stream.isUndecided, "a streamed handler paused before its answer began")
+            queueOutput(&output, of: &stream, effects: effects)
+            pauseFrom.withBytes(in: input) { input in
                 let kept = min(max(unread, 0), input.count)
                 if kept > 0 { heldInput = Array(input[(input.count - kept)...]) }
-                rateClock.restart(at: now)  // a unit was completed
+            }
+            rateClock.restart(at: now)  // a unit was completed
+            state = .streaming(stream)
+            followHeldBytes(of: stream, heldBytes: heldBytes, now: now, effects: effects)
+        case .respond(let response):
+            precondition(stream.isUndecided, "a streamed handler responded after its answer began")
+            heldInput = []
+            finish(response, exchange: stream.exchange, forceClose: true, now: now, effects: effects)
+        case .begin(var response, let trailers):
+            precondition(stream.isUndecided, "a streamed handler began its answer twice")
+            let head = stream.exchange.head
+            let chunked = head.version == .http1_1
+            let keepAlive = chunked && head.keepAlive && !draining && !peerClosedInput
+            if chunked && !trailers.isEmpty { response.headers.append(("Trailer", trailers.joined(separator: ", "))) }
+            emit(.sendStreamedHead(response, framing: chunked ? .chunked : .closeDelimited,
+                                   connection: keepAlive ? .none : .close))
+            stream.answer = .begun(status: response.status, chunked: chunked, keepAlive: keepAlive)
+            queueOutput(&output, of: &stream, effects: effects)
+            // Called once more at once, with no bytes: what the same call decided after
+            // the answer began (more lines, or its end) comes out without waiting for bytes.
+            stream.due = bodyEnded ? .bodyEnded : .receive(.none, pauseFrom: pauseFrom)
+            state = .streaming(stream)
+        case .end(let trailers, let readsRest, let logFields):
+            guard case .begun(let status, let chunked, let keepAlive) = stream.answer else {
+                preconditionFailure("a streamed handler ended an answer it had not begun")
+            }
+            queueOutput(&output, of: &stream, effects: effects)
+            if chunked { emit(.sendStreamedEnd(trailers: trailers)) }
+            let head = stream.exchange.head
+            emit(.streamedAnswerEnded(accessLine: AccessLineFields(
+                settings.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
+                fields: logFields, routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes))
+            stream.answer = .ended(keepAlive: keepAlive)
+            if bodyEnded {
+                endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
+            } else if readsRest {
                 state = .streaming(stream)
-                followHeldBytes(of: stream, now: now, effects: effects)
-                return
-            case .respond(let response):
-                precondition(stream.isUndecided, "a streamed handler responded after its answer began")
-                heldInput = []
-                finish(response, exchange: stream.exchange, forceClose: true, now: now, effects: effects)
-                return
-            case .begin(var response, let trailers):
-                precondition(stream.isUndecided, "a streamed handler began its answer twice")
-                let head = stream.exchange.head
-                let chunked = head.version == .http1_1
-                let keepAlive = chunked && head.keepAlive && !effects.isDraining && !peerClosedInput
-                if chunked && !trailers.isEmpty { response.headers.append(("Trailer", trailers.joined(separator: ", "))) }
-                effects.queueStreamedHead(response, framing: chunked ? .chunked : .closeDelimited,
-                                          connection: keepAlive ? .none : .close)
-                stream.answer = .begun(status: response.status, chunked: chunked, keepAlive: keepAlive)
-                queueOutput(of: &stream, effects: effects)
-                // Once more at once, with no bytes: what the same call decided after the
-                // answer began (more lines, or its end) comes out without waiting for bytes.
-                progress = bodyEnded ? stream.handler.bodyEnded(output: &stream.output)
-                    : stream.handler.receive(UnsafeRawBufferPointer(start: nil, count: 0), output: &stream.output)
-            case .end(let trailers, let readsRest, let logFields):
-                guard case .begun(let status, let chunked, let keepAlive) = stream.answer else {
-                    preconditionFailure("a streamed handler ended an answer it had not begun")
-                }
-                queueOutput(of: &stream, effects: effects)
-                if chunked { effects.queueStreamedEnd(trailers: trailers) }
-                let head = stream.exchange.head
-                effects.streamedAnswerEnded(accessLine: AccessLineFields(
-                    effects.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
-                    fields: logFields, routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes)
-                stream.answer = .ended(keepAlive: keepAlive)
-                if bodyEnded {
-                    endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
-                } else if readsRest {
-                    state = .streaming(stream)
-                } else {
-                    endStream(stream, keepAlive: false, now: now, effects: effects)
-                }
-                return
+            } else {
+                endStream(stream, keepAlive: false, now: now, effects: effects)
             }
         }
     }
 
     /// Queues what the handler wrote in its last call, once the answer has begun.
-    private mutating func queueOutput<Effects: ConnectionEffects>(of stream: inout Stream, effects: Effects) {
-        guard !stream.output.isEmpty, case .begun(_, let chunked, _) = stream.answer else { return }
+    private mutating func queueOutput<Effects: ConnectionEffects>(_ output: inout [UInt8], of stream: inout Stream,
+                                                                  effects: Effects) {
+        guard !output.isEmpty, case .begun(_, let chunked, _) = stream.answer else { return }
         var piece: [UInt8] = []
-        swap(&piece, &stream.output)  // a large piece is sent from its own array
+        swap(&piece, &output)  // a large piece is sent from its own array
         stream.sentBytes += piece.count
-        effects.queueStreamedBytes(piece, chunked: chunked)
+        emit(.sendStreamedBytes(piece, chunked: chunked))
     }
 
-    /// Hands a paused stream the rest of the read it did not take.
-    private mutating func resumeHeldInput<Effects: ConnectionEffects>(now: Int64, effects: Effects) {
-        guard case .streaming(var stream) = takeState() else { return }
+    /// Hands a paused stream the rest of the read it did not take (the next call).
+    private mutating func resumeHeldInput() {
         var held: [UInt8] = []
         swap(&held, &heldInput)
-        held.withUnsafeBytes { input in
-            let progress = stream.handler.receive(input, output: &stream.output)
-            apply(progress, to: stream, input: input, bodyEnded: false, now: now, effects: effects)
-        }
+        guard case .streaming = state, case .streaming(var stream) = takeState() else { return }
+        stream.due = .receive(.held(held), pauseFrom: .held(held))
+        state = .streaming(stream)
     }
 
     static var noBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
@@ -840,13 +1106,13 @@ struct ConnectionStateMachine {
     /// route's base share, what its handler holds (`heldBytes`) and a paused read's rest
     /// (its output waiting for the peer is counted by the connection as it waits). When
     /// the budget cannot take more, the stream ends: `503`, in-band once its answer began.
-    private mutating func followHeldBytes<Effects: ConnectionEffects>(of stream: borrowing Stream, now: Int64,
-                                                                      effects: Effects) {
-        let held = streamShare(stream.exchange) + max(0, stream.handler.heldBytes) + heldInput.count
+    private mutating func followHeldBytes<Effects: ConnectionEffects>(of stream: borrowing Stream, heldBytes: Int,
+                                                                      now: Int64, effects: Effects) {
+        let held = streamShare(stream.exchange) + max(0, heldBytes) + heldInput.count
         let step = Self.streamShareStep
         let wanted = (held + step - 1) / step * step
         if wanted < reservedStreamShare {
-            effects.releaseMemory(reservedStreamShare - wanted)
+            emit(.releaseMemory(reservedStreamShare - wanted))
             reservedStreamShare = wanted
         } else if wanted > reservedStreamShare {
             if effects.reserveMemory(wanted - reservedStreamShare) {
@@ -872,12 +1138,12 @@ struct ConnectionStateMachine {
 
     /// A stream whose answer had begun is cut (a timeout, a framing error, the stream
     /// limit, the peer): its access line says what was sent.
-    private func logCutStream<Effects: ConnectionEffects>(_ stream: Stream, effects: Effects) {
+    private mutating func logCutStream<Effects: ConnectionEffects>(_ stream: Stream, effects: Effects) {
         guard case .begun(let status, _, _) = stream.answer else { return }
         let head = stream.exchange.head
-        effects.streamedAnswerEnded(accessLine: AccessLineFields(
-            effects.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
-            routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes)
+        emit(.streamedAnswerEnded(accessLine: AccessLineFields(
+            settings.answerRecording, head: head, status: status, startedAt: stream.exchange.startedAt,
+            routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes))
     }
 
     // MARK: Memory budget
@@ -905,27 +1171,27 @@ struct ConnectionStateMachine {
         reservedBodyBytes += bodyBytes
         if body.isEmpty {
             if case .length(let length) = head.framing { body.reserveCapacity(length) }
-            if head.expectsContinue { effects.queueContinue() }
+            if head.expectsContinue { emit(.sendContinue) }
         }
         rateClock.restart(at: now)  // the wait was the server's, not the client's
     }
 
     private mutating func releaseReservation<Effects: ConnectionEffects>(effects: Effects) {
         if reservedStreamShare > 0 {
-            effects.releaseMemory(reservedStreamShare)
+            emit(.releaseMemory(reservedStreamShare))
             reservedStreamShare = 0
             // However it ended (its end, a cut, a peer that never read and left), a
             // stream's lines, state and output were freed: the heap is trimmed once quiet.
-            effects.largeWorkEnded()
+            emit(.largeWorkEnded)
         }
         if heldAnswerBytes > 0 {
-            effects.releaseMemory(heldAnswerBytes)
+            emit(.releaseMemory(heldAnswerBytes))
             heldAnswerBytes = 0
-            effects.largeWorkEnded()
+            emit(.largeWorkEnded)
         }
         guard reservedBodyBytes > 0 else { return }
-        effects.releaseMemory(share(of: reservedBodyBytes))
-        if reservedBodyBytes >= settings.offloadBodyBytes { effects.largeWorkEnded() }
+        emit(.releaseMemory(share(of: reservedBodyBytes)))
+        if reservedBodyBytes >= settings.offloadBodyBytes { emit(.largeWorkEnded) }
         reservedBodyBytes = 0
     }
 
@@ -961,5 +1227,12 @@ struct ConnectionStateMachine {
         guard timer.kind != .send || sentSome else { return .keep }
         arm(.send, now: now)
         return .arm(.send, deadline: timer.deadline)
+    }
+}
+
+extension Router {
+    /// What the connection does with `head` (`ConnectionStateMachine.ParseResult.route`).
+    func choose(for head: RequestHead) -> Choice {
+        head.withPathAndContentType { choose(method: head.method, path: $0, contentType: $1) { head.query } }
     }
 }

@@ -4,8 +4,9 @@ import Glibc
 
 /// One accepted connection's I/O, driven by its loop's thread only: it reads into the
 /// loop's buffer, hands events to its `ConnectionStateMachine`, and performs what the
-/// machine decides — sends, epoll interest, timers, handlers (inline, or on the
-/// worker pool for large bodies), streamed answers' pieces, close.
+/// machine decides — its effects in order (sends, access records), epoll interest,
+/// timers, routing, handlers (inline, or on the worker pool for large bodies), a
+/// streamed request's handler calls, streamed answers' pieces, close.
 ///
 /// Memory per idle connection is this object and the machine's small state: input is
 /// parsed straight from the loop's read buffer, answers are built in the loop's scratch
@@ -69,6 +70,8 @@ final class HTTPConnection: ConnectionEffects {
     @exclusivity(unchecked) private var output = OutputQueue()
     /// The body being streamed after the output, if any; nothing else is answered until it ends.
     @exclusivity(unchecked) private var streamedBody: StreamedBody?
+    /// What a streamed request's handler writes during one call (the machine takes it).
+    @exclusivity(unchecked) private var streamOutput: [UInt8] = []
     /// The socket took bytes since the machine last chose what to wait for.
     @exclusivity(unchecked) private var sendProgress = false
     /// Unsent output counted in the memory budget.
@@ -78,7 +81,7 @@ final class HTTPConnection: ConnectionEffects {
         self.fd = fd
         self.generation = generation
         self.loop = loop
-        machine = ConnectionStateMachine(settings: loop.connectionSettings, now: loop.now)
+        machine = ConnectionStateMachine(settings: loop.connectionSettings, now: loop.now, draining: loop.draining)
     }
 
     /// The timer a new connection starts with (its first head's).
@@ -128,8 +131,7 @@ final class HTTPConnection: ConnectionEffects {
                 return
             case .parse:
                 process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                machine.readEnded(now: loop.now, effects: self)
-                afterProcessing()
+                perform(machine.readEnded(now: loop.now, effects: self))
             }
         } else if count == 0 {
             perform(machine.peerClosed(hasPendingOutput: hasPendingOutput))
@@ -138,21 +140,30 @@ final class HTTPConnection: ConnectionEffects {
         }
     }
 
+    /// The server began to drain.
+    func drainBegan() {
+        loop.assertOnLoop()
+        perform(machine.drainBegan(hasPendingOutput: hasPendingOutput))
+    }
+
     func timerExpired() {
         loop.assertOnLoop()
         perform(machine.timerFired(now: loop.now, effects: self))
     }
 
+    /// An offloaded handler has answered.
     func handlerFinished(_ response: HTTPResponse) {
         loop.assertOnLoop()
-        guard machine.handlerFinished(response, now: loop.now, effects: self) else { return }
-        afterProcessing()
+        perform(machine.handlerFinished(response, now: loop.now, effects: self))
     }
 
     private func perform(_ action: ConnectionStateMachine.Action) {
         switch action {
         case .none: break
-        case .proceed: afterProcessing()
+        case .proceed:
+            performEffects()
+            callDueStreamHandler()
+            afterProcessing()
         case .setInterest(let interest): loop.setInterest(self, Self.epollEvents(interest))
         case .close: closeNow()
         }
@@ -162,6 +173,7 @@ final class HTTPConnection: ConnectionEffects {
         loop.assertOnLoop()
         if machine.isClosed { return }
         machine.closed(effects: self)
+        performEffects()  // a stream cut by the close is still one answer in the access log
         loop.scratch.removeAll()  // only ever holds the current connection's answers
         // A large answer cut short (a peer that stopped reading) is given back too.
         if output.count >= OutputQueue.retainedCapacity { loop.largeWorkEnded() }
@@ -178,18 +190,42 @@ final class HTTPConnection: ConnectionEffects {
     /// Parses `input`, running the handlers the machine asks for; keeps what it could not parse yet.
     private func process(_ input: UnsafeRawBufferPointer) {
         var index = 0
+        // Only performing effects changes the output: its state is read again after that alone.
+        var output = outputState
+        var next = machine.parse(input, index: &index, now: loop.now, output: output, effects: self)
         parsing: while true {
-            switch machine.parse(input, index: &index, now: loop.now, effects: self) {
+            switch consume next {
             case .stop:
                 break parsing
             case .runHandler(let routeIndex, let request):
                 startAnswering()
-                _ = machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request), now: loop.now,
-                                            effects: self)
+                let answered = machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request),
+                                                       now: loop.now, effects: self)
+                if answered == .proceed {
+                    performEffects()  // its answer goes out now, not through another round of parse
+                    output = outputState
+                }
+                next = machine.parse(input, index: &index, now: loop.now, output: output, effects: self)
             case .offload(let routeIndex, let request):
                 startAnswering()
                 loop.offload(self, routeIndex: routeIndex, request: request)
                 break parsing
+            case .performEffects:
+                performEffects()
+                output = outputState
+                next = machine.parse(input, index: &index, now: loop.now, output: output, effects: self)
+            case .route(let head):
+                let choice = loop.context.router.choose(for: head)
+                next = machine.headRouted(head, to: choice, input: input, index: &index, now: loop.now,
+                                          output: output, effects: self)
+            case .makeStreamHandler(let streamed, let request):
+                next = machine.streamHandlerMade(streamed.handler(request), input: input, index: &index, now: loop.now,
+                                                 output: output, effects: self)
+            case .callStreamHandler(let handler, let call):
+                let progress = call.perform(on: handler, input: input, output: &streamOutput)
+                next = machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes,
+                                                     output: &streamOutput, input: input, index: &index, now: loop.now,
+                                                     output: output, effects: self)
             }
         }
         if index < input.count, machine.keepsUnparsedInput {
@@ -197,37 +233,84 @@ final class HTTPConnection: ConnectionEffects {
         }
     }
 
-    // MARK: Effects the machine decides
-
-    var isOutputBackedUp: Bool { output.count + loop.scratch.count >= Self.outputHighWater || streamedBody != nil }
-    var isOutputDrained: Bool { !hasPendingOutput }
-    var isDraining: Bool { loop.draining }
-    var answerRecording: AnswerRecording { loop.answerRecording }
-
-    func queueContinue() {
-        appendOutput { $0.append(ResponseSerializer.continueResponse) }
+    /// A handler call the machine decided outside `parse` (a timeout or the minimum rate
+    /// cut a stream) is made now, before anything is sent.
+    private func callDueStreamHandler() {
+        if machine.hasDueStreamCall { process(ConnectionStateMachine.noBytes) }
     }
 
-    func queueAnswer(_ response: consuming HTTPResponse, to head: RequestHead, framing decided: ConnectionStateMachine.AnswerFraming,
-                     connection field: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
-        let isHead = head.method == .HEAD
-        var response = response
+    // MARK: What the machine consults, and its effects
+
+    /// What `parse` needs to know of the output: whether it is backed up, or all gone.
+    private var outputState: ConnectionStateMachine.OutputState {
+        .init(isBackedUp: output.count + loop.scratch.count >= Self.outputHighWater || streamedBody != nil,
+              isDrained: !hasPendingOutput)
+    }
+
+    /// Performs what the machine decided, in order, until nothing is left.
+    private func performEffects() {
+        while let effect = machine.nextEffect() {
+            switch consume effect {
+            case .sendContinue:
+                appendOutput { $0.append(ResponseSerializer.continueResponse) }
+            case .send(let response, let omitsBody, let framing, let field, let accessLine):
+                if !queueAnswer(response, omitsBody: omitsBody, framing: framing, connection: field, accessLine: accessLine) {
+                    machine.answerBodyQueued(effects: self)
+                }
+            case .sendRefusal(let response):
+                appendOutput {
+                    ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: .close)
+                }
+            case .record(let line, let bytes):
+                answered(line, bytes: bytes)
+            case .streamStarted:
+                startAnswering()
+            case .sendStreamedHead(let response, let framing, let field):
+                appendOutput {
+                    ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: field,
+                                              framing: framing)
+                }
+            case .sendStreamedBytes(let bytes, let chunked):
+                appendOutput { ResponseSerializer.appendPiece(.array(bytes), to: &$0, chunked: chunked) }
+            case .sendStreamedEnd(let trailers):
+                appendOutput { ResponseSerializer.appendLastChunk(trailers: trailers, to: &$0) }
+            case .streamedAnswerEnded(let accessLine, let bytes):
+                answered(accessLine, bytes: bytes)
+            case .largeWorkEnded:
+                loop.largeWorkEnded()
+            case .releaseMemory(let bytes):
+                loop.context.memoryBudget.adjust(by: -bytes)
+            case .holdMemory(let bytes):
+                loop.context.memoryBudget.adjust(by: bytes)
+            }
+        }
+    }
+
+    /// Queues `response`, framed as decided. True when its body goes on streaming after
+    /// the queued part (its access line is then written when the stream ends). Borrowed:
+    /// an answer that goes whole is serialized from the effect, never copied.
+    private func queueAnswer(_ response: borrowing HTTPResponse, omitsBody isHead: Bool,
+                             framing decided: ConnectionStateMachine.AnswerFraming,
+                             connection field: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
         var streamed: (stream: any HTTPBodyStream, firstPiece: WrittenBytes)?
         var framing = ResponseSerializer.BodyFraming.whole
-        let bodyStream = response.bodyStream.take()
         switch decided {
         case .whole:
             break
         case .headOfStream(let chunked):
             if chunked { framing = .chunked }
         case .stream(let chunked):
-            guard let bodyStream else { break }
+            guard let bodyStream = response.bodyStream else { break }
             let firstPiece = WrittenBytes()
             if bodyStream.next(into: firstPiece, minimum: Self.streamPieceBytes) {
                 streamed = (bodyStream, firstPiece)
                 framing = chunked ? .chunked : .length(response.streamLength ?? bodyStream.byteCount())
             } else {
-                response.body = firstPiece.bytes
+                // The stream ended within its first piece: it goes whole, with a Content-Length.
+                var whole = copy response
+                whole.bodyStream = nil
+                whole.body = firstPiece.bytes
+                return queueAnswer(whole, omitsBody: isHead, framing: .whole, connection: field, accessLine: accessLine)
             }
         }
         appendOutput {
@@ -245,38 +328,6 @@ final class HTTPConnection: ConnectionEffects {
         if response.body.count >= loop.context.configuration.offloadBodyBytes { loop.largeWorkEnded() }
         answered(accessLine, bytes: isHead ? 0 : response.body.count)
         return false
-    }
-
-    func queueRefusal(_ response: HTTPResponse) {
-        appendOutput { ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: .close) }
-    }
-
-    func logAccess(_ line: AccessLineFields, bytes: Int) {
-        answered(line, bytes: bytes)
-    }
-
-    func streamStarted() {
-        startAnswering()
-    }
-
-    func queueStreamedHead(_ response: HTTPResponse, framing: ResponseSerializer.BodyFraming,
-                           connection field: ResponseSerializer.ConnectionField) {
-        appendOutput {
-            ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: field,
-                                      framing: framing)
-        }
-    }
-
-    func queueStreamedBytes(_ bytes: [UInt8], chunked: Bool) {
-        appendOutput { ResponseSerializer.appendPiece(.array(bytes), to: &$0, chunked: chunked) }
-    }
-
-    func queueStreamedEnd(trailers: [(String, String)]) {
-        appendOutput { ResponseSerializer.appendLastChunk(trailers: trailers, to: &$0) }
-    }
-
-    func streamedAnswerEnded(accessLine: AccessLineFields?, bytes: Int) {
-        answered(accessLine, bytes: bytes)
     }
 
     /// A handler runs for the current request: it is in flight until `answered`.
@@ -299,9 +350,6 @@ final class HTTPConnection: ConnectionEffects {
     }
 
     func reserveMemory(_ bytes: Int) -> Bool { loop.context.memoryBudget.reserve(bytes) }
-    func releaseMemory(_ bytes: Int) { loop.context.memoryBudget.adjust(by: -bytes) }
-    func holdMemory(_ bytes: Int) { loop.context.memoryBudget.adjust(by: bytes) }
-    func largeWorkEnded() { loop.largeWorkEnded() }
 
     /// Appends the next piece of the streamed body once little output waits; after the
     /// last one, the last chunk, and the access line with the body's whole size.
@@ -320,7 +368,8 @@ final class HTTPConnection: ConnectionEffects {
             streamedBody = streamed
             return
         }
-        machine.streamEnded(effects: self)
+        machine.answerBodyQueued(effects: self)
+        performEffects()
         loop.largeWorkEnded()
         answered(streamed.accessLine, bytes: streamed.sentBytes)
     }
@@ -399,8 +448,7 @@ final class HTTPConnection: ConnectionEffects {
             pending = []
             buffered.withUnsafeBytes { process($0) }
         }
-        switch machine.nextWait(hasPendingOutput: hasPendingOutput, sentSome: sendProgress, draining: loop.draining,
-                                now: loop.now) {
+        switch machine.nextWait(hasPendingOutput: hasPendingOutput, sentSome: sendProgress, now: loop.now) {
         case .close:
             closeNow()
         case .shutdownWriteAndLinger(let deadline):

@@ -43,7 +43,9 @@ final class ServerContext: Sendable {
             router = Router(routes)
             metrics = ServerMetrics(routes: [], loops: 1, answerCounters: [], budget: memoryBudget, openConnections: { 0 })
         }
-        connectionSettings = ConnectionStateMachine.Settings(configuration: configuration, router: router)
+        connectionSettings = ConnectionStateMachine.Settings(
+            configuration: configuration, router: router,
+            answerRecording: logger.logsAccess ? .lines : configuration.metrics ? .counts : .nothing)
         self.memoryBudget = memoryBudget
         self.metrics = metrics
         self.router = router
@@ -143,7 +145,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         self.workers = workers
         heapTrimmer = HeapTrimmer(quietPeriod: context.heapTrimming.quietPeriod, now: csyscalls_monotonic_ns(),
                                   trimsAtStart: index == 0)
-        answerRecording = context.logger.logsAccess ? .lines : context.configuration.metrics ? .counts : .nothing
+        answerRecording = context.connectionSettings.answerRecording
         metricsRecorder = context.metrics.recorder()
         epollFD = csyscalls_epoll_create()
         wakeFD = csyscalls_eventfd()
@@ -448,8 +450,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         acceptPausedUntil = nil
         _ = csyscalls_epoll_ctl(epollFD, 2, listenFD, 0, 0)
         stoppedAccepting.signal()
-        for case let connection? in connections where !connection.hasRequestInFlight {
-            connection.closeNow()
+        for case let connection? in connections {
+            connection.drainBegan()  // an idle one closes
         }
         if liveCount == 0 { running = false }
     }
