@@ -55,19 +55,9 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
     /// The category changes only the `exclusiveCategory` diagnostic, never a step's tail.
     static func machine(startingAt state: AudioSessionState) -> AudioSessionMachine { AudioSessionMachine(state: state) }
 
+    /// `playSound`'s class is spelled as its type, but its name is an echoed member.
     static func event(_ type: EventType) -> AudioSessionEvent? {
-        switch type {
-        case .launched: .launched
-        case .enteredBackground: .enteredBackground
-        case .deactivationFailed: .deactivationFailed
-        case .deactivationSucceeded: .deactivationSucceeded
-        case .enteredForeground: .enteredForeground
-        case .interruptionBegan: .interruptionBegan
-        case .mediaServicesLost: .mediaServicesLost
-        case .mediaServicesReset: .mediaServicesReset
-        case .willTerminate: .willTerminate
-        case .interruptionEnded, .routeChanged, .playSound: nil
-        }
+        type == .playSound ? nil : AudioSessionModel.EventClass.event(ofPlainType: type)
     }
 
     static func event(_ type: EventType, _ fields: EventFields<EventField>, in object: JSONValue,

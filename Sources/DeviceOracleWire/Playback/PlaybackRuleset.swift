@@ -32,15 +32,7 @@ enum PlaybackRuleset: FiniteRulesetDescription {
     static func machine(initial: PlaybackState, settings: NoSettings) -> PlaybackMachine { PlaybackMachine(state: initial) }
     static func machine(startingAt state: PlaybackState) -> PlaybackMachine { PlaybackMachine(state: state) }
 
-    static func event(_ type: EventType) -> PlaybackEvent? {
-        switch type {
-        case .interruptionBegan: .interruptionBegan
-        case .userPaused: .userPaused
-        case .outputDisconnected: .outputDisconnected
-        case .userPlayed: .userPlayed
-        case .interruptionEnded, .routeChanged: nil
-        }
-    }
+    static func event(_ type: EventType) -> PlaybackEvent? { PlaybackModel.EventClass.event(ofPlainType: type) }
 
     static func event(_ type: EventType, _ fields: EventFields<EventField>, in object: JSONValue,
                       _ decoder: inout RequestDecoder) -> DecodedEvent<PlaybackEvent>? {
