@@ -67,9 +67,7 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
             // Optional: a wrong type is reported (and the run stops), absent is no hint.
             return DecodedEvent(.interruptionEnded(shouldResume: decoder.bool(fields[.shouldResume])))
         case .routeChanged:
-            return decoder.routeChangeReason(fields[.reason], in: object).map {
-                DecodedEvent(.routeChanged(reason: $0.reason), given: $0)
-            }
+            return decoder.routeChangedEvent(fields[.reason], in: object) { .routeChanged(reason: $0) }
         default:
             // `playSound`'s name is an echoed member, which the engine reads.
             preconditionFailure("\(type) carries nothing the rules read")
@@ -87,23 +85,11 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
                                   to writer: inout JSONWriter, document: JSONDocument?) {
         switch event {
         case .interruptionEnded(let shouldResume):
-            writer.beginObject()
-            writer.key("type")
-            writer.string("interruptionEnded")
-            if let shouldResume {
-                writer.key("shouldResume")
-                writer.bool(shouldResume)
-            }
-            writer.endObject()
+            writer.interruptionEndedEvent(shouldResume)
         case .routeChanged(let reason):
             writer.routeChangedEvent(reason, given: given, document: document)
         case .playSound(let name):
-            writer.beginObject()
-            writer.key("type")
-            writer.string("playSound")
-            writer.key("name")
-            writer.string(escaping: name)
-            writer.endObject()
+            writer.playSoundEvent(name)
         default:
             preconditionFailure("\(event) carries nothing")
         }

@@ -43,9 +43,7 @@ enum PlaybackRuleset: FiniteRulesetDescription {
             }
             return DecodedEvent(.interruptionEnded(shouldResume: decoder.document.bool(flag) ?? false))
         case .routeChanged:
-            return decoder.routeChangeReason(fields[.reason], in: object).map {
-                DecodedEvent(.routeChanged(reason: $0.reason), given: $0)
-            }
+            return decoder.routeChangedEvent(fields[.reason], in: object) { .routeChanged(reason: $0) }
         case .interruptionBegan, .userPaused, .outputDisconnected, .userPlayed:
             preconditionFailure("\(type) carries nothing")
         }
@@ -58,12 +56,7 @@ enum PlaybackRuleset: FiniteRulesetDescription {
                                   document: JSONDocument?) {
         switch event {
         case .interruptionEnded(let shouldResume):
-            writer.beginObject()
-            writer.key("type")
-            writer.string("interruptionEnded")
-            writer.key("shouldResume")
-            writer.bool(shouldResume)
-            writer.endObject()
+            writer.interruptionEndedEvent(shouldResume)
         case .routeChanged(let reason):
             writer.routeChangedEvent(reason, given: given, document: document)
         case .interruptionBegan, .userPaused, .outputDisconnected, .userPlayed:
