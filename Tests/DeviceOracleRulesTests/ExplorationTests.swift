@@ -18,6 +18,14 @@ final class ExplorationTests: XCTestCase {
         XCTAssertNil(graph.index(of: PlaybackState(isPlaying: true, resumeAfterInterruption: true)))
     }
 
+    func testEveryEventClassStandsForAnEventThatFallsInIt() {
+        // A class's event and an event's class are two switches; they must agree.
+        XCTAssertEqual(PlaybackModel.EventClass.allCases.map { PlaybackModel.EventClass($0.event) },
+                       PlaybackModel.EventClass.allCases)
+        XCTAssertEqual(AudioSessionModel.EventClass.allCases.map { AudioSessionModel.EventClass($0.event) },
+                       AudioSessionModel.EventClass.allCases)
+    }
+
     func testAGraphFromEveryStateHasEveryStateAsANode() {
         let every = [false, true].flatMap { playing in
             [false, true].map { PlaybackMachine(state: PlaybackState(isPlaying: playing, resumeAfterInterruption: $0)) }

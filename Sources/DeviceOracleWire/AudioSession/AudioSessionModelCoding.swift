@@ -11,14 +11,20 @@ enum AudioSessionModelCoding: CanonicalStepCoding {
         switch event {
         case .interruptionEnded(let shouldResume): writer.interruptionEndedEvent(shouldResume)
         case .routeChanged(let reason): writer.routeChangedEvent(reason)
-        case .playSound(let name):
-            writer.event("playSound") { writer in
-                writer.key("name")
-                writer.string(escaping: name)
-            }
+        case .playSound(let name): writer.playSoundEvent(name)
         default:
             // An event without members is a class of its own, spelled as its type.
             writer.event(AudioSessionModel.EventClass(event).rawValue)
+        }
+    }
+}
+
+extension JSONWriter {
+    /// A request's `playSound`, its name echoed.
+    mutating func playSoundEvent(_ name: String) {
+        event("playSound") { writer in
+            writer.key("name")
+            writer.string(escaping: name)
         }
     }
 }

@@ -55,19 +55,9 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
     /// The category changes only the `exclusiveCategory` diagnostic, never a step's tail.
     static func machine(startingAt state: AudioSessionState) -> AudioSessionMachine { AudioSessionMachine(state: state) }
 
+    /// `playSound`'s class is spelled as its type, but its name is an echoed member.
     static func event(_ type: EventType) -> AudioSessionEvent? {
-        switch type {
-        case .launched: .launched
-        case .enteredBackground: .enteredBackground
-        case .deactivationFailed: .deactivationFailed
-        case .deactivationSucceeded: .deactivationSucceeded
-        case .enteredForeground: .enteredForeground
-        case .interruptionBegan: .interruptionBegan
-        case .mediaServicesLost: .mediaServicesLost
-        case .mediaServicesReset: .mediaServicesReset
-        case .willTerminate: .willTerminate
-        case .interruptionEnded, .routeChanged, .playSound: nil
-        }
+        type == .playSound ? nil : AudioSessionModel.EventClass.event(ofPlainType: type)
     }
 
     static func event(_ type: EventType, _ fields: EventFields<EventField>, in object: JSONValue,
@@ -77,9 +67,7 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
             // Optional: a wrong type is reported (and the run stops), absent is no hint.
             return DecodedEvent(.interruptionEnded(shouldResume: decoder.bool(fields[.shouldResume])))
         case .routeChanged:
-            return decoder.routeChangeReason(fields[.reason], in: object).map {
-                DecodedEvent(.routeChanged(reason: $0.reason), given: $0)
-            }
+            return decoder.routeChangedEvent(fields[.reason], in: object) { .routeChanged(reason: $0) }
         default:
             // `playSound`'s name is an echoed member, which the engine reads.
             preconditionFailure("\(type) carries nothing the rules read")
@@ -97,23 +85,11 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
                                   to writer: inout JSONWriter, document: JSONDocument?) {
         switch event {
         case .interruptionEnded(let shouldResume):
-            writer.beginObject()
-            writer.key("type")
-            writer.string("interruptionEnded")
-            if let shouldResume {
-                writer.key("shouldResume")
-                writer.bool(shouldResume)
-            }
-            writer.endObject()
+            writer.interruptionEndedEvent(shouldResume)
         case .routeChanged(let reason):
             writer.routeChangedEvent(reason, given: given, document: document)
         case .playSound(let name):
-            writer.beginObject()
-            writer.key("type")
-            writer.string("playSound")
-            writer.key("name")
-            writer.string(escaping: name)
-            writer.endObject()
+            writer.playSoundEvent(name)
         default:
             preconditionFailure("\(event) carries nothing")
         }

@@ -130,3 +130,10 @@ extension JSONWriter {
 /// The route change reason a plan uses for the class of unknown reasons: far
 /// from the values AVAudioSession defines, so a reader sees it is not one.
 let undefinedRouteChangeReason = 99
+
+extension ModelEventClass {
+    /// The event of a wire type that carries nothing: the one its class stands for,
+    /// spelled as the type. `nil` for a type that carries more, whose classes are
+    /// spelled with their payload. Read once, when a ruleset's tables are built.
+    static func event(ofPlainType type: some NamedCase) -> Event? { Self(rawValue: type.name)?.event }
+}

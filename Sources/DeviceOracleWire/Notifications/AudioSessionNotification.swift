@@ -51,6 +51,12 @@ extension RequestDecoder {
         }
         return GivenRouteChangeReason(value, in: document)
     }
+
+    /// A canonical `routeChanged` as a ruleset's event, its reason kept as given.
+    mutating func routeChangedEvent<Event>(_ value: JSONValue?, in event: JSONValue,
+                                           _ routeChanged: (RouteChangeReason?) -> Event) -> DecodedEvent<Event>? {
+        routeChangeReason(value, in: event).map { DecodedEvent(routeChanged($0.reason), given: $0) }
+    }
 }
 
 /// What a raw AVAudioSession notification means, translated exactly as the app's

@@ -32,15 +32,7 @@ enum PlaybackRuleset: FiniteRulesetDescription {
     static func machine(initial: PlaybackState, settings: NoSettings) -> PlaybackMachine { PlaybackMachine(state: initial) }
     static func machine(startingAt state: PlaybackState) -> PlaybackMachine { PlaybackMachine(state: state) }
 
-    static func event(_ type: EventType) -> PlaybackEvent? {
-        switch type {
-        case .interruptionBegan: .interruptionBegan
-        case .userPaused: .userPaused
-        case .outputDisconnected: .outputDisconnected
-        case .userPlayed: .userPlayed
-        case .interruptionEnded, .routeChanged: nil
-        }
-    }
+    static func event(_ type: EventType) -> PlaybackEvent? { PlaybackModel.EventClass.event(ofPlainType: type) }
 
     static func event(_ type: EventType, _ fields: EventFields<EventField>, in object: JSONValue,
                       _ decoder: inout RequestDecoder) -> DecodedEvent<PlaybackEvent>? {
@@ -51,9 +43,7 @@ enum PlaybackRuleset: FiniteRulesetDescription {
             }
             return DecodedEvent(.interruptionEnded(shouldResume: decoder.document.bool(flag) ?? false))
         case .routeChanged:
-            return decoder.routeChangeReason(fields[.reason], in: object).map {
-                DecodedEvent(.routeChanged(reason: $0.reason), given: $0)
-            }
+            return decoder.routeChangedEvent(fields[.reason], in: object) { .routeChanged(reason: $0) }
         case .interruptionBegan, .userPaused, .outputDisconnected, .userPlayed:
             preconditionFailure("\(type) carries nothing")
         }
@@ -66,12 +56,7 @@ enum PlaybackRuleset: FiniteRulesetDescription {
                                   document: JSONDocument?) {
         switch event {
         case .interruptionEnded(let shouldResume):
-            writer.beginObject()
-            writer.key("type")
-            writer.string("interruptionEnded")
-            writer.key("shouldResume")
-            writer.bool(shouldResume)
-            writer.endObject()
+            writer.interruptionEndedEvent(shouldResume)
         case .routeChanged(let reason):
             writer.routeChangedEvent(reason, given: given, document: document)
         case .interruptionBegan, .userPaused, .outputDisconnected, .userPlayed:
