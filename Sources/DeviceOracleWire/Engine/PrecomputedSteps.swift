@@ -138,7 +138,9 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
                              decoder: inout RequestDecoder) -> Bool {
         // What an NDJSON log keeps is its machines: the last step is written already.
-        steps.removeAll(keepingCapacity: true)
+        // A line leaves one step: popped, where `removeAll(keepingCapacity:)` takes
+        // `replaceSubrange`'s general path each line.
+        while steps.popLast() != nil {}
         unfixedSteps.removeAll(keepingCapacity: true)
         specialSteps.removeAll()
         let tables = tables, document = decoder.document
