@@ -62,16 +62,16 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     /// Reads `initial`: an object of the ruleset's fields, or `"unknown"` (late-start.md).
     mutating func start(_ given: GivenRequest<D.Setting>, settings: D.Settings, inLines: Bool,
                         decoder: inout RequestDecoder) -> Start {
-        var initial = D.stateFields.initial
+        var initialSlot = tables.initialSlot
         var startsUnknown = false
         if let value = decoder.present(given.initial), decoder.document.kind(value) == .string {
             startsUnknown = decoder.unknownStart(value)
         } else if let object = decoder.value(given.initial, of: .object) {
             decoder.closedObject(object, names: tables.initialFields) { decoder, field, value in
-                tables.readInitial(field, value, into: &initial, &decoder)
+                initialSlot = tables.readInitial(field, value, from: initialSlot, &decoder)
             }
         }
-        var machine = D.machine(initial: initial, settings: settings)
+        var machine = D.machine(initial: tables.slotStates[initialSlot], settings: settings)
         let usualSlot = startsUnknown ? tables.slot(of: machine.state) : nil
         if startsUnknown, let forcedCandidate {
             // Run as if the reported candidate's state had been given.
@@ -138,7 +138,9 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
                              decoder: inout RequestDecoder) -> Bool {
         // What an NDJSON log keeps is its machines: the last step is written already.
-        steps.removeAll(keepingCapacity: true)
+        // A line leaves one step: popped, where `removeAll(keepingCapacity:)` takes
+        // `replaceSubrange`'s general path each line.
+        while steps.popLast() != nil {}
         unfixedSteps.removeAll(keepingCapacity: true)
         specialSteps.removeAll()
         let tables = tables, document = decoder.document

@@ -53,8 +53,15 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
     let ruleset: StaticString
     /// What `initial` may name, by position in `D.stateFields`.
     let initialFields: ClosedNames<Int>
-    /// For each state field, the values `initial` may name it (`nil`: a flag).
-    private let stateFieldNames: [ClosedNames<ModelField.Value>?]
+    /// For each state field, the values `initial` may name it, by position in the
+    /// field's `values` (`nil`: a flag, whose values are `false, true`).
+    private let stateFieldNames: [ClosedNames<Int>?]
+    /// The slot of `D.stateFields.initial`: where `initial` starts when it names no field.
+    let initialSlot: Int
+    /// For each state field, the slot of each state with that field set to each of
+    /// its values, by `slot * valueCount + value`: `initial` is read by looking up
+    /// slots, not by writing a state through a key path per request.
+    private let slotsWithField: [(valueCount: Int, slots: [Int])]
     /// What `observed` may name, by position in `stepFields`.
     let observedFields: ClosedNames<Int>
     let stepFields: [D.StepField]
@@ -105,7 +112,7 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
         initialFields = ClosedNames("initial field", stateFields.indices.filter { !fromSettings.contains($0) }
                                     .map { (stateFields[$0].name, $0) })
         stateFieldNames = stateFields.map { field in
-            field.names.map { names in ClosedNames(field.name, names.map { ($0, .name($0)) }) }
+            field.names.map { names in ClosedNames(field.name, names.enumerated().map { ($1, $0) }) }
         }
         stepFields = D.stepFields
         observedFields = ClosedNames(observed: stepFields, "observed field")
@@ -121,7 +128,19 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
         let states = D.stateFields.allStates
         stateCount = states.count
         slotStates = states
-        stateSlots = Dictionary(uniqueKeysWithValues: states.enumerated().map { ($0.element, $0.offset) })
+        let slots = Dictionary(uniqueKeysWithValues: states.enumerated().map { ($0.element, $0.offset) })
+        stateSlots = slots
+        // Every state is one of `allStates`: made here once, before any request.
+        initialSlot = slots[D.stateFields.initial]!
+        slotsWithField = stateFields.map { field in
+            (field.values.count, states.flatMap { state in
+                field.values.map { value in
+                    var state = state
+                    field.set(value, in: &state)
+                    return slots[state]!
+                }
+            })
+        }
         slotFields = states.map(D.stateFields.modelFields(of:))
         stateJSON = slotFields.map { fields in
             var writer = JSONWriter(capacity: 256)
@@ -247,12 +266,15 @@ final class RulesetTables<D: FiniteRulesetDescription>: Sendable {
     /// The fields of the state in `slot`, in the order answers write them.
     func fields(ofSlot slot: Int) -> [ModelField] { slotFields[slot] }
 
-    /// Sets the state field at `position` to what `initial` gives for it, reporting its problems.
-    func readInitial(_ position: Int, _ value: JSONValue, into state: inout D.State, _ decoder: inout RequestDecoder) {
+    /// The slot of the state in `slot` with the field at `position` set to what
+    /// `initial` gives for it, reporting its problems (`slot` itself after one).
+    func readInitial(_ position: Int, _ value: JSONValue, from slot: Int, _ decoder: inout RequestDecoder) -> Int {
         let given = if let names = stateFieldNames[position] { decoder.name(value, in: names) } else {
-            decoder.bool(value).map(ModelField.Value.bool)
+            decoder.bool(value).map { $0 ? 1 : 0 }
         }
-        if let given { D.stateFields.fields[position].set(given, in: &state) }
+        guard let given else { return slot }
+        let field = slotsWithField[position]
+        return field.slots[slot * field.valueCount + given]
     }
 
     /// The canonical value of the field at `position` of `stepFields` after a step
