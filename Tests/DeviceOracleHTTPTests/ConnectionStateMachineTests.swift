@@ -147,7 +147,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     private var machine: ConnectionStateMachine! {
         didSet {
             while let effect = machine.nextEffect() {
-                if effects.perform(effect) { machine.answerBodyQueued(effects: effects) }
+                if effects.perform(effect) { _ = machine.answerBodyQueued() }
             }
         }
     }
@@ -715,7 +715,7 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         _ = machine.handlerFinished(response, now: start + second, effects: effects)
         XCTAssertEqual(effects.reserved, 5000, "the body's share and what the answer holds beyond it")
-        machine.answerBodyQueued(effects: effects)
+        XCTAssertEqual(machine.answerBodyQueued(), .performEffects)
 
         XCTAssertEqual(effects.reserved, 0)
     }
@@ -742,7 +742,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(postHead(1000) + "[", at: start)
         XCTAssertEqual(effects.reserved, 1000)
 
-        machine.closed(effects: effects)
+        XCTAssertEqual(machine.closed(), .performEffects)
 
         XCTAssertEqual(effects.reserved, 0)
     }
@@ -1128,7 +1128,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         accept()
         handler.onReceive = [("A\n", begin200)]
         read(streamHead() + chunk("a\n"), at: start)
-        machine.closed(effects: effects)
+        _ = machine.closed()
         XCTAssertEqual(effects.trims, 2, "a stream whose peer left")
     }
 }

@@ -315,6 +315,9 @@ struct ConnectionStateMachine {
         /// `nextWait`. Inside a parse round (an inline handler's answer): perform the
         /// effects, then parse on.
         case proceed
+        /// Perform the effects decided (`nextEffect`) and nothing more: memory given back,
+        /// a cut stream's access line.
+        case performEffects
         case setInterest(Interest)
         case close
     }
@@ -691,9 +694,11 @@ struct ConnectionStateMachine {
     }
 
     /// The body of the last answer (`Effect.send`) has been queued to its end: at once
-    /// when it went whole, or when its stream ended. What the request held is given back.
-    mutating func answerBodyQueued<Effects: ConnectionEffects>(effects: Effects) {
-        releaseReservation(effects: effects)
+    /// when it went whole, or when its stream ended. What the request held is given back
+    /// (`performEffects`).
+    mutating func answerBodyQueued() -> Action {
+        releaseReservation()
+        return outboxIndex < outboxCount ? .performEffects : .none
     }
 
     /// Output has been sent as far as the socket takes it (`hasPendingOutput`: some is left;
@@ -747,15 +752,17 @@ struct ConnectionStateMachine {
         return hasRequestInFlight(hasPendingOutput: hasPendingOutput) ? .none : .close
     }
 
-    /// The connection is closed (by the loop, for any reason).
-    mutating func closed<Effects: ConnectionEffects>(effects: Effects) {
+    /// The connection is closed (by the loop, for any reason): `performEffects` gives back
+    /// what it held and logs a stream it cut.
+    mutating func closed() -> Action {
         // A stream cut by the peer is still one answer in the access log.
-        if case .streaming(let stream) = state { logCutStream(stream, effects: effects) }
+        if case .streaming(let stream) = state { logCutStream(stream) }
         // An offloaded handler still holds its request: its completion gives the share back.
-        if case .running = state {} else { releaseReservation(effects: effects) }
+        if case .running = state {} else { releaseReservation() }
         heldInput = []
         state = .closed
         timer.kind = nil
+        return outboxIndex < outboxCount ? .performEffects : .none
     }
 
     // MARK: Requests
@@ -955,7 +962,7 @@ struct ConnectionStateMachine {
         case .closingAfterWrite, .lingering, .closed, .modifying:
             break
         }
-        releaseReservation(effects: effects)
+        releaseReservation()
         let response = error.response
         let bytes = response.body.count
         emit(.sendRefusal(response))
@@ -1007,8 +1014,8 @@ struct ConnectionStateMachine {
     /// after what was written (a chunked answer then lacks its last chunk).
     private mutating func closeAfterWhatWasWritten<Effects: ConnectionEffects>(_ stream: Stream, effects: Effects) {
         heldInput = []
-        logCutStream(stream, effects: effects)
-        releaseReservation(effects: effects)
+        logCutStream(stream)
+        releaseReservation()
         state = .closingAfterWrite(linger: false, lingerAllowance: 0)
     }
 
@@ -1129,7 +1136,7 @@ struct ConnectionStateMachine {
     private mutating func endStream<Effects: ConnectionEffects>(_ stream: Stream, keepAlive: Bool, now: Int64,
                                                                 effects: Effects) {
         heldInput = []
-        releaseReservation(effects: effects)
+        releaseReservation()
         rateClock.restart(at: now)
         timer.kind = nil
         state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: stream.exchange.startedAt, hasAnswered: true))
@@ -1138,7 +1145,7 @@ struct ConnectionStateMachine {
 
     /// A stream whose answer had begun is cut (a timeout, a framing error, the stream
     /// limit, the peer): its access line says what was sent.
-    private mutating func logCutStream<Effects: ConnectionEffects>(_ stream: Stream, effects: Effects) {
+    private mutating func logCutStream(_ stream: Stream) {
         guard case .begun(let status, _, _) = stream.answer else { return }
         let head = stream.exchange.head
         emit(.streamedAnswerEnded(accessLine: AccessLineFields(
@@ -1176,7 +1183,7 @@ struct ConnectionStateMachine {
         rateClock.restart(at: now)  // the wait was the server's, not the client's
     }
 
-    private mutating func releaseReservation<Effects: ConnectionEffects>(effects: Effects) {
+    private mutating func releaseReservation() {
         if reservedStreamShare > 0 {
             emit(.releaseMemory(reservedStreamShare))
             reservedStreamShare = 0

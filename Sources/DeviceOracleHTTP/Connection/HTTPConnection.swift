@@ -164,6 +164,7 @@ final class HTTPConnection: ConnectionEffects {
             performEffects()
             callDueStreamHandler()
             afterProcessing()
+        case .performEffects: performEffects()
         case .setInterest(let interest): loop.setInterest(self, Self.epollEvents(interest))
         case .close: closeNow()
         }
@@ -172,8 +173,7 @@ final class HTTPConnection: ConnectionEffects {
     func closeNow() {
         loop.assertOnLoop()
         if machine.isClosed { return }
-        machine.closed(effects: self)
-        performEffects()  // a stream cut by the close is still one answer in the access log
+        perform(machine.closed())  // a stream cut by the close is still one answer in the access log
         loop.scratch.removeAll()  // only ever holds the current connection's answers
         // A large answer cut short (a peer that stopped reading) is given back too.
         if output.count >= OutputQueue.retainedCapacity { loop.largeWorkEnded() }
@@ -255,7 +255,7 @@ final class HTTPConnection: ConnectionEffects {
                 appendOutput { $0.append(ResponseSerializer.continueResponse) }
             case .send(let response, let omitsBody, let framing, let field, let accessLine):
                 if !queueAnswer(response, omitsBody: omitsBody, framing: framing, connection: field, accessLine: accessLine) {
-                    machine.answerBodyQueued(effects: self)
+                    perform(machine.answerBodyQueued())  // what it gives back goes before the effects after it
                 }
             case .sendRefusal(let response):
                 appendOutput {
@@ -368,8 +368,7 @@ final class HTTPConnection: ConnectionEffects {
             streamedBody = streamed
             return
         }
-        machine.answerBodyQueued(effects: self)
-        performEffects()
+        perform(machine.answerBodyQueued())
         loop.largeWorkEnded()
         answered(streamed.accessLine, bytes: streamed.sentBytes)
     }
