@@ -7,7 +7,7 @@ import XCTest
 final class ConnectionStateMachineTests: XCTestCase {
     /// Records the effects the machine decides, as the loop would perform them; its
     /// memory budget holds `budget` bytes.
-    final class RecordingEffects: ConnectionEffects {
+    final class RecordingEffects {
         struct Answer: Equatable {
             var status: Int
             var connection: ResponseSerializer.ConnectionField
@@ -187,7 +187,7 @@ final class ConnectionStateMachineTests: XCTestCase {
             var index = 0
             parse(input, index: &index, at: now)
         }
-        XCTAssertEqual(machine.readEnded(now: now, effects: effects), .proceed)
+        XCTAssertEqual(machine.readEnded(now: now), .proceed)
         callDueStreamHandler(at: now)
     }
 
@@ -195,32 +195,35 @@ final class ConnectionStateMachineTests: XCTestCase {
     /// route handlers inline (large bodies are offloaded: kept in `offloaded`), and the
     /// stream's handler.
     private func parse(_ input: UnsafeRawBufferPointer, index: inout Int, at now: Int64) {
-        var next = machine.parse(input, index: &index, now: now, output: output, effects: effects)
+        var next = machine.parse(input, index: &index, now: now, output: output)
         while true {
             switch next {
             case .stop:
                 return
             case .runHandler(let routeIndex, let request):
-                XCTAssertEqual(machine.handlerFinished(router.routes[routeIndex].handler(request), now: now, effects: effects),
+                XCTAssertEqual(machine.handlerFinished(router.routes[routeIndex].handler(request), now: now),
                                .proceed)
-                next = machine.parse(input, index: &index, now: now, output: output, effects: effects)
+                next = machine.parse(input, index: &index, now: now, output: output)
             case .offload(_, let request):
                 offloaded.append(request)
                 return
             case .performEffects:
                 // performed after every input (`machine`)
-                next = machine.parse(input, index: &index, now: now, output: output, effects: effects)
+                next = machine.parse(input, index: &index, now: now, output: output)
+            case .reserve(let bytes):
+                next = machine.budgetAnswered(granted: effects.reserveMemory(bytes), input: input, index: &index,
+                                              now: now, output: output)
             case .route(let head):
                 next = machine.headRouted(head, to: router.choose(for: head), input: input, index: &index, now: now,
-                                          output: output, effects: effects)
+                                          output: output)
             case .makeStreamHandler(let streamed, let request):
                 next = machine.streamHandlerMade(streamed.handler(request), input: input, index: &index, now: now,
-                                                 output: output, effects: effects)
+                                                 output: output)
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
                 next = machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes,
                                                      output: &streamOutput, input: input, index: &index, now: now,
-                                                     output: output, effects: effects)
+                                                     output: output)
             }
         }
     }
@@ -234,7 +237,10 @@ final class ConnectionStateMachineTests: XCTestCase {
     /// The armed timer fires at `now`; a stream it cuts hears of it at once, as the loop
     /// makes the call the machine decided.
     private func fire(at now: Int64) -> ConnectionStateMachine.Action {
-        let action = machine.timerFired(now: now, effects: effects)
+        var action = machine.timerFired(now: now)
+        if case .reserve(let bytes) = action {
+            action = machine.budgetAnswered(granted: effects.reserveMemory(bytes), now: now)
+        }
         callDueStreamHandler(at: now)
         return action
     }
@@ -524,7 +530,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(postHead(3) + "[1]", at: start)
         XCTAssertEqual(machine.peerClosed(hasPendingOutput: false), .setInterest(.none))
 
-        _ = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
+        _ = machine.handlerFinished(HTTPResponse(status: 200), now: start + second)
         let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
@@ -537,7 +543,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.answers, [])
         XCTAssertTrue(machine.keepsUnparsedInput, "the pipelined request is kept for later")
 
-        _ = machine.handlerFinished(HTTPResponse(status: 201), now: start + second, effects: effects)
+        _ = machine.handlerFinished(HTTPResponse(status: 201), now: start + second)
 
         XCTAssertTrue(machine.isReadingRequests)
         XCTAssertEqual(effects.answers.map(\.status), [201])
@@ -578,11 +584,10 @@ final class ConnectionStateMachineTests: XCTestCase {
         _ = machine.bytesRead(request.count, now: start)
 
         var index = 0
-        let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, output: output, effects: effects) }
+        let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, output: output) }
         guard case .route(let head) = routing else { return XCTFail("parse returned \(routing), not the head to route") }
         let result = request.withUnsafeBytes {
-            machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, output: output,
-                               effects: effects)
+            machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, output: output)
         }
 
         guard case .performEffects = result else { return XCTFail("parse returned \(result), not the 404 to send") }
@@ -661,7 +666,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(offloaded.count, 1)
         XCTAssertTrue(machine.hasRequestInFlight(hasPendingOutput: false))
 
-        let action = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
+        let action = machine.handlerFinished(HTTPResponse(status: 200), now: start + second)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.answers.map(\.status), [200])
@@ -713,7 +718,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         var response = HTTPResponse(status: 200, bodyStream: NoPieces())
         response.heldBytes = 5000
 
-        _ = machine.handlerFinished(response, now: start + second, effects: effects)
+        _ = machine.handlerFinished(response, now: start + second)
         XCTAssertEqual(effects.reserved, 5000, "the body's share and what the answer holds beyond it")
         XCTAssertEqual(machine.answerBodyQueued(), .performEffects)
 
@@ -735,6 +740,23 @@ final class ConnectionStateMachineTests: XCTestCase {
             read(request, at: start)
             XCTAssertEqual(effects.framings.last, framing, request)
         }
+    }
+
+    func testABodysShareOfTheBudgetIsAskedForBeforeItIsRead() {
+        accept()
+        let request = Array(postHead(1000).utf8)
+        _ = machine.bytesRead(request.count, now: start)
+
+        var index = 0
+        let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, output: output) }
+        guard case .route(let head) = routing else { return XCTFail("parse returned \(routing), not the head to route") }
+        let result = request.withUnsafeBytes {
+            machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, output: output)
+        }
+
+        guard case .reserve(let bytes) = result else { return XCTFail("parse returned \(result), not the share to reserve") }
+        XCTAssertEqual(bytes, 1000)
+        XCTAssertFalse(machine.isReadingRequests, "the body waits for the budget's answer")
     }
 
     func testABodysShareOfTheBudgetIsGivenBackWhenTheConnectionCloses() {

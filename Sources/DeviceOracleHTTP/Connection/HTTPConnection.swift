@@ -5,7 +5,7 @@ import Glibc
 /// One accepted connection's I/O, driven by its loop's thread only: it reads into the
 /// loop's buffer, hands events to its `ConnectionStateMachine`, and performs what the
 /// machine decides — its effects in order (sends, access records), epoll interest,
-/// timers, routing, handlers (inline, or on the worker pool for large bodies), a
+/// timers, memory reservations, routing, handlers (inline, or on the worker pool for large bodies), a
 /// streamed request's handler calls, streamed answers' pieces, close.
 ///
 /// Memory per idle connection is this object and the machine's small state: input is
@@ -16,7 +16,7 @@ import Glibc
 /// connection, one call at a time, so the runtime's access tracking would only cost time.
 /// Debug builds check that thread at each entry point (`loop.assertOnLoop()`): an epoll
 /// event, a timer, an offloaded handler's answer, a close.
-final class HTTPConnection: ConnectionEffects {
+final class HTTPConnection {
     /// A streamed body, and its access line, written once it has ended. Sent chunked,
     /// or to an HTTP/1.0 client as plain bytes after a Content-Length counted first.
     private struct StreamedBody {
@@ -131,7 +131,7 @@ final class HTTPConnection: ConnectionEffects {
                 return
             case .parse:
                 process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                perform(machine.readEnded(now: loop.now, effects: self))
+                perform(machine.readEnded(now: loop.now))
             }
         } else if count == 0 {
             perform(machine.peerClosed(hasPendingOutput: hasPendingOutput))
@@ -148,13 +148,13 @@ final class HTTPConnection: ConnectionEffects {
 
     func timerExpired() {
         loop.assertOnLoop()
-        perform(machine.timerFired(now: loop.now, effects: self))
+        perform(machine.timerFired(now: loop.now))
     }
 
     /// An offloaded handler has answered.
     func handlerFinished(_ response: HTTPResponse) {
         loop.assertOnLoop()
-        perform(machine.handlerFinished(response, now: loop.now, effects: self))
+        perform(machine.handlerFinished(response, now: loop.now))
     }
 
     private func perform(_ action: ConnectionStateMachine.Action) {
@@ -165,6 +165,8 @@ final class HTTPConnection: ConnectionEffects {
             callDueStreamHandler()
             afterProcessing()
         case .performEffects: performEffects()
+        case .reserve(let bytes):
+            perform(machine.budgetAnswered(granted: loop.context.memoryBudget.reserve(bytes), now: loop.now))
         case .setInterest(let interest): loop.setInterest(self, Self.epollEvents(interest))
         case .close: closeNow()
         }
@@ -192,7 +194,7 @@ final class HTTPConnection: ConnectionEffects {
         var index = 0
         // Only performing effects changes the output: its state is read again after that alone.
         var output = outputState
-        var next = machine.parse(input, index: &index, now: loop.now, output: output, effects: self)
+        var next = machine.parse(input, index: &index, now: loop.now, output: output)
         parsing: while true {
             switch consume next {
             case .stop:
@@ -200,12 +202,12 @@ final class HTTPConnection: ConnectionEffects {
             case .runHandler(let routeIndex, let request):
                 startAnswering()
                 let answered = machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request),
-                                                       now: loop.now, effects: self)
+                                                       now: loop.now)
                 if answered == .proceed {
                     performEffects()  // its answer goes out now, not through another round of parse
                     output = outputState
                 }
-                next = machine.parse(input, index: &index, now: loop.now, output: output, effects: self)
+                next = machine.parse(input, index: &index, now: loop.now, output: output)
             case .offload(let routeIndex, let request):
                 startAnswering()
                 loop.offload(self, routeIndex: routeIndex, request: request)
@@ -213,19 +215,22 @@ final class HTTPConnection: ConnectionEffects {
             case .performEffects:
                 performEffects()
                 output = outputState
-                next = machine.parse(input, index: &index, now: loop.now, output: output, effects: self)
+                next = machine.parse(input, index: &index, now: loop.now, output: output)
+            case .reserve(let bytes):
+                next = machine.budgetAnswered(granted: loop.context.memoryBudget.reserve(bytes), input: input,
+                                              index: &index, now: loop.now, output: output)
             case .route(let head):
                 let choice = loop.context.router.choose(for: head)
                 next = machine.headRouted(head, to: choice, input: input, index: &index, now: loop.now,
-                                          output: output, effects: self)
+                                          output: output)
             case .makeStreamHandler(let streamed, let request):
                 next = machine.streamHandlerMade(streamed.handler(request), input: input, index: &index, now: loop.now,
-                                                 output: output, effects: self)
+                                                 output: output)
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
                 next = machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes,
                                                      output: &streamOutput, input: input, index: &index, now: loop.now,
-                                                     output: output, effects: self)
+                                                     output: output)
             }
         }
         if index < input.count, machine.keepsUnparsedInput {
@@ -348,8 +353,6 @@ final class HTTPConnection: ConnectionEffects {
         answering = false
         loop.metricsRecorder.inFlight(-1)
     }
-
-    func reserveMemory(_ bytes: Int) -> Bool { loop.context.memoryBudget.reserve(bytes) }
 
     /// Appends the next piece of the streamed body once little output waits; after the
     /// last one, the last chunk, and the access line with the body's whole size.
