@@ -32,7 +32,9 @@ final class ConnectionStateMachineTests: XCTestCase {
             switch effect {
             case .sendContinue:
                 continues += 1
-            case .send(let response, _, let framing, let connection, let accessLine):
+            case .send(let answer):
+                let (response, framing, connection, accessLine) = (answer.response, answer.framing, answer.connection,
+                                                                   answer.accessLine)
                 framings.append(framing)
                 answers.append(Answer(status: response.status, connection: connection,
                                       retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
@@ -201,8 +203,7 @@ final class ConnectionStateMachineTests: XCTestCase {
             case .stop:
                 return
             case .runHandler(let routeIndex, let request):
-                XCTAssertEqual(machine.handlerFinished(router.routes[routeIndex].handler(request), now: now),
-                               .proceed)
+                XCTAssertEqual(finished(router.routes[routeIndex].handler(request), at: now), .proceed)
                 next = machine.parse(input, index: &index, now: now, output: output)
             case .offload(_, let request):
                 offloaded.append(request)
@@ -225,6 +226,18 @@ final class ConnectionStateMachineTests: XCTestCase {
                                                      output: &streamOutput, input: input, index: &index, now: now,
                                                      output: output)
             }
+        }
+    }
+
+    /// What the loop does with a route's handler's answer: an answer handed over at once
+    /// is performed as the effect it would have been.
+    private func finished(_ response: HTTPResponse, at now: Int64) -> ConnectionStateMachine.Action {
+        switch machine.handlerFinished(response, now: now) {
+        case .none: return .none
+        case .proceed: return .proceed
+        case .send(let answer):
+            if effects.perform(.send(answer)) { _ = machine.answerBodyQueued() }
+            return .proceed
         }
     }
 
@@ -530,7 +543,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(postHead(3) + "[1]", at: start)
         XCTAssertEqual(machine.peerClosed(hasPendingOutput: false), .setInterest(.none))
 
-        _ = machine.handlerFinished(HTTPResponse(status: 200), now: start + second)
+        _ = finished(HTTPResponse(status: 200), at: start + second)
         let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
@@ -543,7 +556,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.answers, [])
         XCTAssertTrue(machine.keepsUnparsedInput, "the pipelined request is kept for later")
 
-        _ = machine.handlerFinished(HTTPResponse(status: 201), now: start + second)
+        _ = finished(HTTPResponse(status: 201), at: start + second)
 
         XCTAssertTrue(machine.isReadingRequests)
         XCTAssertEqual(effects.answers.map(\.status), [201])
@@ -666,7 +679,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(offloaded.count, 1)
         XCTAssertTrue(machine.hasRequestInFlight(hasPendingOutput: false))
 
-        let action = machine.handlerFinished(HTTPResponse(status: 200), now: start + second)
+        let action = finished(HTTPResponse(status: 200), at: start + second)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.answers.map(\.status), [200])
@@ -718,7 +731,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         var response = HTTPResponse(status: 200, bodyStream: NoPieces())
         response.heldBytes = 5000
 
-        _ = machine.handlerFinished(response, now: start + second)
+        _ = finished(response, at: start + second)
         XCTAssertEqual(effects.reserved, 5000, "the body's share and what the answer holds beyond it")
         XCTAssertEqual(machine.answerBodyQueued(), .performEffects)
 

@@ -245,15 +245,33 @@ struct ConnectionStateMachine {
 
     /// What the loop does for the machine, in the order decided (`nextEffect`): answers
     /// and their pieces into the connection's output, access records, the heap timer.
+    /// An answer to queue, framed as decided, with `connection` as its Connection field
+    /// (`omitsBody`: to a HEAD). Once its body has been queued to its end (at once when
+    /// whole, or when its stream ends) the loop says so with `answerBodyQueued`; its
+    /// access record is then written.
+    struct Answer {
+        var response: HTTPResponse
+        let omitsBody: Bool
+        let framing: AnswerFraming
+        let connection: ResponseSerializer.ConnectionField
+        let accessLine: AccessLineFields?
+    }
+
+    /// What the loop does once a route's handler has answered (`handlerFinished`).
+    enum Answered {
+        /// Nothing was waiting for it (the connection closed meanwhile).
+        case none
+        /// Its answer is among the effects: as `Action.proceed`.
+        case proceed
+        /// Queue this answer, the only thing decided (no trip through the effects), then
+        /// as `Action.proceed`.
+        case send(Answer)
+    }
+
     enum Effect {
         /// `100 Continue`, for a body that may now be sent.
         case sendContinue
-        /// The answer, framed as decided, with `connection` as its Connection field
-        /// (`omitsBody`: to a HEAD). Once its body has been queued to its end (at once
-        /// when whole, or when its stream ends) the loop says so with `answerBodyQueued`;
-        /// its access record is then written.
-        case send(HTTPResponse, omitsBody: Bool, framing: AnswerFraming, connection: ResponseSerializer.ConnectionField,
-                  accessLine: AccessLineFields?)
+        case send(Answer)
         /// An answer after which the connection closes (`Connection: close`).
         case sendRefusal(HTTPResponse)
         /// An answer's access record (`bytes` of body sent).
@@ -422,11 +440,11 @@ struct ConnectionStateMachine {
     /// Effects decided and not yet taken by the loop (`nextEffect`): `outbox[outboxIndex..<outboxCount]`.
     /// Its slots are reused (a taken one holds a placeholder), so a request allocates nothing.
     private var outbox: [Effect] = []
+    private var outboxIndex = 0
+    private var outboxCount = 0
     /// Beside the state: asked in `awaitingMemory` and in `streaming` alike, and answered
     /// before anything else is parsed.
     private var asked = AskedReservation.none
-    private var outboxIndex = 0
-    private var outboxCount = 0
 
     /// A new connection, accepted at `now` (`draining`: after the drain began): its first
     /// head is due within the header timeout.
@@ -710,13 +728,17 @@ struct ConnectionStateMachine {
         return .proceed
     }
 
-    /// The handler `parse` asked for has answered: `proceed` (the answer is among the
-    /// effects), or `none` if nothing was waiting for it (the connection closed meanwhile).
-    mutating func handlerFinished(_ response: consuming HTTPResponse, now: Int64) -> Action {
+    /// The handler `parse` asked for has answered: its answer to send, as the only thing
+    /// decided (`send`) or among the effects (`proceed`).
+    mutating func handlerFinished(_ response: consuming HTTPResponse, now: Int64) -> Answered {
         // The tag first: a state bound whole (`case let other`) was copied on every answer.
         guard case .running = state, case .running(let exchange) = takeState() else { return .none }
-        finish(response, exchange: exchange, forceClose: false, now: now)
-        return .proceed
+        let answer = answer(response, exchange: exchange, forceClose: false, now: now)
+        guard !hasEffects else {
+            emit(.send(answer))
+            return .proceed
+        }
+        return .send(answer)
     }
 
     /// The body of the last answer (`Effect.send`) has been queued to its end: at once
@@ -923,10 +945,17 @@ struct ConnectionStateMachine {
     }
 
     /// Queues the answer to the current request and decides what the connection does next.
-    private mutating func finish(_ response: consuming HTTPResponse, exchange: Exchange,
-                                                             forceClose: Bool, now: Int64,
-                                                             lingerAllowance: Int = maxLingerBytes,
-                                                             overload: ServerMetrics.OverloadCause? = nil) {
+    private mutating func finish(_ response: consuming HTTPResponse, exchange: Exchange, forceClose: Bool, now: Int64,
+                                 lingerAllowance: Int = maxLingerBytes, overload: ServerMetrics.OverloadCause? = nil) {
+        emit(.send(answer(response, exchange: exchange, forceClose: forceClose, now: now,
+                          lingerAllowance: lingerAllowance, overload: overload)))
+    }
+
+    /// The answer to the current request (what its body holds beyond its share is held
+    /// first), and what the connection does next.
+    private mutating func answer(_ response: consuming HTTPResponse, exchange: Exchange, forceClose: Bool, now: Int64,
+                                 lingerAllowance: Int = maxLingerBytes,
+                                 overload: ServerMetrics.OverloadCause? = nil) -> Answer {
         let keepAlive = exchange.head.keepAlive && !forceClose && !draining && !peerClosedInput
         let field: ResponseSerializer.ConnectionField =
             !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
@@ -940,12 +969,12 @@ struct ConnectionStateMachine {
             heldAnswerBytes = held
         }
         let framing = Self.framing(of: response, to: exchange.head)
-        emit(.send(response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
-                   accessLine: accessLine))
         rateClock.restart(at: now)  // a request pipelined behind this one is timed from here
         timer.kind = nil  // the idle clock starts again after every answer
         state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: exchange.startedAt, hasAnswered: true))
                           : .closingAfterWrite(linger: true, lingerAllowance: lingerAllowance)
+        return Answer(response: response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
+                      accessLine: accessLine)
     }
 
     /// A framing error or timeout: answer, then close with a lingering close.

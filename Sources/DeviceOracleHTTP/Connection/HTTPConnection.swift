@@ -154,7 +154,13 @@ final class HTTPConnection {
     /// An offloaded handler has answered.
     func handlerFinished(_ response: HTTPResponse) {
         loop.assertOnLoop()
-        perform(machine.handlerFinished(response, now: loop.now))
+        switch machine.handlerFinished(response, now: loop.now) {
+        case .none: break
+        case .proceed: perform(.proceed)
+        case .send(let answer):
+            queue(answer)
+            perform(.proceed)
+        }
     }
 
     private func perform(_ action: ConnectionStateMachine.Action) {
@@ -201,10 +207,14 @@ final class HTTPConnection {
                 break parsing
             case .runHandler(let routeIndex, let request):
                 startAnswering()
-                let answered = machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request),
-                                                       now: loop.now)
-                if answered == .proceed {
-                    performEffects()  // its answer goes out now, not through another round of parse
+                // Its answer goes out now, not through another round of parse.
+                switch machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request), now: loop.now) {
+                case .none: break
+                case .proceed:
+                    performEffects()
+                    output = outputState
+                case .send(let answer):
+                    queue(answer)
                     output = outputState
                 }
                 next = machine.parse(input, index: &index, now: loop.now, output: output)
@@ -258,10 +268,8 @@ final class HTTPConnection {
             switch consume effect {
             case .sendContinue:
                 appendOutput { $0.append(ResponseSerializer.continueResponse) }
-            case .send(let response, let omitsBody, let framing, let field, let accessLine):
-                if !queueAnswer(response, omitsBody: omitsBody, framing: framing, connection: field, accessLine: accessLine) {
-                    perform(machine.answerBodyQueued())  // what it gives back goes before the effects after it
-                }
+            case .send(let answer):
+                queue(answer)
             case .sendRefusal(let response):
                 appendOutput {
                     ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: .close)
@@ -288,6 +296,15 @@ final class HTTPConnection {
             case .holdMemory(let bytes):
                 loop.context.memoryBudget.adjust(by: bytes)
             }
+        }
+    }
+
+    /// Queues `answer`; once its body is queued to its end, the machine hears of it (what
+    /// it gives back goes before the effects after it).
+    private func queue(_ answer: borrowing ConnectionStateMachine.Answer) {
+        if !queueAnswer(answer.response, omitsBody: answer.omitsBody, framing: answer.framing,
+                        connection: answer.connection, accessLine: answer.accessLine) {
+            perform(machine.answerBodyQueued())
         }
     }
 
