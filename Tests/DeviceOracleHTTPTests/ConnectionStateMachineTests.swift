@@ -591,17 +591,25 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.answers.map(\.status), [200, 404, 200])
     }
 
-    func testAnAnswerThatEndsReadingIsStillHandedToTheLoop() {
-        accept()
-        let request = Array("GET /nowhere HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8)
+    /// Reads `request` at the start, routes its head and returns what the machine asks
+    /// for next (nil, after a failure, when parse did not give the head to route).
+    private func routeOne(_ request: String) -> ConnectionStateMachine.ParseResult? {
+        let request = Array(request.utf8)
         _ = machine.bytesRead(request.count, now: start)
-
         var index = 0
         let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, output: output) }
-        guard case .route(let head) = routing else { return XCTFail("parse returned \(routing), not the head to route") }
-        let result = request.withUnsafeBytes {
+        guard case .route(let head) = routing else {
+            XCTFail("parse returned \(routing), not the head to route")
+            return nil
+        }
+        return request.withUnsafeBytes {
             machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, output: output)
         }
+    }
+
+    func testAnAnswerThatEndsReadingIsStillHandedToTheLoop() {
+        accept()
+        guard let result = routeOne("GET /nowhere HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n") else { return }
 
         guard case .performEffects = result else { return XCTFail("parse returned \(result), not the 404 to send") }
         XCTAssertEqual(effects.answers.map(\.status), [404])
@@ -757,15 +765,7 @@ final class ConnectionStateMachineTests: XCTestCase {
 
     func testABodysShareOfTheBudgetIsAskedForBeforeItIsRead() {
         accept()
-        let request = Array(postHead(1000).utf8)
-        _ = machine.bytesRead(request.count, now: start)
-
-        var index = 0
-        let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, output: output) }
-        guard case .route(let head) = routing else { return XCTFail("parse returned \(routing), not the head to route") }
-        let result = request.withUnsafeBytes {
-            machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, output: output)
-        }
+        guard let result = routeOne(postHead(1000)) else { return }
 
         guard case .reserve(let bytes) = result else { return XCTFail("parse returned \(result), not the share to reserve") }
         XCTAssertEqual(bytes, 1000)
