@@ -769,7 +769,10 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         guard case .reserve(let bytes) = result else { return XCTFail("parse returned \(result), not the share to reserve") }
         XCTAssertEqual(bytes, 1000)
-        XCTAssertFalse(machine.isReadingRequests, "the body waits for the budget's answer")
+        var index = 0
+        _ = machine.budgetAnswered(granted: false, input: ConnectionStateMachine.noBytes, index: &index, now: start,
+                                   output: output)
+        XCTAssertFalse(machine.isReadingRequests, "refused, the body waits for the budget")
     }
 
     func testABodysShareOfTheBudgetIsGivenBackWhenTheConnectionCloses() {

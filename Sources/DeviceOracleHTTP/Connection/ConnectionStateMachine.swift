@@ -204,6 +204,10 @@ struct ConnectionStateMachine {
         case none
         /// The request waiting in `.awaitingMemory`: its stream's share, or its body's.
         case admission(bytes: Int)
+        /// The share of `bodyBytes` more of the body being received (`.receivingBody`, which
+        /// reads nothing before the answer): refused, it waits in `.awaitingMemory`. What
+        /// reading it needs of the head is here, so the common answer moves no state.
+        case body(bodyBytes: Int, length: Int?, expectsContinue: Bool)
         /// A stream that holds more: its share grows to `wanted`, or it ends with `503`.
         case streamGrowth(wanted: Int)
     }
@@ -1205,8 +1209,10 @@ struct ConnectionStateMachine {
     /// Asks the budget for `bodyBytes` more of the current body (`reserve`); reading
     /// waits for its answer, and until it takes them (`timerFired` with `.memoryRetry`).
     private mutating func reserve(bodyBytes: Int, exchange: consuming Exchange, now: Int64) {
-        state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: bodyBytes))
-        asked = .admission(bytes: share(of: bodyBytes))
+        var length: Int?
+        if case .length(let bytes) = exchange.head.framing { length = bytes }
+        asked = .body(bodyBytes: bodyBytes, length: length, expectsContinue: exchange.head.expectsContinue)
+        state = .receivingBody(exchange)
     }
 
     /// The budget's answer to what was asked (`reserve`): a request waiting for memory
@@ -1223,12 +1229,21 @@ struct ConnectionStateMachine {
             if granted && exchange.streams {
                 startStream(exchange, now: now)
             } else if granted {
-                admitted(bodyBytes: waiting.bodyBytes, head: exchange.head, now: now)
+                var length: Int?
+                if case .length(let bytes) = exchange.head.framing { length = bytes }
+                admitted(bodyBytes: waiting.bodyBytes, length: length, expectsContinue: exchange.head.expectsContinue,
+                         now: now)
                 state = .receivingBody(exchange)
             } else if waiting.isLastTry {
                 refuseOverBudget(exchange, now: now)
             } else {
                 state = .awaitingMemory(exchange, waiting)
+            }
+        case .body(let bodyBytes, let length, let expectsContinue):
+            if granted {
+                admitted(bodyBytes: bodyBytes, length: length, expectsContinue: expectsContinue, now: now)
+            } else if case .receivingBody = state, case .receivingBody(let exchange) = takeState() {
+                state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: bodyBytes))
             }
         case .streamGrowth(let wanted):
             guard case .streaming = state else { return }
@@ -1246,16 +1261,18 @@ struct ConnectionStateMachine {
         switch asked {
         case .none: nil
         case .admission(let bytes): bytes
+        case .body(let bodyBytes, _, _): share(of: bodyBytes)
         case .streamGrowth(let wanted): wanted - reservedStreamShare
         }
     }
 
     /// The budget took its share of `bodyBytes` more of the current body: (go on) reading it.
-    private mutating func admitted(bodyBytes: Int, head: RequestHead, now: Int64) {
+    /// `length`: its Content-Length, if counted.
+    private mutating func admitted(bodyBytes: Int, length: Int?, expectsContinue: Bool, now: Int64) {
         reservedBodyBytes += bodyBytes
         if body.isEmpty {
-            if case .length(let length) = head.framing { body.reserveCapacity(length) }
-            if head.expectsContinue { emit(.sendContinue) }
+            if let length { body.reserveCapacity(length) }
+            if expectsContinue { emit(.sendContinue) }
         }
         rateClock.restart(at: now)  // the wait was the server's, not the client's
     }
