@@ -7,7 +7,7 @@ import XCTest
 final class ConnectionStateMachineTests: XCTestCase {
     /// Records the effects the machine decides, as the loop would perform them; its
     /// memory budget holds `budget` bytes.
-    final class RecordingEffects: ConnectionEffects {
+    final class RecordingEffects {
         struct Answer: Equatable {
             var status: Int
             var connection: ResponseSerializer.ConnectionField
@@ -32,7 +32,9 @@ final class ConnectionStateMachineTests: XCTestCase {
             switch effect {
             case .sendContinue:
                 continues += 1
-            case .send(let response, _, let framing, let connection, let accessLine):
+            case .send(let answer):
+                let (response, framing, connection, accessLine) = (answer.response, answer.framing, answer.connection,
+                                                                   answer.accessLine)
                 framings.append(framing)
                 answers.append(Answer(status: response.status, connection: connection,
                                       retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
@@ -147,7 +149,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     private var machine: ConnectionStateMachine! {
         didSet {
             while let effect = machine.nextEffect() {
-                if effects.perform(effect) { machine.answerBodyQueued(effects: effects) }
+                if effects.perform(effect) { _ = machine.answerBodyQueued() }
             }
         }
     }
@@ -187,7 +189,7 @@ final class ConnectionStateMachineTests: XCTestCase {
             var index = 0
             parse(input, index: &index, at: now)
         }
-        XCTAssertEqual(machine.readEnded(now: now, effects: effects), .proceed)
+        XCTAssertEqual(machine.readEnded(now: now), .proceed)
         callDueStreamHandler(at: now)
     }
 
@@ -195,33 +197,47 @@ final class ConnectionStateMachineTests: XCTestCase {
     /// route handlers inline (large bodies are offloaded: kept in `offloaded`), and the
     /// stream's handler.
     private func parse(_ input: UnsafeRawBufferPointer, index: inout Int, at now: Int64) {
-        var next = machine.parse(input, index: &index, now: now, output: output, effects: effects)
+        var next = machine.parse(input, index: &index, now: now, output: output)
         while true {
             switch next {
             case .stop:
                 return
             case .runHandler(let routeIndex, let request):
-                XCTAssertEqual(machine.handlerFinished(router.routes[routeIndex].handler(request), now: now, effects: effects),
-                               .proceed)
-                next = machine.parse(input, index: &index, now: now, output: output, effects: effects)
+                XCTAssertEqual(finished(router.routes[routeIndex].handler(request), at: now), .proceed)
+                next = machine.parse(input, index: &index, now: now, output: output)
             case .offload(_, let request):
                 offloaded.append(request)
                 return
             case .performEffects:
                 // performed after every input (`machine`)
-                next = machine.parse(input, index: &index, now: now, output: output, effects: effects)
+                next = machine.parse(input, index: &index, now: now, output: output)
+            case .reserve(let bytes):
+                next = machine.budgetAnswered(granted: effects.reserveMemory(bytes), input: input, index: &index,
+                                              now: now, output: output)
             case .route(let head):
                 next = machine.headRouted(head, to: router.choose(for: head), input: input, index: &index, now: now,
-                                          output: output, effects: effects)
+                                          output: output)
             case .makeStreamHandler(let streamed, let request):
                 next = machine.streamHandlerMade(streamed.handler(request), input: input, index: &index, now: now,
-                                                 output: output, effects: effects)
+                                                 output: output)
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
                 next = machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes,
                                                      output: &streamOutput, input: input, index: &index, now: now,
-                                                     output: output, effects: effects)
+                                                     output: output)
             }
+        }
+    }
+
+    /// What the loop does with a route's handler's answer: an answer handed over at once
+    /// is performed as the effect it would have been.
+    private func finished(_ response: HTTPResponse, at now: Int64) -> ConnectionStateMachine.Action {
+        switch machine.handlerFinished(response, now: now) {
+        case .none: return .none
+        case .proceed: return .proceed
+        case .send(let answer):
+            if effects.perform(.send(answer)) { _ = machine.answerBodyQueued() }
+            return .proceed
         }
     }
 
@@ -234,7 +250,10 @@ final class ConnectionStateMachineTests: XCTestCase {
     /// The armed timer fires at `now`; a stream it cuts hears of it at once, as the loop
     /// makes the call the machine decided.
     private func fire(at now: Int64) -> ConnectionStateMachine.Action {
-        let action = machine.timerFired(now: now, effects: effects)
+        var action = machine.timerFired(now: now)
+        if case .reserve(let bytes) = action {
+            action = machine.budgetAnswered(granted: effects.reserveMemory(bytes), now: now)
+        }
         callDueStreamHandler(at: now)
         return action
     }
@@ -524,7 +543,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(postHead(3) + "[1]", at: start)
         XCTAssertEqual(machine.peerClosed(hasPendingOutput: false), .setInterest(.none))
 
-        _ = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
+        _ = finished(HTTPResponse(status: 200), at: start + second)
         let wait = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second)
 
         XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
@@ -537,7 +556,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.answers, [])
         XCTAssertTrue(machine.keepsUnparsedInput, "the pipelined request is kept for later")
 
-        _ = machine.handlerFinished(HTTPResponse(status: 201), now: start + second, effects: effects)
+        _ = finished(HTTPResponse(status: 201), at: start + second)
 
         XCTAssertTrue(machine.isReadingRequests)
         XCTAssertEqual(effects.answers.map(\.status), [201])
@@ -572,18 +591,25 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.answers.map(\.status), [200, 404, 200])
     }
 
+    /// Reads `request` at the start, routes its head and returns what the machine asks
+    /// for next (nil, after a failure, when parse did not give the head to route).
+    private func routeOne(_ request: String) -> ConnectionStateMachine.ParseResult? {
+        let request = Array(request.utf8)
+        _ = machine.bytesRead(request.count, now: start)
+        var index = 0
+        let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, output: output) }
+        guard case .route(let head) = routing else {
+            XCTFail("parse returned \(routing), not the head to route")
+            return nil
+        }
+        return request.withUnsafeBytes {
+            machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, output: output)
+        }
+    }
+
     func testAnAnswerThatEndsReadingIsStillHandedToTheLoop() {
         accept()
-        let request = Array("GET /nowhere HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".utf8)
-        _ = machine.bytesRead(request.count, now: start)
-
-        var index = 0
-        let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, output: output, effects: effects) }
-        guard case .route(let head) = routing else { return XCTFail("parse returned \(routing), not the head to route") }
-        let result = request.withUnsafeBytes {
-            machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, output: output,
-                               effects: effects)
-        }
+        guard let result = routeOne("GET /nowhere HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n") else { return }
 
         guard case .performEffects = result else { return XCTFail("parse returned \(result), not the 404 to send") }
         XCTAssertEqual(effects.answers.map(\.status), [404])
@@ -661,7 +687,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(offloaded.count, 1)
         XCTAssertTrue(machine.hasRequestInFlight(hasPendingOutput: false))
 
-        let action = machine.handlerFinished(HTTPResponse(status: 200), now: start + second, effects: effects)
+        let action = finished(HTTPResponse(status: 200), at: start + second)
 
         XCTAssertEqual(action, .proceed)
         XCTAssertEqual(effects.answers.map(\.status), [200])
@@ -713,9 +739,9 @@ final class ConnectionStateMachineTests: XCTestCase {
         var response = HTTPResponse(status: 200, bodyStream: NoPieces())
         response.heldBytes = 5000
 
-        _ = machine.handlerFinished(response, now: start + second, effects: effects)
+        _ = finished(response, at: start + second)
         XCTAssertEqual(effects.reserved, 5000, "the body's share and what the answer holds beyond it")
-        machine.answerBodyQueued(effects: effects)
+        XCTAssertEqual(machine.answerBodyQueued(), .performEffects)
 
         XCTAssertEqual(effects.reserved, 0)
     }
@@ -737,12 +763,24 @@ final class ConnectionStateMachineTests: XCTestCase {
         }
     }
 
+    func testABodysShareOfTheBudgetIsAskedForBeforeItIsRead() {
+        accept()
+        guard let result = routeOne(postHead(1000)) else { return }
+
+        guard case .reserve(let bytes) = result else { return XCTFail("parse returned \(result), not the share to reserve") }
+        XCTAssertEqual(bytes, 1000)
+        var index = 0
+        _ = machine.budgetAnswered(granted: false, input: ConnectionStateMachine.noBytes, index: &index, now: start,
+                                   output: output)
+        XCTAssertFalse(machine.isReadingRequests, "refused, the body waits for the budget")
+    }
+
     func testABodysShareOfTheBudgetIsGivenBackWhenTheConnectionCloses() {
         accept()
         read(postHead(1000) + "[", at: start)
         XCTAssertEqual(effects.reserved, 1000)
 
-        machine.closed(effects: effects)
+        XCTAssertEqual(machine.closed(), .performEffects)
 
         XCTAssertEqual(effects.reserved, 0)
     }
@@ -1128,7 +1166,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         accept()
         handler.onReceive = [("A\n", begin200)]
         read(streamHead() + chunk("a\n"), at: start)
-        machine.closed(effects: effects)
+        _ = machine.closed()
         XCTAssertEqual(effects.trims, 2, "a stream whose peer left")
     }
 }

@@ -13,8 +13,9 @@
 /// What the loop does for it comes back as values: one small enum per input (the next
 /// step of a parse round, proceed, wait for this, close...), and the answers, their
 /// pieces, access records and the memory given back or held as `Effect`s, performed in
-/// the order decided (`nextEffect`). It consults a `ConnectionEffects` only for the
-/// memory budget, to reserve from it.
+/// the order decided (`nextEffect`). A reservation of the memory budget is asked for
+/// too (`reserve`) and its answer comes back as an input (`budgetAnswered`): the
+/// machine consults nothing.
 struct ConnectionStateMachine {
     /// The rules every connection of a server follows, shared (one reference per connection).
     final class Settings: Sendable {
@@ -193,6 +194,22 @@ struct ConnectionStateMachine {
         var since: Int64
         /// The body bytes the budget must take a share of before reading goes on.
         var bodyBytes: Int
+        /// The memory wait has passed: a refusal of this try is the last (`503`).
+        var isLastTry = false
+    }
+
+    /// A reservation of the memory budget asked for (`reserve`), whose answer
+    /// (`budgetAnswered`) decides what comes next.
+    enum AskedReservation {
+        case none
+        /// The request waiting in `.awaitingMemory`: its stream's share, or its body's.
+        case admission(bytes: Int)
+        /// The share of `bodyBytes` more of the body being received (`.receivingBody`, which
+        /// reads nothing before the answer): refused, it waits in `.awaitingMemory`. What
+        /// reading it needs of the head is here, so the common answer moves no state.
+        case body(bodyBytes: Int, length: Int?, expectsContinue: Bool)
+        /// A stream that holds more: its share grows to `wanted`, or it ends with `503`.
+        case streamGrowth(wanted: Int)
     }
 
     struct Lingering {
@@ -232,15 +249,33 @@ struct ConnectionStateMachine {
 
     /// What the loop does for the machine, in the order decided (`nextEffect`): answers
     /// and their pieces into the connection's output, access records, the heap timer.
+    /// An answer to queue, framed as decided, with `connection` as its Connection field
+    /// (`omitsBody`: to a HEAD). Once its body has been queued to its end (at once when
+    /// whole, or when its stream ends) the loop says so with `answerBodyQueued`; its
+    /// access record is then written.
+    struct Answer {
+        var response: HTTPResponse
+        let omitsBody: Bool
+        let framing: AnswerFraming
+        let connection: ResponseSerializer.ConnectionField
+        let accessLine: AccessLineFields?
+    }
+
+    /// What the loop does once a route's handler has answered (`handlerFinished`).
+    enum Answered {
+        /// Nothing was waiting for it (the connection closed meanwhile).
+        case none
+        /// Its answer is among the effects: as `Action.proceed`.
+        case proceed
+        /// Queue this answer, the only thing decided (no trip through the effects), then
+        /// as `Action.proceed`.
+        case send(Answer)
+    }
+
     enum Effect {
         /// `100 Continue`, for a body that may now be sent.
         case sendContinue
-        /// The answer, framed as decided, with `connection` as its Connection field
-        /// (`omitsBody`: to a HEAD). Once its body has been queued to its end (at once
-        /// when whole, or when its stream ends) the loop says so with `answerBodyQueued`;
-        /// its access record is then written.
-        case send(HTTPResponse, omitsBody: Bool, framing: AnswerFraming, connection: ResponseSerializer.ConnectionField,
-                  accessLine: AccessLineFields?)
+        case send(Answer)
         /// An answer after which the connection closes (`Connection: close`).
         case sendRefusal(HTTPResponse)
         /// An answer's access record (`bytes` of body sent).
@@ -305,6 +340,9 @@ struct ConnectionStateMachine {
         /// Perform the effects decided (`nextEffect`), then parse on (the same input):
         /// the output's state they change decides whether parsing goes on.
         case performEffects
+        /// Reserve `bytes` of the memory budget and say whether it took them with
+        /// `budgetAnswered`, which returns the next step (it parses on, the same input).
+        case reserve(bytes: Int)
     }
 
     /// What the event loop does after an event.
@@ -315,6 +353,12 @@ struct ConnectionStateMachine {
         /// `nextWait`. Inside a parse round (an inline handler's answer): perform the
         /// effects, then parse on.
         case proceed
+        /// Perform the effects decided (`nextEffect`) and nothing more: memory given back,
+        /// a cut stream's access line.
+        case performEffects
+        /// Reserve `bytes` of the memory budget and say whether it took them with
+        /// `budgetAnswered`, which returns what to do next.
+        case reserve(bytes: Int)
         case setInterest(Interest)
         case close
     }
@@ -402,6 +446,9 @@ struct ConnectionStateMachine {
     private var outbox: [Effect] = []
     private var outboxIndex = 0
     private var outboxCount = 0
+    /// Beside the state: asked in `awaitingMemory` and in `streaming` alike, and answered
+    /// before anything else is parsed.
+    private var asked = AskedReservation.none
 
     /// A new connection, accepted at `now` (`draining`: after the drain began): its first
     /// head is due within the header timeout.
@@ -516,8 +563,8 @@ struct ConnectionStateMachine {
 
     /// Parses `input[index...]` until a handler must run or nothing more can be parsed now.
     /// `output`: the connection's output as it is now.
-    mutating func parse<Effects: ConnectionEffects>(_ input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
-                                                    output: OutputState, effects: Effects) -> ParseResult {
+    mutating func parse(_ input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
+                                                    output: OutputState) -> ParseResult {
         stoppedForOutput = false
         while true {
             // What the last step decided goes out first, whether or not reading goes on.
@@ -542,11 +589,12 @@ struct ConnectionStateMachine {
                 state = .routing(waiting)
                 return .route(head)
             case .body(let range):
-                receivedBody(range, of: input, now: now, effects: effects)
+                receivedBody(range, of: input, now: now)
+                if let bytes = askedBytes { return .reserve(bytes: bytes) }
             case .end:
-                return requestComplete(input, index: &index, now: now, output: output, effects: effects)
+                return requestComplete(input, index: &index, now: now, output: output)
             case .failure(let error, let summary):
-                refuse(error, summary: summary, now: now, effects: effects)
+                refuse(error, summary: summary, now: now)
             }
         }
         return .stop
@@ -555,32 +603,32 @@ struct ConnectionStateMachine {
     /// The handler `parse` asked for with `makeStreamHandler` was made: the stream's
     /// body goes to it as it is read.
     /// Returns what `parse` decides next (`input[index...]`).
-    mutating func streamHandlerMade<Effects: ConnectionEffects>(_ handler: any StreamedRequestHandler,
+    mutating func streamHandlerMade(_ handler: any StreamedRequestHandler,
                                                                 input: UnsafeRawBufferPointer, index: inout Int,
-                                                                now: Int64, output: OutputState,
-                                                                effects: Effects) -> ParseResult {
+                                                                now: Int64, output: OutputState) -> ParseResult {
         if case .startingStream = state, case .startingStream(let exchange) = takeState() {
             state = .streaming(Stream(exchange: exchange, handler: handler))
         }
-        return parse(input, index: &index, now: now, output: output, effects: effects)
+        return parse(input, index: &index, now: now, output: output)
     }
 
     /// The stream's handler answered `call` (what `parse` asked for with
     /// `callStreamHandler`): `progress` is its answer (nil only from `cut`: it has none),
     /// `output` what it wrote, `heldBytes` what it says it holds now, and `input` the bytes
     /// last given to `parse` (`index`: how far it went). Returns what `parse` decides next.
-    mutating func streamHandlerAnswered<Effects: ConnectionEffects>(
+    mutating func streamHandlerAnswered(
         _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output written: inout [UInt8],
-        input: UnsafeRawBufferPointer, index: inout Int, now: Int64, output: OutputState, effects: Effects
+        input: UnsafeRawBufferPointer, index: inout Int, now: Int64, output: OutputState
     ) -> ParseResult {
-        answered(call, progress: progress, heldBytes: heldBytes, output: &written, input: input, now: now, effects: effects)
+        answered(call, progress: progress, heldBytes: heldBytes, output: &written, input: input, now: now)
         written.removeAll()  // what it wrote before its answer began, or in a cut unheard, goes
-        return parse(input, index: &index, now: now, output: output, effects: effects)
+        if let bytes = askedBytes { return .reserve(bytes: bytes) }
+        return parse(input, index: &index, now: now, output: output)
     }
 
-    private mutating func answered<Effects: ConnectionEffects>(
+    private mutating func answered(
         _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output: inout [UInt8],
-        input: UnsafeRawBufferPointer, now: Int64, effects: Effects
+        input: UnsafeRawBufferPointer, now: Int64
     ) {
         guard case .streaming = state, case .streaming(let stream) = takeState() else { return }
         switch (call, progress) {
@@ -588,15 +636,15 @@ struct ConnectionStateMachine {
             // Its status has gone: the handler ended its answer saying why (in-band), and
             // nothing more is read.
             apply(.end(trailers: trailers, readsRest: false, logFields: logFields), to: stream, output: &output,
-                  pauseFrom: .none, input: input, heldBytes: heldBytes, bodyEnded: false, now: now, effects: effects)
+                  pauseFrom: .none, input: input, heldBytes: heldBytes, bodyEnded: false, now: now)
         case (.cut, _):
-            closeAfterWhatWasWritten(stream, effects: effects)
+            closeAfterWhatWasWritten(stream)
         case (.bodyEnded, let progress?):
             apply(progress, to: stream, output: &output, pauseFrom: .none, input: input, heldBytes: heldBytes,
-                  bodyEnded: true, now: now, effects: effects)
+                  bodyEnded: true, now: now)
         case (.receive(_, let pauseFrom), let progress?):
             apply(progress, to: stream, output: &output, pauseFrom: pauseFrom, input: input, heldBytes: heldBytes,
-                  bodyEnded: false, now: now, effects: effects)
+                  bodyEnded: false, now: now)
         case (.bodyEnded, nil), (.receive, nil):
             state = .streaming(stream)  // only `cut` may have no answer
         }
@@ -604,12 +652,12 @@ struct ConnectionStateMachine {
 
     /// After a read's bytes were parsed: past its grace period, a request that has
     /// averaged under the minimum rate is refused. Then the loop goes on (`proceed`).
-    mutating func readEnded<Effects: ConnectionEffects>(now: Int64, effects: Effects) -> Action {
+    mutating func readEnded(now: Int64) -> Action {
         guard isReadingRequests, !framer.isBetweenRequests, settings.minReceiveRate > 0 else { return .proceed }
         let seconds = Double(now - rateClock.startedAt) / 1e9 - settings.minReceiveRateGrace
         guard seconds > 0 && Double(rateClock.bytes) < settings.minReceiveRate * seconds else { return .proceed }
         refuse(HTTPError(status: 408, detail: "the request arrived at under \(settings.minReceiveRate) bytes/s on average after its first \(settings.minReceiveRateGrace) s"),
-               summary: HeadSummary(), now: now, effects: effects)
+               summary: HeadSummary(), now: now)
         return .proceed
     }
 
@@ -630,39 +678,27 @@ struct ConnectionStateMachine {
     }
 
     /// The armed timer's deadline has passed.
-    mutating func timerFired<Effects: ConnectionEffects>(now: Int64, effects: Effects) -> Action {
+    mutating func timerFired(now: Int64) -> Action {
         guard let kind = timer.kind, now >= timer.deadline else { return .none }
         timer.kind = nil
         switch kind {
         case .header where framer.isInsideHead:
             refuse(HTTPError(status: 408, detail: "the request head did not arrive within \(settings.headerTimeout) s"),
-                   summary: HeadSummary(), now: now, effects: effects)
+                   summary: HeadSummary(), now: now)
             return .proceed
         case .body:
             refuse(HTTPError(status: 408, detail: "the request body made no progress for \(settings.bodyTimeout) s"),
-                   summary: HeadSummary(), now: now, effects: effects)
+                   summary: HeadSummary(), now: now)
             return .proceed
         case .memoryRetry:
-            guard case .awaitingMemory(let exchange, let waiting) = takeState() else {
-                preconditionFailure("the memory retry timer is armed only while awaiting memory")
+            guard case .awaitingMemory = state, case .awaitingMemory(let exchange, var waiting) = takeState() else {
+                return .none
             }
-            if exchange.streams {
-                if effects.reserveMemory(streamShare(exchange)) {
-                    startStream(exchange, now: now, effects: effects)
-                } else if now - waiting.since >= Int64(settings.memoryWait * 1e9) {
-                    refuseOverBudget(exchange, effects: effects, now: now)
-                } else {
-                    state = .awaitingMemory(exchange, waiting)
-                }
-            } else if effects.reserveMemory(share(of: waiting.bodyBytes)) {
-                admitted(bodyBytes: waiting.bodyBytes, head: exchange.head, now: now, effects: effects)
-                state = .receivingBody(exchange)
-            } else if now - waiting.since >= Int64(settings.memoryWait * 1e9) {
-                refuseOverBudget(exchange, effects: effects, now: now)
-            } else {
-                state = .awaitingMemory(exchange, waiting)
-            }
-            return .proceed
+            waiting.isLastTry = now - waiting.since >= Int64(settings.memoryWait * 1e9)
+            let bytes = exchange.streams ? streamShare(exchange) : share(of: waiting.bodyBytes)
+            state = .awaitingMemory(exchange, waiting)
+            asked = .admission(bytes: bytes)
+            return .reserve(bytes: bytes)
         case .header, .idle, .send, .linger:
             return .close
         }
@@ -671,29 +707,50 @@ struct ConnectionStateMachine {
     /// The loop routed the head `parse` gave it (`route`): the request is answered,
     /// its body read or streamed as `choice` says. Returns what `parse` decides next
     /// (`input[index...]`).
-    mutating func headRouted<Effects: ConnectionEffects>(_ head: consuming RequestHead, to choice: consuming Router.Choice,
+    mutating func headRouted(_ head: consuming RequestHead, to choice: consuming Router.Choice,
                                                          input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
-                                                         output: OutputState, effects: Effects) -> ParseResult {
+                                                         output: OutputState) -> ParseResult {
         if case .routing = state, case .routing(let waiting) = state {
-            receivedHead(head, choice: choice, startedAt: waiting.startedAt, now: now, effects: effects)
+            receivedHead(head, choice: choice, startedAt: waiting.startedAt, now: now)
+            if let bytes = askedBytes { return .reserve(bytes: bytes) }
         }
-        return parse(input, index: &index, now: now, output: output, effects: effects)
+        return parse(input, index: &index, now: now, output: output)
     }
 
-    /// The handler `parse` asked for has answered: `proceed` (the answer is among the
-    /// effects), or `none` if nothing was waiting for it (the connection closed meanwhile).
-    mutating func handlerFinished<Effects: ConnectionEffects>(_ response: consuming HTTPResponse, now: Int64,
-                                                              effects: Effects) -> Action {
-        // The tag first: a state bound whole (`case let other`) was copied on every answer.
-        guard case .running = state, case .running(let exchange) = takeState() else { return .none }
-        finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
+    /// The budget answered the reservation `parse` asked for (`reserve`): `granted` if it
+    /// took the bytes. Returns what `parse` decides next (`input[index...]`).
+    mutating func budgetAnswered(granted: Bool, input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
+                                 output: OutputState) -> ParseResult {
+        reservationAnswered(granted: granted, now: now)
+        return parse(input, index: &index, now: now, output: output)
+    }
+
+    /// The budget answered the reservation `timerFired` asked for (`reserve`): `granted`
+    /// if it took the bytes. Then the loop goes on (`proceed`).
+    mutating func budgetAnswered(granted: Bool, now: Int64) -> Action {
+        reservationAnswered(granted: granted, now: now)
         return .proceed
     }
 
+    /// The handler `parse` asked for has answered: its answer to send, as the only thing
+    /// decided (`send`) or among the effects (`proceed`).
+    mutating func handlerFinished(_ response: consuming HTTPResponse, now: Int64) -> Answered {
+        // The tag first: a state bound whole (`case let other`) was copied on every answer.
+        guard case .running = state, case .running(let exchange) = takeState() else { return .none }
+        let answer = answer(response, exchange: exchange, forceClose: false, now: now)
+        guard !hasEffects else {
+            emit(.send(answer))
+            return .proceed
+        }
+        return .send(answer)
+    }
+
     /// The body of the last answer (`Effect.send`) has been queued to its end: at once
-    /// when it went whole, or when its stream ended. What the request held is given back.
-    mutating func answerBodyQueued<Effects: ConnectionEffects>(effects: Effects) {
-        releaseReservation(effects: effects)
+    /// when it went whole, or when its stream ended. What the request held is given back
+    /// (`performEffects`).
+    mutating func answerBodyQueued() -> Action {
+        releaseReservation()
+        return outboxIndex < outboxCount ? .performEffects : .none
     }
 
     /// Output has been sent as far as the socket takes it (`hasPendingOutput`: some is left;
@@ -747,15 +804,17 @@ struct ConnectionStateMachine {
         return hasRequestInFlight(hasPendingOutput: hasPendingOutput) ? .none : .close
     }
 
-    /// The connection is closed (by the loop, for any reason).
-    mutating func closed<Effects: ConnectionEffects>(effects: Effects) {
+    /// The connection is closed (by the loop, for any reason): `performEffects` gives back
+    /// what it held and logs a stream it cut.
+    mutating func closed() -> Action {
         // A stream cut by the peer is still one answer in the access log.
-        if case .streaming(let stream) = state { logCutStream(stream, effects: effects) }
+        if case .streaming(let stream) = state { logCutStream(stream) }
         // An offloaded handler still holds its request: its completion gives the share back.
-        if case .running = state {} else { releaseReservation(effects: effects) }
+        if case .running = state {} else { releaseReservation() }
         heldInput = []
         state = .closed
         timer.kind = nil
+        return outboxIndex < outboxCount ? .performEffects : .none
     }
 
     // MARK: Requests
@@ -770,8 +829,8 @@ struct ConnectionStateMachine {
     }
 
     /// Every path sets the state (`.routing` until then).
-    private mutating func receivedHead<Effects: ConnectionEffects>(_ head: RequestHead, choice: Router.Choice,
-                                                                   startedAt: Int64, now: Int64, effects: Effects) {
+    private mutating func receivedHead(_ head: RequestHead, choice: Router.Choice,
+                                                                   startedAt: Int64, now: Int64) {
         var exchange = Exchange(head: head, routeIndex: nil, decided: nil, keepsBody: false, startedAt: startedAt)
         body = []  // a refused request's part-read body goes; a completed one's was taken
         heldInput = []
@@ -799,31 +858,27 @@ struct ConnectionStateMachine {
         if case .length(let length) = head.framing, length > bodyLimit {
             refuse(HTTPError(status: 413, detail: "the body of \(length) bytes is over the limit of \(bodyLimit) bytes"),
                    summary: HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent),
-                   now: now, effects: effects)
+                   now: now)
             return
         }
         if let response = exchange.decided, response.status >= 400, head.framing != .none,
            head.expectsContinue || head.hasUnsupportedExpectation {
             // Refused early: the client holds its body back, so answer now and close
             // rather than read a body nobody wants (http.md "Protocol edge cases").
-            finish(response, exchange: exchange, forceClose: true, now: now, effects: effects)
+            finish(response, exchange: exchange, forceClose: true, now: now)
             return
         }
         if exchange.streams {
             if head.framing == .chunked { framer.limitBody(to: settings.maxStreamBytes) }
-            if effects.reserveMemory(streamShare(exchange)) {
-                startStream(exchange, now: now, effects: effects)
-            } else {
-                state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: 0))
-            }
+            state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: 0))
+            asked = .admission(bytes: streamShare(exchange))
             return
         }
         switch head.framing {
         case .length(let length) where exchange.keepsBody:
-            reserve(bodyBytes: length, exchange: exchange, now: now, effects: effects)
+            reserve(bodyBytes: length, exchange: exchange, now: now)
         case .chunked where exchange.keepsBody:
-            reserve(bodyBytes: min(Self.chunkedReservationBytes, settings.maxBodyBytes), exchange: exchange, now: now,
-                    effects: effects)
+            reserve(bodyBytes: min(Self.chunkedReservationBytes, settings.maxBodyBytes), exchange: exchange, now: now)
         case .length, .chunked:
             // Read and discarded, so it takes nothing of the budget.
             if head.expectsContinue { emit(.sendContinue) }
@@ -833,8 +888,8 @@ struct ConnectionStateMachine {
         }
     }
 
-    private mutating func receivedBody<Effects: ConnectionEffects>(_ range: Range<Int>, of input: UnsafeRawBufferPointer,
-                                                                   now: Int64, effects: Effects) {
+    private mutating func receivedBody(_ range: Range<Int>, of input: UnsafeRawBufferPointer,
+                                                                   now: Int64) {
         timer.bodyProgress = true
         switch takeState() {
         case .streaming(var stream):
@@ -848,7 +903,7 @@ struct ConnectionStateMachine {
             if body.count > reservedBodyBytes {
                 // A chunked body outgrew its share: take the next step of it.
                 let more = max(Self.chunkedReservationBytes, body.count - reservedBodyBytes)
-                reserve(bodyBytes: more, exchange: exchange, now: now, effects: effects)
+                reserve(bodyBytes: more, exchange: exchange, now: now)
             } else {
                 state = .receivingBody(exchange)
             }
@@ -860,31 +915,30 @@ struct ConnectionStateMachine {
     /// The request's body has ended: its handler is asked for, or (an answer decided
     /// from its head, a stream) parsing goes on. Returned, not wrapped in an Optional: a
     /// request's handler is asked for without one more copy of the request.
-    private mutating func requestComplete<Effects: ConnectionEffects>(_ input: UnsafeRawBufferPointer, index: inout Int,
-                                                                      now: Int64, output: OutputState,
-                                                                      effects: Effects) -> ParseResult {
+    private mutating func requestComplete(_ input: UnsafeRawBufferPointer, index: inout Int,
+                                                                      now: Int64, output: OutputState) -> ParseResult {
         var exchange: Exchange
         switch takeState() {
         case .receivingBody(let received):
             exchange = received
         case .streaming(var stream):
             if case .ended(let keepAlive) = stream.answer {
-                endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
+                endStream(stream, keepAlive: keepAlive, now: now)
             } else {
                 stream.due = .bodyEnded
                 state = .streaming(stream)
             }
-            return parse(input, index: &index, now: now, output: output, effects: effects)
+            return parse(input, index: &index, now: now, output: output)
         default:
             preconditionFailure("a request ends only while its body is received")
         }
         if let response = exchange.decided.take() {
-            finish(response, exchange: exchange, forceClose: false, now: now, effects: effects)
-            return parse(input, index: &index, now: now, output: output, effects: effects)  // the answer goes out first
+            finish(response, exchange: exchange, forceClose: false, now: now)
+            return parse(input, index: &index, now: now, output: output)  // the answer goes out first
         }
         guard let routeIndex = exchange.routeIndex else {
             state = .receivingBody(exchange)
-            return parse(input, index: &index, now: now, output: output, effects: effects)
+            return parse(input, index: &index, now: now, output: output)
         }
         var received: [UInt8] = []
         swap(&received, &body)
@@ -895,10 +949,17 @@ struct ConnectionStateMachine {
     }
 
     /// Queues the answer to the current request and decides what the connection does next.
-    private mutating func finish<Effects: ConnectionEffects>(_ response: consuming HTTPResponse, exchange: Exchange,
-                                                             forceClose: Bool, now: Int64, effects: Effects,
-                                                             lingerAllowance: Int = maxLingerBytes,
-                                                             overload: ServerMetrics.OverloadCause? = nil) {
+    private mutating func finish(_ response: consuming HTTPResponse, exchange: Exchange, forceClose: Bool, now: Int64,
+                                 lingerAllowance: Int = maxLingerBytes, overload: ServerMetrics.OverloadCause? = nil) {
+        emit(.send(answer(response, exchange: exchange, forceClose: forceClose, now: now,
+                          lingerAllowance: lingerAllowance, overload: overload)))
+    }
+
+    /// The answer to the current request (what its body holds beyond its share is held
+    /// first), and what the connection does next.
+    private mutating func answer(_ response: consuming HTTPResponse, exchange: Exchange, forceClose: Bool, now: Int64,
+                                 lingerAllowance: Int = maxLingerBytes,
+                                 overload: ServerMetrics.OverloadCause? = nil) -> Answer {
         let keepAlive = exchange.head.keepAlive && !forceClose && !draining && !peerClosedInput
         let field: ResponseSerializer.ConnectionField =
             !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
@@ -912,17 +973,16 @@ struct ConnectionStateMachine {
             heldAnswerBytes = held
         }
         let framing = Self.framing(of: response, to: exchange.head)
-        emit(.send(response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
-                   accessLine: accessLine))
         rateClock.restart(at: now)  // a request pipelined behind this one is timed from here
         timer.kind = nil  // the idle clock starts again after every answer
         state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: exchange.startedAt, hasAnswered: true))
                           : .closingAfterWrite(linger: true, lingerAllowance: lingerAllowance)
+        return Answer(response: response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
+                      accessLine: accessLine)
     }
 
     /// A framing error or timeout: answer, then close with a lingering close.
-    private mutating func refuse<Effects: ConnectionEffects>(_ error: HTTPError, summary: HeadSummary, now: Int64,
-                                                             effects: Effects) {
+    private mutating func refuse(_ error: HTTPError, summary: HeadSummary, now: Int64) {
         if case .streaming = state, case .streaming(var stream) = takeState() {
             switch stream.answer {
             case .begun:
@@ -932,7 +992,7 @@ struct ConnectionStateMachine {
                 stream.due = .cut(error)
                 state = .streaming(stream)
             case .ended:
-                closeAfterWhatWasWritten(stream, effects: effects)
+                closeAfterWhatWasWritten(stream)
             case .undecided:
                 state = .streaming(stream)
             }
@@ -955,7 +1015,7 @@ struct ConnectionStateMachine {
         case .closingAfterWrite, .lingering, .closed, .modifying:
             break
         }
-        releaseReservation(effects: effects)
+        releaseReservation()
         let response = error.response
         let bytes = response.body.count
         emit(.sendRefusal(response))
@@ -975,7 +1035,7 @@ struct ConnectionStateMachine {
 
     /// The budget took the stream's share: its handler is made (`makeStreamHandler`),
     /// then its body read.
-    private mutating func startStream<Effects: ConnectionEffects>(_ exchange: Exchange, now: Int64, effects: Effects) {
+    private mutating func startStream(_ exchange: Exchange, now: Int64) {
         reservedStreamShare = streamShare(exchange)
         if exchange.head.expectsContinue { emit(.sendContinue) }
         rateClock.restart(at: now)  // a wait for the budget was the server's, not the client's
@@ -1005,44 +1065,44 @@ struct ConnectionStateMachine {
 
     /// Its status has gone: the handler hears nothing more, and the connection closes
     /// after what was written (a chunked answer then lacks its last chunk).
-    private mutating func closeAfterWhatWasWritten<Effects: ConnectionEffects>(_ stream: Stream, effects: Effects) {
+    private mutating func closeAfterWhatWasWritten(_ stream: Stream) {
         heldInput = []
-        logCutStream(stream, effects: effects)
-        releaseReservation(effects: effects)
+        logCutStream(stream)
+        releaseReservation()
         state = .closingAfterWrite(linger: false, lingerAllowance: 0)
     }
 
     /// Performs what the handler decided after a call (`bodyEnded`: the call was `bodyEnded`).
     /// `pauseFrom`: the bytes whose rest a `pause` keeps (`input`: the bytes last given to `parse`).
     /// `heldBytes`: what the handler says it holds now.
-    private mutating func apply<Effects: ConnectionEffects>(_ progress: StreamedProgress, to stream: consuming Stream,
+    private mutating func apply(_ progress: StreamedProgress, to stream: consuming Stream,
                                                             output: inout [UInt8], pauseFrom: StreamInput,
                                                             input: UnsafeRawBufferPointer, heldBytes: Int, bodyEnded: Bool,
-                                                            now: Int64, effects: Effects) {
+                                                            now: Int64) {
         var stream = stream
         switch progress {
         case .more, .completedUnit:
             precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
             precondition(!stream.isUndecided || output.isEmpty, "a streamed handler wrote before its answer began")
-            queueOutput(&output, of: &stream, effects: effects)
+            queueOutput(&output, of: &stream)
             if case .completedUnit = progress { rateClock.restart(at: now) }
             state = .streaming(stream)
-            followHeldBytes(of: stream, heldBytes: heldBytes, now: now, effects: effects)
+            followHeldBytes(of: stream, heldBytes: heldBytes, now: now)
         case .pause(let unread):
             precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
             precondition(!stream.isUndecided, "a streamed handler paused before its answer began")
-            queueOutput(&output, of: &stream, effects: effects)
+            queueOutput(&output, of: &stream)
             pauseFrom.withBytes(in: input) { input in
                 let kept = min(max(unread, 0), input.count)
                 if kept > 0 { heldInput = Array(input[(input.count - kept)...]) }
             }
             rateClock.restart(at: now)  // a unit was completed
             state = .streaming(stream)
-            followHeldBytes(of: stream, heldBytes: heldBytes, now: now, effects: effects)
+            followHeldBytes(of: stream, heldBytes: heldBytes, now: now)
         case .respond(let response):
             precondition(stream.isUndecided, "a streamed handler responded after its answer began")
             heldInput = []
-            finish(response, exchange: stream.exchange, forceClose: true, now: now, effects: effects)
+            finish(response, exchange: stream.exchange, forceClose: true, now: now)
         case .begin(var response, let trailers):
             precondition(stream.isUndecided, "a streamed handler began its answer twice")
             let head = stream.exchange.head
@@ -1052,7 +1112,7 @@ struct ConnectionStateMachine {
             emit(.sendStreamedHead(response, framing: chunked ? .chunked : .closeDelimited,
                                    connection: keepAlive ? .none : .close))
             stream.answer = .begun(status: response.status, chunked: chunked, keepAlive: keepAlive)
-            queueOutput(&output, of: &stream, effects: effects)
+            queueOutput(&output, of: &stream)
             // Called once more at once, with no bytes: what the same call decided after
             // the answer began (more lines, or its end) comes out without waiting for bytes.
             stream.due = bodyEnded ? .bodyEnded : .receive(.none, pauseFrom: pauseFrom)
@@ -1061,7 +1121,7 @@ struct ConnectionStateMachine {
             guard case .begun(let status, let chunked, let keepAlive) = stream.answer else {
                 preconditionFailure("a streamed handler ended an answer it had not begun")
             }
-            queueOutput(&output, of: &stream, effects: effects)
+            queueOutput(&output, of: &stream)
             if chunked { emit(.sendStreamedEnd(trailers: trailers)) }
             let head = stream.exchange.head
             emit(.streamedAnswerEnded(accessLine: AccessLineFields(
@@ -1069,18 +1129,17 @@ struct ConnectionStateMachine {
                 fields: logFields, routeIndex: stream.exchange.routeIndex), bytes: stream.sentBytes))
             stream.answer = .ended(keepAlive: keepAlive)
             if bodyEnded {
-                endStream(stream, keepAlive: keepAlive, now: now, effects: effects)
+                endStream(stream, keepAlive: keepAlive, now: now)
             } else if readsRest {
                 state = .streaming(stream)
             } else {
-                endStream(stream, keepAlive: false, now: now, effects: effects)
+                endStream(stream, keepAlive: false, now: now)
             }
         }
     }
 
     /// Queues what the handler wrote in its last call, once the answer has begun.
-    private mutating func queueOutput<Effects: ConnectionEffects>(_ output: inout [UInt8], of stream: inout Stream,
-                                                                  effects: Effects) {
+    private mutating func queueOutput(_ output: inout [UInt8], of stream: inout Stream) {
         guard !output.isEmpty, case .begun(_, let chunked, _) = stream.answer else { return }
         var piece: [UInt8] = []
         swap(&piece, &output)  // a large piece is sent from its own array
@@ -1106,8 +1165,8 @@ struct ConnectionStateMachine {
     /// route's base share, what its handler holds (`heldBytes`) and a paused read's rest
     /// (its output waiting for the peer is counted by the connection as it waits). When
     /// the budget cannot take more, the stream ends: `503`, in-band once its answer began.
-    private mutating func followHeldBytes<Effects: ConnectionEffects>(of stream: borrowing Stream, heldBytes: Int,
-                                                                      now: Int64, effects: Effects) {
+    private mutating func followHeldBytes(of stream: borrowing Stream, heldBytes: Int,
+                                                                      now: Int64) {
         let held = streamShare(stream.exchange) + max(0, heldBytes) + heldInput.count
         let step = Self.streamShareStep
         let wanted = (held + step - 1) / step * step
@@ -1115,21 +1174,15 @@ struct ConnectionStateMachine {
             emit(.releaseMemory(reservedStreamShare - wanted))
             reservedStreamShare = wanted
         } else if wanted > reservedStreamShare {
-            if effects.reserveMemory(wanted - reservedStreamShare) {
-                reservedStreamShare = wanted
-            } else {
-                refuse(HTTPError(status: 503, detail: "the server's memory budget of \(settings.memoryLimit) bytes for requests in flight cannot hold this stream's next \(wanted - reservedStreamShare) bytes; retry later"),
-                       summary: HeadSummary(), now: now, effects: effects)
-            }
+            asked = .streamGrowth(wanted: wanted)
         }
     }
 
     /// The stream's answer has been queued whole and its body read (or left unread):
     /// the next request, or a lingering close.
-    private mutating func endStream<Effects: ConnectionEffects>(_ stream: Stream, keepAlive: Bool, now: Int64,
-                                                                effects: Effects) {
+    private mutating func endStream(_ stream: Stream, keepAlive: Bool, now: Int64) {
         heldInput = []
-        releaseReservation(effects: effects)
+        releaseReservation()
         rateClock.restart(at: now)
         timer.kind = nil
         state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: stream.exchange.startedAt, hasAnswered: true))
@@ -1138,7 +1191,7 @@ struct ConnectionStateMachine {
 
     /// A stream whose answer had begun is cut (a timeout, a framing error, the stream
     /// limit, the peer): its access line says what was sent.
-    private mutating func logCutStream<Effects: ConnectionEffects>(_ stream: Stream, effects: Effects) {
+    private mutating func logCutStream(_ stream: Stream) {
         guard case .begun(let status, _, _) = stream.answer else { return }
         let head = stream.exchange.head
         emit(.streamedAnswerEnded(accessLine: AccessLineFields(
@@ -1153,30 +1206,78 @@ struct ConnectionStateMachine {
         bodyBytes * settings.memoryPerBodyByte
     }
 
-    /// Takes the budget for `bodyBytes` more of the current body, or pauses reading
-    /// until it can (`timerFired` with `.memoryRetry`).
-    private mutating func reserve<Effects: ConnectionEffects>(bodyBytes: Int, exchange: consuming Exchange, now: Int64,
-                                                              effects: Effects) {
-        if effects.reserveMemory(share(of: bodyBytes)) {
-            admitted(bodyBytes: bodyBytes, head: exchange.head, now: now, effects: effects)
-            state = .receivingBody(exchange)
-        } else {
-            state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: bodyBytes))
+    /// Asks the budget for `bodyBytes` more of the current body (`reserve`); reading
+    /// waits for its answer, and until it takes them (`timerFired` with `.memoryRetry`).
+    private mutating func reserve(bodyBytes: Int, exchange: consuming Exchange, now: Int64) {
+        var length: Int?
+        if case .length(let bytes) = exchange.head.framing { length = bytes }
+        asked = .body(bodyBytes: bodyBytes, length: length, expectsContinue: exchange.head.expectsContinue)
+        state = .receivingBody(exchange)
+    }
+
+    /// The budget's answer to what was asked (`reserve`): a request waiting for memory
+    /// goes on, waits for the retry timer, or gets `503` after its last try; a stream
+    /// that cannot hold more ends with `503`.
+    private mutating func reservationAnswered(granted: Bool, now: Int64) {
+        let wasAsked = asked
+        asked = .none
+        switch wasAsked {
+        case .none:
+            return
+        case .admission:
+            guard case .awaitingMemory = state, case .awaitingMemory(let exchange, let waiting) = takeState() else { return }
+            if granted && exchange.streams {
+                startStream(exchange, now: now)
+            } else if granted {
+                var length: Int?
+                if case .length(let bytes) = exchange.head.framing { length = bytes }
+                admitted(bodyBytes: waiting.bodyBytes, length: length, expectsContinue: exchange.head.expectsContinue,
+                         now: now)
+                state = .receivingBody(exchange)
+            } else if waiting.isLastTry {
+                refuseOverBudget(exchange, now: now)
+            } else {
+                state = .awaitingMemory(exchange, waiting)
+            }
+        case .body(let bodyBytes, let length, let expectsContinue):
+            if granted {
+                admitted(bodyBytes: bodyBytes, length: length, expectsContinue: expectsContinue, now: now)
+            } else if case .receivingBody = state, case .receivingBody(let exchange) = takeState() {
+                state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: bodyBytes))
+            }
+        case .streamGrowth(let wanted):
+            guard case .streaming = state else { return }
+            if granted {
+                reservedStreamShare = wanted
+            } else {
+                refuse(HTTPError(status: 503, detail: "the server's memory budget of \(settings.memoryLimit) bytes for requests in flight cannot hold this stream's next \(wanted - reservedStreamShare) bytes; retry later"),
+                       summary: HeadSummary(), now: now)
+            }
+        }
+    }
+
+    /// The bytes asked for, if a reservation is waiting for its answer.
+    private var askedBytes: Int? {
+        switch asked {
+        case .none: nil
+        case .admission(let bytes): bytes
+        case .body(let bodyBytes, _, _): share(of: bodyBytes)
+        case .streamGrowth(let wanted): wanted - reservedStreamShare
         }
     }
 
     /// The budget took its share of `bodyBytes` more of the current body: (go on) reading it.
-    private mutating func admitted<Effects: ConnectionEffects>(bodyBytes: Int, head: RequestHead, now: Int64,
-                                                               effects: Effects) {
+    /// `length`: its Content-Length, if counted.
+    private mutating func admitted(bodyBytes: Int, length: Int?, expectsContinue: Bool, now: Int64) {
         reservedBodyBytes += bodyBytes
         if body.isEmpty {
-            if case .length(let length) = head.framing { body.reserveCapacity(length) }
-            if head.expectsContinue { emit(.sendContinue) }
+            if let length { body.reserveCapacity(length) }
+            if expectsContinue { emit(.sendContinue) }
         }
         rateClock.restart(at: now)  // the wait was the server's, not the client's
     }
 
-    private mutating func releaseReservation<Effects: ConnectionEffects>(effects: Effects) {
+    private mutating func releaseReservation() {
         if reservedStreamShare > 0 {
             emit(.releaseMemory(reservedStreamShare))
             reservedStreamShare = 0
@@ -1197,14 +1298,14 @@ struct ConnectionStateMachine {
 
     /// The body did not fit within `memoryWait`: `503` at once, before reading it; then a
     /// lingering close that takes in the rest of a body the client sends anyway.
-    private mutating func refuseOverBudget<Effects: ConnectionEffects>(_ exchange: Exchange, effects: Effects, now: Int64) {
+    private mutating func refuseOverBudget(_ exchange: Exchange, now: Int64) {
         var response = ProblemDetails(status: 503, detail: "the server's memory budget of \(settings.memoryLimit) bytes for requests in flight is in use; retry later").response
         response.headers.append(("Retry-After", "1"))
         var allowance = Self.maxLingerBytes
         if !exchange.head.expectsContinue, case .length(let length) = exchange.head.framing {
             allowance += max(0, length - body.count)
         }
-        finish(response, exchange: exchange, forceClose: true, now: now, effects: effects, lingerAllowance: allowance,
+        finish(response, exchange: exchange, forceClose: true, now: now, lingerAllowance: allowance,
                overload: .memory)
     }
 

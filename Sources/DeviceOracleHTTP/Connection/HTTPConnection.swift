@@ -5,7 +5,7 @@ import Glibc
 /// One accepted connection's I/O, driven by its loop's thread only: it reads into the
 /// loop's buffer, hands events to its `ConnectionStateMachine`, and performs what the
 /// machine decides — its effects in order (sends, access records), epoll interest,
-/// timers, routing, handlers (inline, or on the worker pool for large bodies), a
+/// timers, memory reservations, routing, handlers (inline, or on the worker pool for large bodies), a
 /// streamed request's handler calls, streamed answers' pieces, close.
 ///
 /// Memory per idle connection is this object and the machine's small state: input is
@@ -16,7 +16,7 @@ import Glibc
 /// connection, one call at a time, so the runtime's access tracking would only cost time.
 /// Debug builds check that thread at each entry point (`loop.assertOnLoop()`): an epoll
 /// event, a timer, an offloaded handler's answer, a close.
-final class HTTPConnection: ConnectionEffects {
+final class HTTPConnection {
     /// A streamed body, and its access line, written once it has ended. Sent chunked,
     /// or to an HTTP/1.0 client as plain bytes after a Content-Length counted first.
     private struct StreamedBody {
@@ -131,7 +131,7 @@ final class HTTPConnection: ConnectionEffects {
                 return
             case .parse:
                 process(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                perform(machine.readEnded(now: loop.now, effects: self))
+                perform(machine.readEnded(now: loop.now))
             }
         } else if count == 0 {
             perform(machine.peerClosed(hasPendingOutput: hasPendingOutput))
@@ -148,13 +148,19 @@ final class HTTPConnection: ConnectionEffects {
 
     func timerExpired() {
         loop.assertOnLoop()
-        perform(machine.timerFired(now: loop.now, effects: self))
+        perform(machine.timerFired(now: loop.now))
     }
 
     /// An offloaded handler has answered.
     func handlerFinished(_ response: HTTPResponse) {
         loop.assertOnLoop()
-        perform(machine.handlerFinished(response, now: loop.now, effects: self))
+        switch machine.handlerFinished(response, now: loop.now) {
+        case .none: break
+        case .proceed: perform(.proceed)
+        case .send(let answer):
+            queue(answer)
+            perform(.proceed)
+        }
     }
 
     private func perform(_ action: ConnectionStateMachine.Action) {
@@ -164,6 +170,9 @@ final class HTTPConnection: ConnectionEffects {
             performEffects()
             callDueStreamHandler()
             afterProcessing()
+        case .performEffects: performEffects()
+        case .reserve(let bytes):
+            perform(machine.budgetAnswered(granted: loop.context.memoryBudget.reserve(bytes), now: loop.now))
         case .setInterest(let interest): loop.setInterest(self, Self.epollEvents(interest))
         case .close: closeNow()
         }
@@ -172,8 +181,7 @@ final class HTTPConnection: ConnectionEffects {
     func closeNow() {
         loop.assertOnLoop()
         if machine.isClosed { return }
-        machine.closed(effects: self)
-        performEffects()  // a stream cut by the close is still one answer in the access log
+        perform(machine.closed())  // a stream cut by the close is still one answer in the access log
         loop.scratch.removeAll()  // only ever holds the current connection's answers
         // A large answer cut short (a peer that stopped reading) is given back too.
         if output.count >= OutputQueue.retainedCapacity { loop.largeWorkEnded() }
@@ -192,20 +200,24 @@ final class HTTPConnection: ConnectionEffects {
         var index = 0
         // Only performing effects changes the output: its state is read again after that alone.
         var output = outputState
-        var next = machine.parse(input, index: &index, now: loop.now, output: output, effects: self)
+        var next = machine.parse(input, index: &index, now: loop.now, output: output)
         parsing: while true {
             switch consume next {
             case .stop:
                 break parsing
             case .runHandler(let routeIndex, let request):
                 startAnswering()
-                let answered = machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request),
-                                                       now: loop.now, effects: self)
-                if answered == .proceed {
-                    performEffects()  // its answer goes out now, not through another round of parse
+                // Its answer goes out now, not through another round of parse.
+                switch machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request), now: loop.now) {
+                case .none: break
+                case .proceed:
+                    performEffects()
+                    output = outputState
+                case .send(let answer):
+                    queue(answer)
                     output = outputState
                 }
-                next = machine.parse(input, index: &index, now: loop.now, output: output, effects: self)
+                next = machine.parse(input, index: &index, now: loop.now, output: output)
             case .offload(let routeIndex, let request):
                 startAnswering()
                 loop.offload(self, routeIndex: routeIndex, request: request)
@@ -213,19 +225,22 @@ final class HTTPConnection: ConnectionEffects {
             case .performEffects:
                 performEffects()
                 output = outputState
-                next = machine.parse(input, index: &index, now: loop.now, output: output, effects: self)
+                next = machine.parse(input, index: &index, now: loop.now, output: output)
+            case .reserve(let bytes):
+                next = machine.budgetAnswered(granted: loop.context.memoryBudget.reserve(bytes), input: input,
+                                              index: &index, now: loop.now, output: output)
             case .route(let head):
                 let choice = loop.context.router.choose(for: head)
                 next = machine.headRouted(head, to: choice, input: input, index: &index, now: loop.now,
-                                          output: output, effects: self)
+                                          output: output)
             case .makeStreamHandler(let streamed, let request):
                 next = machine.streamHandlerMade(streamed.handler(request), input: input, index: &index, now: loop.now,
-                                                 output: output, effects: self)
+                                                 output: output)
             case .callStreamHandler(let handler, let call):
                 let progress = call.perform(on: handler, input: input, output: &streamOutput)
                 next = machine.streamHandlerAnswered(call, progress: progress, heldBytes: handler.heldBytes,
                                                      output: &streamOutput, input: input, index: &index, now: loop.now,
-                                                     output: output, effects: self)
+                                                     output: output)
             }
         }
         if index < input.count, machine.keepsUnparsedInput {
@@ -253,10 +268,8 @@ final class HTTPConnection: ConnectionEffects {
             switch consume effect {
             case .sendContinue:
                 appendOutput { $0.append(ResponseSerializer.continueResponse) }
-            case .send(let response, let omitsBody, let framing, let field, let accessLine):
-                if !queueAnswer(response, omitsBody: omitsBody, framing: framing, connection: field, accessLine: accessLine) {
-                    machine.answerBodyQueued(effects: self)
-                }
+            case .send(let answer):
+                queue(answer)
             case .sendRefusal(let response):
                 appendOutput {
                     ResponseSerializer.append(response, to: &$0, date: loop.dateField, omitBody: false, connection: .close)
@@ -283,6 +296,15 @@ final class HTTPConnection: ConnectionEffects {
             case .holdMemory(let bytes):
                 loop.context.memoryBudget.adjust(by: bytes)
             }
+        }
+    }
+
+    /// Queues `answer`; once its body is queued to its end, the machine hears of it (what
+    /// it gives back goes before the effects after it).
+    private func queue(_ answer: borrowing ConnectionStateMachine.Answer) {
+        if !queueAnswer(answer.response, omitsBody: answer.omitsBody, framing: answer.framing,
+                        connection: answer.connection, accessLine: answer.accessLine) {
+            perform(machine.answerBodyQueued())
         }
     }
 
@@ -349,8 +371,6 @@ final class HTTPConnection: ConnectionEffects {
         loop.metricsRecorder.inFlight(-1)
     }
 
-    func reserveMemory(_ bytes: Int) -> Bool { loop.context.memoryBudget.reserve(bytes) }
-
     /// Appends the next piece of the streamed body once little output waits; after the
     /// last one, the last chunk, and the access line with the body's whole size.
     private func continueStreamedBody() {
@@ -368,8 +388,7 @@ final class HTTPConnection: ConnectionEffects {
             streamedBody = streamed
             return
         }
-        machine.answerBodyQueued(effects: self)
-        performEffects()
+        perform(machine.answerBodyQueued())
         loop.largeWorkEnded()
         answered(streamed.accessLine, bytes: streamed.sentBytes)
     }
