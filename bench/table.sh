@@ -38,7 +38,8 @@ pids+=("$server_pid") oracle=$port
 go_port=$((20000 + RANDOM % 20000))
 GOMAXPROCS=2 taskset -c 0 "$work/go-peer" -addr "127.0.0.1:$go_port" >"$work/go.log" 2>&1 &
 pids+=("$!")
-for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$go_port/" && break; sleep 0.05; done
+for _ in $(seq 1 200); do curl -s -o /dev/null "http://127.0.0.1:$go_port/" && break; sleep 0.05; done
+curl -s -o /dev/null "http://127.0.0.1:$go_port/" || { echo "table.sh: the Go peer did not start:" >&2; cat "$work/go.log" >&2; exit 1; }
 
 forms=(json ndjson oslog)
 file_of() { case $2 in json) echo "$work/$1.json" ;; ndjson) echo "$work/$1.ndjson" ;; oslog) echo "$work/$1.oslog.ndjson" ;; esac; }
@@ -48,7 +49,7 @@ query_of() { case $1 in json) ;; ndjson) echo '?steps=none' ;; oslog) echo '?fro
 seconds() {
   local out
   out=$(taskset -c 1 curl -s -o /dev/null -w '%{http_code} %{time_total}' -X POST -T "$3" -H 'Expect:' -H "Content-Type: $4" "http://127.0.0.1:$1$2")
-  [[ ${out%% *} == 200 ]] || { echo "table.sh: POST $2 answered ${out%% *}" >&2; exit 1; }
+  [[ ${out%% *} == 200 ]] || { echo "table.sh: POST $2 on port $1 answered ${out%% *}" >&2; exit 1; }
   echo "${out#* }"
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
