@@ -15,28 +15,13 @@ mib=${2:-1024}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-python3 - "$mib" "$work/capture.ndjson" "$work/elements.ndjson" <<'PY'
+python3 - "$mib" "$work/capture.ndjson" "$work/elements.ndjson" "$(dirname "$0")/bodies" <<'PY'
 import json, sys
 total = int(float(sys.argv[1]) * (1 << 20))
 capture = open(sys.argv[2], "w", buffering=1 << 20)
 elements = open(sys.argv[3], "w", buffering=1 << 20)
-app = "/private/var/containers/Bundle/Application/5F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0/Player.app/Player"
-def record(n, message, category, subsystem, pid, image, event="logEvent"):
-    s = n // 1000
-    return json.dumps({"traceID": 18446744073709551615 - n % 1000, "eventMessage": message, "eventType": event,
-        "source": None, "formatString": "%{public}s", "activityIdentifier": 0, "subsystem": subsystem,
-        "category": category, "threadID": 107_000 + n % 13, "senderImageUUID": "1B2C3D4E-5F60-7182-93A4-B5C6D7E8F901",
-        "backtrace": {"frames": [{"imageOffset": 48213 + n % 97, "imageUUID": "1B2C3D4E-5F60-7182-93A4-B5C6D7E8F901"}]},
-        "bootUUID": "8C3B6F2E-4B0D-4A57-9E3E-2D6F0B1C9A44", "processImagePath": image, "senderImagePath": image,
-        "timestamp": "2026-12-06 %02d:%02d:%02d.%06d-0700" % (s // 3600 % 24, s // 60 % 60, s % 60, n % 1000 * 1000),
-        "machTimestamp": 183922117451 + n * 24, "messageType": "Default",
-        "processImageUUID": "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9", "processID": pid,
-        "senderProgramCounter": 48213, "parentActivityIdentifier": 0, "timezoneName": ""},
-        separators=(",", ":")).replace("/", "\\/")  # the log tool escapes every '/', as Foundation does
-others = [("Route", "com.apple.coreaudio", 88, "/usr/sbin/mediaserverd", "logEvent", "Updated route: Speaker (built-in), category AVAudioSessionCategoryPlayback"),
-          ("Network", "com.example.player", 412, app, "logEvent", "GET https://api.example.com/v2/feed?page=3 200 in 182 ms"),
-          ("", "", 62, "/System/Library/CoreServices/SpringBoard.app/SpringBoard", "stateEvent", ""),
-          ("", "", 412, app, "activityCreateEvent", "")]
+sys.path.insert(0, sys.argv[4])
+from forms import app, others, record  # the records bench/table.sh's captures hold too
 events = ['{"type":"userPlayed","observed":{"isPlaying":true}}', '{"type":"userPaused","observed":{"isPlaying":false}}']
 capture.write('Filtering the log data using "subsystem == "com.example.player""\n')
 written, line, n = 0, 1, 0

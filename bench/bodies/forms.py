@@ -5,20 +5,11 @@ one line per element, an observedFinal tail when given) and NAME.oslog.ndjson (a
 `log stream --style ndjson` prints it: each of those lines as the app's record, among 19
 records of other subsystems, processes and event types for each of the app's, the mix
 bench/oslog.sh uses), of at most the first MAX lines (default 4,000: some 70 MB of capture,
-which a benchmark reads in about a second). Usage: bench/bodies/forms.py BODY.json OUT_PREFIX [MAX]"""
+which a benchmark reads in about a second). Usage: bench/bodies/forms.py BODY.json OUT_PREFIX [MAX]
+
+`record` and `others` are the capture's records, which bench/oslog.sh imports too."""
 import json
 import sys
-
-body = json.load(open(sys.argv[1]))
-prefix = sys.argv[2]
-sequence = "runs" if "runs" in body else "events"
-head = {k: v for k, v in body.items() if k not in (sequence, "observedFinal")}
-lines = [json.dumps(head, separators=(",", ":"))] if head else []
-lines += [json.dumps(e, separators=(",", ":")) for e in body.get(sequence, [])]
-if "observedFinal" in body:
-    lines.append(json.dumps({"observedFinal": body["observedFinal"]}, separators=(",", ":")))
-with open(prefix + ".ndjson", "w") as out:
-    out.write("\n".join(lines) + "\n")
 
 app = "/private/var/containers/Bundle/Application/5F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0/Player.app/Player"
 others = [("Route", "com.apple.coreaudio", 88, "/usr/sbin/mediaserverd", "logEvent",
@@ -42,13 +33,28 @@ def record(n, message, category, subsystem, pid, image, event="logEvent"):
         separators=(",", ":")).replace("/", "\\/")  # the log tool escapes every '/'
 
 
-with open(prefix + ".oslog.ndjson", "w", buffering=1 << 20) as out:
-    out.write('Filtering the log data using "category == "DeviceOracle""\n')
-    n = 0
-    for line in lines[:int(sys.argv[3]) if len(sys.argv) > 3 else 4000]:
-        for k in range(19):
-            category, subsystem, pid, image, event, message = others[(n + k) % 4]
-            out.write(record(n, message, category, subsystem, pid, image, event) + "\n")
+def main():
+    body = json.load(open(sys.argv[1]))
+    prefix = sys.argv[2]
+    sequence = "runs" if "runs" in body else "events"
+    head = {k: v for k, v in body.items() if k not in (sequence, "observedFinal")}
+    lines = [json.dumps(head, separators=(",", ":"))] if head else []
+    lines += [json.dumps(e, separators=(",", ":")) for e in body.get(sequence, [])]
+    if "observedFinal" in body:
+        lines.append(json.dumps({"observedFinal": body["observedFinal"]}, separators=(",", ":")))
+    with open(prefix + ".ndjson", "w") as out:
+        out.write("\n".join(lines) + "\n")
+    with open(prefix + ".oslog.ndjson", "w", buffering=1 << 20) as out:
+        out.write('Filtering the log data using "category == "DeviceOracle""\n')
+        n = 0
+        for line in lines[:int(sys.argv[3]) if len(sys.argv) > 3 else 4000]:
+            for k in range(19):
+                category, subsystem, pid, image, event, message = others[(n + k) % 4]
+                out.write(record(n, message, category, subsystem, pid, image, event) + "\n")
+                n += 1
+            out.write(record(n, line, "DeviceOracle", "com.example.player", 412, app) + "\n")
             n += 1
-        out.write(record(n, line, "DeviceOracle", "com.example.player", 412, app) + "\n")
-        n += 1
+
+
+if __name__ == "__main__":
+    main()
