@@ -104,7 +104,6 @@ private enum NoDiagnostic: RawRepresentable, CaseIterable, Hashable, Sendable {
 }
 
 private enum TurnstileRuleset: FiniteRulesetDescription {
-    typealias Steps = PrecomputedSteps<Self>
     typealias EventType = TurnstileMachine.Event
     typealias RuleDiagnostic = NoDiagnostic
 

@@ -34,7 +34,6 @@ struct Playback2Machine: StateMachine, Sendable {
 
 /// playback/1's description with `userToggled` among the event types.
 enum Playback2Ruleset: FiniteRulesetDescription {
-    typealias Steps = PrecomputedSteps<Self>
     static let endpoint = EventLogDriver<Self>.endpoint(
         "playback/2", path: "/playback/apply", summary: "playback/1 and a play/pause button (userToggled).",
         model: RulesetModel(PlaybackModelCoding.self))

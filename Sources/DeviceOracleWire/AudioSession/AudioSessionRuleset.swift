@@ -5,7 +5,6 @@ import DeviceOracleJSON
 /// event log, answered by the event-log engine. Members in this order: `ruleset`,
 /// `category`, `final`, `steps`, `verdict`, `mismatches`, `diagnostics`.
 enum AudioSessionRuleset: FiniteRulesetDescription {
-    typealias Steps = PrecomputedSteps<Self>
     static let endpoint = EventLogDriver<Self>.endpoint(
         "audio-session/1", path: "/audio-session/run",
         summary: "A game's shared audio session over the app lifecycle: activation, interruptions, route changes, media-services reset.",

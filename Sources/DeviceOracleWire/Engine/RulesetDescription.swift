@@ -56,6 +56,7 @@ extension RulesetDescription where Settings == NoSettings, Setting == NoNames {
 /// notifications, observed comparison, diagnostics, late starts, and the
 /// precomputed step tails; its `Steps` are `PrecomputedSteps<Self>`.
 protocol FiniteRulesetDescription: RulesetDescription {
+    associatedtype Steps = PrecomputedSteps<Self>
     associatedtype Machine: StateMachine & Sendable
         where Machine.State: Hashable & Sendable, Machine.Event: Hashable & Sendable, Machine.Decision: Sendable
     typealias State = Machine.State

@@ -7,7 +7,6 @@ import DeviceOracleJSON
 /// `canonicalPattern`, `patternCheck` (when `pattern` was given), `final`, `steps`,
 /// `summary`, `verdict`, `mismatches`, `diagnostics`.
 enum HapticsRuleset: FiniteRulesetDescription {
-    typealias Steps = PrecomputedSteps<Self>
     static let endpoint = EventLogDriver<Self>.endpoint(
         "haptics/1", path: "/haptics/contract",
         summary: "The \"Saved\" haptic confirmation: the pattern contract and when the haptic is requested.",

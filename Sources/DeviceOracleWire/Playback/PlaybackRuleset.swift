@@ -4,7 +4,6 @@ import DeviceOracleRules
 /// `POST /playback/apply` (playback.md): one `PlaybackMachine` per session over
 /// the event log, answered by the event-log engine.
 enum PlaybackRuleset: FiniteRulesetDescription {
-    typealias Steps = PrecomputedSteps<Self>
     static let endpoint = EventLogDriver<Self>.endpoint(
         "playback/1", path: "/playback/apply",
         summary: "Media player decisions after audio interruptions, route changes (headphones unplugged) and user pause/play.",
