@@ -2,6 +2,7 @@
 # bench/rulesets.sh and bench/parity.sh share, pinned to CPU 1 while the server runs on
 # CPU 0 (bench/run.sh and bench/memory-budget.sh take only the list).
 bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$bench_dir/median.sh"
 
 # Every ruleset as NAME:PATH, playback first: the others are measured against it. Read
 # from the binary's registry (`$binary rulesets`: NAME/VERSION PATH a line, newest version
@@ -21,7 +22,12 @@ post() {
     -H 'Content-Type: application/json' "http://127.0.0.1:$1$2"
 }
 
-# small PORT PATH BODY SECS: req/s of POSTs of BODY at c=64 for SECS seconds
+# mbps BYTES SECONDS: MB/s of a body of BYTES over the median of SECONDS (a line each)
+mbps() { awk -v s="$1" -v t="$(printf %s "$2" | median)" 'BEGIN { printf "%.1f", s / t / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# small PORT PATH BODY SECS: req/s of POSTs of BODY at c=64 for SECS seconds (as JSON, or
+# as CONTENT_TYPE when set)
 small() {
   BODY=$3 taskset -c 1 wrk -t1 -c64 -d"$4s" -s "$bench_dir/post.lua" "http://127.0.0.1:$1$2" |
     awk '/^Requests\/sec/ { printf "%.0f", $2 }'

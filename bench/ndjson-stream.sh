@@ -55,7 +55,7 @@ printf '{"initial":{"isPlaying":false,"resumeAfterInterruption":false}}\n{"type"
 (cd "$here/ndjson-peer" && go build -o "$work/ndjson-peer" .)
 peer=$work/ndjson-peer
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+source "$here/median.sh"
 mbps() { awk -v s="$size" -v t="$1" 'BEGIN { printf "%.1f", s / t / 1e6 }'; }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
 # Swift symbols for a person, when the toolchain's demangler is there.

@@ -68,7 +68,7 @@ cp "$peer_source"/go.mod "$peer_source"/main.go "$work/peer/"
 ticks=$(getconf CLK_TCK)
 cpu_seconds() { awk -v hz="$ticks" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$1/stat"; }
 rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+source "$here/median.sh"
 
 # The servers, each started once, alone on CPU 1.
 SERVER_CPUS=1 start_server "$work/server.log" "$binary" --log-level warn

@@ -30,9 +30,6 @@ if [[ -n $baseline ]]; then
   pids+=("$server_pid") base_port=$port
 fi
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# mbps BYTES SECONDS: MB/s of a body of BYTES over the median of SECONDS (a line each)
-mbps() { awk -v s="$1" -v t="$(printf %s "$2" | median)" 'BEGIN { printf "%.1f", s / t / 1e6 }'; }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # large_round: each ruleset's large body N times, the rulesets (and the two servers)
 # taking turns POST by POST, so that load from a neighbour on this shared machine falls
@@ -67,7 +64,6 @@ large_round() {
   return 0
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 declare -A ratios  # "name kind" -> one ratio per round, a line each
 for round in $(seq 1 "${ROUNDS:-1}"); do
   declare -A new_large=() new_small=() base_large=() base_small=() new_cpu=()

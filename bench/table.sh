@@ -52,13 +52,7 @@ seconds() {
   [[ ${out%% *} == 200 ]] || { echo "table.sh: POST $2 on port $1 answered ${out%% *}" >&2; exit 1; }
   echo "${out#* }"
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-mbps() { awk -v s="$(stat -c %s "$1")" -v t="$(printf %s "$2" | median)" 'BEGIN { printf "%.1f", s / t / 1e6 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-rps() {  # PORT PATH FILE TYPE: req/s at c=64
-  BODY=$3 CONTENT_TYPE=$4 taskset -c 1 wrk -t1 -c64 -d"${secs}s" -s "$here/post.lua" "http://127.0.0.1:$1$2" |
-    awk '/^Requests\/sec/ { printf "%.0f", $2 }'
-}
+rps() { CONTENT_TYPE=$4 small "$1" "$2" "$3" "$secs"; }  # PORT PATH FILE TYPE: req/s at c=64
 
 declare -A times=() peer_times=() large=() peer_large=() reqs=() peer_reqs=()
 for _ in $(seq 0 "$n"); do  # the first pass warms up and is not kept
@@ -75,14 +69,14 @@ for _ in $(seq 0 "$n"); do  # the first pass warms up and is not kept
   warm=1
 done
 for form in json ndjson; do
-  peer_large[$form]=$(mbps "$(file_of playback-large "$form")" "${peer_times[$form]}")
+  peer_large[$form]=$(mbps "$(stat -c %s "$(file_of playback-large "$form")")" "${peer_times[$form]}")
   peer_reqs[$form]=$(rps "$go_port" /playback/apply "$(file_of playback-small "$form")" "$(type_of "$form")")
 done
 peer_large[oslog]=${peer_large[ndjson]} peer_reqs[oslog]=${peer_reqs[ndjson]}
 for form in "${forms[@]}"; do
   for entry in "${rulesets[@]}"; do
     name=${entry%%:*} path=${entry#*:}
-    large[$name $form]=$(mbps "$(file_of "$name-large" "$form")" "${times[$name $form]}")
+    large[$name $form]=$(mbps "$(stat -c %s "$(file_of "$name-large" "$form")")" "${times[$name $form]}")
     reqs[$name $form]=$(rps "$oracle" "$path$(query_of "$form")" "$(file_of "$name-small" "$form")" "$(type_of "$form")")
   done
 done
