@@ -3,8 +3,8 @@ import DeviceOracleJSON
 import DeviceOracleRules
 @testable import DeviceOracleWire
 
-/// A ruleset added the way DEVELOPERS.md says: a machine and its description, and
-/// nothing else. The engine reads, runs, compares and writes it like any other.
+/// A ruleset added the way DEVELOPERS.md says: a machine, its model and its
+/// description, and nothing else. The engine reads, runs, compares and writes it like any other.
 final class ToyRulesetTests: XCTestCase {
     func testAnswerListsEveryStepFromTheDescription() throws {
         let result = try answer(#"{"events":[{"type":"coin"},{"type":"push","id":"gate-2"},{"type":"push"}]}"#)
@@ -45,6 +45,14 @@ final class ToyRulesetTests: XCTestCase {
 
         XCTAssertEqual(tables.stateJSON.map { String(decoding: $0, as: UTF8.self) }, [#"{"locked":false}"#, #"{"locked":true}"#])
         XCTAssertEqual(tables.afterSlots, [0, 0, 1, 1]) // coin unlocks either way; push locks either way
+    }
+
+    func testAWalkOfTheModelReplaysAsTheDescriptionsEvents() {
+        var request = JSONWriter()
+        FiniteModelCoding<TurnstileRuleset>().writeRequest(start: 0, events: [.coin, .push], to: &request)
+
+        let text = String(decoding: request.finish(), as: UTF8.self)
+        XCTAssertEqual(text, #"{"events":[{"type":"coin"},{"type":"push"}]}"#)
     }
 
     private func answer(_ body: String) throws -> Answer {
@@ -103,11 +111,27 @@ private enum NoDiagnostic: RawRepresentable, CaseIterable, Hashable, Sendable {
     var rawValue: String { switch self {} }
 }
 
+extension TurnstileMachine.Action: DiagnosedDecision {
+    fileprivate var diagnostics: [NoDiagnostic] { [] }
+}
+
+/// The turnstile's state declared once; each event is a class of its own.
+private struct TurnstileModel: FiniteStateModel {
+    static let stateFields = StateFieldTable(initial: TurnstileMachine.State(), .flag("locked", \.locked))
+    typealias EventClass = TurnstileMachine.Event
+
+    var starts: [TurnstileMachine] { [TurnstileMachine(state: TurnstileMachine.State())] }
+
+    func label(of action: TurnstileMachine.Action) -> String { action.rawValue }
+}
+
+extension TurnstileMachine.Event: ModelEventClass {}
+
 private enum TurnstileRuleset: FiniteRulesetDescription {
     typealias EventType = TurnstileMachine.Event
     typealias RuleDiagnostic = NoDiagnostic
 
-    static let stateFields = StateFieldTable(initial: TurnstileMachine.State(), .flag("locked", \.locked))
+    static let model = TurnstileModel()
     static let stepFields = StepField.stateFields + [.read("action") { .string($0.rawValue) }]
 
     static func machine(initial: TurnstileMachine.State, settings: NoSettings) -> TurnstileMachine {

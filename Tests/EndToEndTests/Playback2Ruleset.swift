@@ -32,18 +32,59 @@ struct Playback2Machine: StateMachine, Sendable {
     }
 }
 
+/// playback/1's model and `userToggled`, a class of its own.
+struct Playback2Model: FiniteStateModel {
+    static var stateFields: StateFieldTable<PlaybackState> { PlaybackModel.stateFields }
+
+    enum EventClass: ModelEventClass {
+        case playback(PlaybackModel.EventClass)
+        case userToggled
+
+        static let allCases = PlaybackModel.EventClass.allCases.map(Self.playback) + [.userToggled]
+
+        init?(rawValue: String) {
+            guard let named = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = named
+        }
+
+        init(_ event: Playback2Machine.Event) {
+            switch event {
+            case .playback(let event): self = .playback(PlaybackModel.EventClass(event))
+            case .userToggled: self = .userToggled
+            }
+        }
+
+        var rawValue: String {
+            switch self {
+            case .playback(let eventClass): eventClass.rawValue
+            case .userToggled: "userToggled"
+            }
+        }
+
+        var event: Playback2Machine.Event {
+            switch self {
+            case .playback(let eventClass): .playback(eventClass.event)
+            case .userToggled: .userToggled
+            }
+        }
+    }
+
+    var starts: [Playback2Machine] { [Playback2Machine(state: PlaybackState())] }
+
+    func label(of decision: PlaybackDecision) -> String { decision.action.rawValue }
+}
+
 /// playback/1's description with `userToggled` among the event types.
 enum Playback2Ruleset: FiniteRulesetDescription {
     static let endpoint = EventLogDriver<Self>.endpoint(
-        "playback/2", path: "/playback/apply", summary: "playback/1 and a play/pause button (userToggled).",
-        model: RulesetModel(PlaybackModelCoding.self))
+        "playback/2", path: "/playback/apply", summary: "playback/1 and a play/pause button (userToggled).")
+    static let model = Playback2Model()
 
     static var hasSessions: Bool { true }
     static let notificationEvents: NotificationEvents<Playback2Machine.Event>? = NotificationEvents(
         interruptionBegan: .playback(.interruptionBegan), interruptionEnded: { .playback(.interruptionEnded(shouldResume: $0)) },
         routeChanged: { .playback(.routeChanged(reason: $0)) }, mediaServices: nil)
 
-    static var stateFields: StateFieldTable<PlaybackState> { PlaybackModel.stateFields }
     static let stepFields = StepField.stateFields + [.read("action") { .string($0.action.rawValue) }]
     typealias EventField = PlaybackRuleset.EventField
     typealias RuleDiagnostic = PlaybackDiagnostic

@@ -38,8 +38,7 @@ final class PlaybackVersionsTests: XCTestCase {
     }
 
     func testTheVersionsOfARulesetShareItsPath() {
-        let elsewhere = EventLogDriver<Playback2Ruleset>.endpoint(
-            "playback/3", path: "/playback/other", summary: "", model: RulesetModel(PlaybackModelCoding.self))
+        let elsewhere = EventLogDriver<Playback2Ruleset>.endpoint("playback/3", path: "/playback/other", summary: "")
         XCTAssertThrowsError(try RulesetRegistry(Rulesets.all + [elsewhere])) { error in
             XCTAssertEqual("\(error)", "'playback/3' is served at /playback/other and 'playback/1' at /playback/apply: "
                 + "the versions of one ruleset share a path")
@@ -121,6 +120,21 @@ final class PlaybackVersionsTests: XCTestCase {
             XCTAssertEqual(repro.status, 200, name)
             XCTAssertEqual(repro.json["ruleset"] as? String, ruleset, name)
         }
+    }
+
+    func testEachVersionsModelWalksItsOwnEvents() throws {
+        let newest = try post("/rulesets/playback/2/plan", "{}"), old = try post("/rulesets/playback/1/plan", "{}")
+        let toggle = Array(#"{"type":"userToggled"}"#.utf8)
+
+        XCTAssertTrue(newest.body.firstRange(of: toggle) != nil)
+        XCTAssertNil(old.body.firstRange(of: toggle))
+        // Three states, ten event classes (playback/1's nine and userToggled), each walked.
+        XCTAssertEqual(newest.json["transitions"] as? Int, 30)
+        XCTAssertEqual(newest.json["transitionsCovered"] as? Int, 30)
+        XCTAssertEqual(old.json["transitions"] as? Int, 27)
+        let toggled = #"{"events":[{"type":"userPaused"},{"type":"userToggled"},{"type":"userToggled"}]}"#
+        let coverage = try post("/rulesets/playback/2/coverage", #"{"logs":["# + toggled + "]}")
+        XCTAssertEqual(coverage.json["stepsOutsideModel"] as? Int, 0)
     }
 
     // MARK: helpers

@@ -7,8 +7,8 @@ import DeviceOracleJSON
 enum AudioSessionRuleset: FiniteRulesetDescription {
     static let endpoint = EventLogDriver<Self>.endpoint(
         "audio-session/1", path: "/audio-session/run",
-        summary: "A game's shared audio session over the app lifecycle: activation, interruptions, route changes, media-services reset.",
-        model: RulesetModel(AudioSessionModelCoding.self))
+        summary: "A game's shared audio session over the app lifecycle: activation, interruptions, route changes, media-services reset.")
+    static let model = AudioSessionModel()
 
     static let notificationEvents: NotificationEvents<AudioSessionEvent>? = NotificationEvents(
         interruptionBegan: .interruptionBegan, interruptionEnded: { .interruptionEnded(shouldResume: $0) },
@@ -18,7 +18,6 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
         case category
     }
 
-    static var stateFields: StateFieldTable<AudioSessionState> { AudioSessionModel.stateFields }
     /// What `observed` may name: any state field, and the step's decision fields.
     static let stepFields = StepField.stateFields + [
         .read("actions") { .array($0.actions.map { .string($0.rawValue) }) }, .read("soundPlayed") { .bool($0.soundPlayed) },
@@ -128,3 +127,13 @@ enum AudioSessionRuleset: FiniteRulesetDescription {
 }
 
 extension AudioSessionCategory: NamedCase {}
+
+extension JSONWriter {
+    /// A request's `playSound`, its name echoed.
+    mutating func playSoundEvent(_ name: String) {
+        event("playSound") { writer in
+            writer.key("name")
+            writer.string(escaping: name)
+        }
+    }
+}

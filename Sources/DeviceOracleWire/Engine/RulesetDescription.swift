@@ -71,18 +71,25 @@ protocol FiniteRulesetDescription: RulesetDescription {
     associatedtype EventField: NamedCase = NoNames
     /// The rules' diagnostics, each spelled as its `DiagnosticCode`.
     associatedtype RuleDiagnostic: CaseIterable & Hashable & Sendable & RawRepresentable<String>
+    /// The rules' state model (`PlaybackModel`), which the ruleset's plans, diagrams,
+    /// coverage and repros walk (`FiniteModelCoding`).
+    associatedtype Model: FiniteStateModel where Model.Machine == Machine
 
     /// Whether an event may name a `session` (playback.md, "Several playback sessions").
     static var hasSessions: Bool { get }
     /// What raw AVAudioSession notifications become; `nil`: events come as `type` only.
     static var notificationEvents: NotificationEvents<Event>? { get }
+    static var model: Model { get }
+    /// Members of a request that replays a walk from the model's start in `state`,
+    /// before its events (haptics' `supportsHaptics`); none by default.
+    static func writeWalkHead(startingIn state: State, to writer: inout JSONWriter)
 
     /// A field `observed` may name: a state field, or one of the step's decision's.
     typealias StepField = ObservedField<Self, Decision>
     /// A field `observedFinal` may name besides the state's: one of the final machine.
     typealias MachineField = ObservedField<Self, Machine>
 
-    /// The state's fields, declared once (the rules' model's table): what `initial`,
+    /// The state's fields, declared once (by default the model's table): what `initial`,
     /// `observed` and `observedFinal` may name, what `before`, `after` and `final`
     /// show, and every state the tables are computed for.
     static var stateFields: StateFieldTable<State> { get }

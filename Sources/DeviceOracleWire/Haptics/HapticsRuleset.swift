@@ -9,8 +9,8 @@ import DeviceOracleJSON
 enum HapticsRuleset: FiniteRulesetDescription {
     static let endpoint = EventLogDriver<Self>.endpoint(
         "haptics/1", path: "/haptics/contract",
-        summary: "The \"Saved\" haptic confirmation: the pattern contract and when the haptic is requested.",
-        model: RulesetModel(HapticsModelCoding.self))
+        summary: "The \"Saved\" haptic confirmation: the pattern contract and when the haptic is requested.")
+    static let model = HapticsModel()
 
     /// A request may check the `pattern` alone.
     static var eventsRequired: Bool { false }
@@ -28,7 +28,6 @@ enum HapticsRuleset: FiniteRulesetDescription {
         var patternCheck: HapticsPatternCheck?
     }
 
-    static var stateFields: StateFieldTable<HapticsState> { HapticsModel.stateFields }
     /// `initial` names `phase` only: the engine follows from `supportsHaptics`.
     static var fieldsFromSettings: [PartialKeyPath<HapticsState>] { [\.engine] }
 
@@ -69,6 +68,13 @@ enum HapticsRuleset: FiniteRulesetDescription {
     /// A candidate may differ in `engine` too, which `initial` cannot name.
     static func machine(candidate state: HapticsState, settings: Settings) -> HapticsMachine {
         HapticsMachine(state: state)
+    }
+
+    /// A walk from the model's second start replays on hardware without haptics.
+    static func writeWalkHead(startingIn state: HapticsState, to writer: inout JSONWriter) {
+        guard state.engine == .unsupported else { return }
+        writer.key("supportsHaptics")
+        writer.bool(false)
     }
 
     /// The machine counts saves and haptic requests, which differ between paths.

@@ -32,7 +32,7 @@ enum Coverage {
         let mismatches: Int
     }
 
-    static func answer<Coding: ModelCoding>(_: Coding.Type, _ body: [UInt8],
+    static func answer<Coding: ModelCoding>(_ coding: Coding, _ body: [UInt8],
                                             endpoint: RulesetEndpoint) -> Result<CoverageAnswer, RequestRejection> {
         let document: JSONDocument, logs: JSONValue
         switch RequestBody.object(body, members: members, read: { decoder, given in
@@ -43,7 +43,7 @@ enum Coverage {
         case .failure(let rejection): return .failure(rejection)
         }
 
-        let graph = Coding.graph
+        let graph = coding.graph
         var taken = [Int](repeating: 0, count: graph.transitions.count)
         var stepsOutsideModel = 0
         var summaries: [LogSummary] = []
@@ -53,7 +53,7 @@ enum Coverage {
             case .failure(let rejection):
                 rejections.add(rejection)
             case .success(let answer) where rejections.isEmpty:
-                for transition in Coding.transitions(ofLog: log, in: document, answer: answer) {
+                for transition in coding.transitions(ofLog: log, in: document, answer: answer) {
                     if let transition { taken[transition] += 1 } else { stepsOutsideModel += 1 }
                 }
                 summaries.append(LogSummary(verdict: answer.verdict, steps: answer.text.stepped.stepCount,

@@ -2,24 +2,17 @@ import DeviceOracleJSON
 import DeviceOracleRules
 
 /// How a ruleset's state model meets its requests and answers: the request that
-/// replays a walk through the model, and the transitions a device log took.
-protocol ModelCoding: SendableMetatype {
+/// replays a walk through the model, and the transitions a device log took. A value
+/// made once, with its endpoint: it holds the graphs it explored.
+protocol ModelCoding: Sendable {
     associatedtype Model: StateModel
     /// The reachable graph, explored once.
-    static var graph: StateGraph<Model> { get }
+    var graph: StateGraph<Model> { get }
     /// The request body that replays `events` from one of the model's starts.
-    static func writeRequest(start: Int, events: [Model.Event], to writer: inout JSONWriter)
+    func writeRequest(start: Int, events: [Model.Event], to writer: inout JSONWriter)
     /// For each step of a log the ruleset answered, the transition it took (a
     /// position in `graph.transitions`), or `nil` when it took none of the model's.
-    static func transitions(ofLog log: JSONValue, in document: JSONDocument, answer: RulesetAnswer) -> [Int?]
-}
-
-/// A ruleset whose steps show the state `before` them and the `event` in
-/// canonical form: a step's transition is read from its answer alone.
-protocol CanonicalStepCoding: ReproCoding where Model: FiniteStateModel {
-    static var graphs: ModelGraphs<Model> { get }
-    /// Writes one event of a request, as `writeRequest` does.
-    static func writeEvent(_ event: Model.Event, to writer: inout JSONWriter)
+    func transitions(ofLog log: JSONValue, in document: JSONDocument, answer: RulesetAnswer) -> [Int?]
 }
 
 /// A finite model's graphs, explored once: from its starts (plans, diagrams,
@@ -42,26 +35,66 @@ struct ModelGraphs<Model: FiniteStateModel> {
 
 extension ModelGraphs: Sendable where Model.Machine: Sendable {}
 
-extension CanonicalStepCoding {
-    /// A walk from any start replays as its events alone.
-    static func writeRequest(start _: Int, events: [Model.Event], to writer: inout JSONWriter) {
-        writer.eventLog(events, writeEvent)
+/// A finite ruleset's state model on the wire, from its description alone
+/// (`D.model`): a walk replays as the description's canonical events, after the
+/// members its start needs (`D.writeWalkHead`); the ruleset's steps show the state
+/// `before` them and the `event` in canonical form, so a step's transition is read
+/// from its answer alone.
+struct FiniteModelCoding<D: FiniteRulesetDescription>: ReproCoding {
+    typealias Model = D.Model
+    let graphs: ModelGraphs<Model>
+    /// The type of each event that carries nothing else, by its event.
+    private let plainTypes: [D.Event: D.EventType]
+    /// `routeChanged` with a reason AVAudioSession does not define, where the ruleset reads it.
+    private let unknownRouteChange: D.Event?
+
+    init() {
+        graphs = ModelGraphs(D.model, machine: D.machine(startingAt:))
+        plainTypes = Dictionary(D.EventType.allCases.compactMap { type in D.event(type).map { ($0, type) } }) { first, _ in first }
+        unknownRouteChange = D.notificationEvents?.routeChanged(nil)
     }
 
-    static var graph: StateGraph<Model> { graphs.graph }
-    static var nodesByFields: [[ModelField]: Int] { graphs.nodesByFields }
-    static var everyStateGraph: StateGraph<Model> { graphs.everyState }
-    static var everyStateNodesByFields: [[ModelField]: Int] { graphs.everyStateNodesByFields }
+    var graph: StateGraph<Model> { graphs.graph }
+
+    func writeRequest(start: Int, events: [Model.Event], to writer: inout JSONWriter) {
+        let state = graph.nodes[graph.startNodes[start]]
+        writer.eventLog(events, head: { D.writeWalkHead(startingIn: state, to: &$0) }, writeEvent)
+    }
+
+    /// One event of a request: a type alone as its type, the others as the description
+    /// writes them, and an unknown route change reason as a number no reason has (a
+    /// walk has no reason as given to echo).
+    func writeEvent(_ event: D.Event, to writer: inout JSONWriter) {
+        if let type = plainTypes[event] {
+            writer.event(type.name)
+        } else if event == unknownRouteChange {
+            writer.routeChangedEvent(nil)
+        } else {
+            D.writePayloadEvent(event, given: nil, to: &writer, document: nil)
+        }
+    }
 
     /// A step whose state the model never reaches (set through `initial`) or
     /// whose event reached no machine took no transition of the model.
-    static func transitions(ofLog _: JSONValue, in _: JSONDocument, answer: RulesetAnswer) -> [Int?] {
+    func transitions(ofLog _: JSONValue, in _: JSONDocument, answer: RulesetAnswer) -> [Int?] {
         let stepped = answer.text.stepped
         return (0..<stepped.stepCount).map { index in
             let step = stepped.values(ofStep: index)
-            guard let node = nodesByFields[step.before.fields], let event = step.event as? Model.Event else { return nil }
+            guard let node = graphs.nodesByFields[step.before.fields], let event = step.event as? Model.Event else { return nil }
             return graph.transitionIndex(from: node, eventClass: graph.model.eventClass(of: event))
         }
+    }
+}
+
+extension FiniteRulesetDescription {
+    static func writeWalkHead(startingIn _: State, to _: inout JSONWriter) {}
+    static var stateFields: StateFieldTable<State> { Model.stateFields }
+}
+
+extension EventLogDriver where D: FiniteRulesetDescription {
+    /// The endpoint of a finite ruleset, whose model routes walk `D.model`.
+    static func endpoint(_ name: StaticString, path: String, summary: String) -> RulesetEndpoint {
+        endpoint(name, path: path, summary: summary, model: RulesetModel(FiniteModelCoding<D>()))
     }
 }
 

@@ -5,9 +5,9 @@ import DeviceOracleRules
 /// the request that replays it and the answer the ruleset endpoint gives for
 /// that request — made by running it, so a plan can never disagree with a check.
 enum Plan {
-    static func answer<Coding: ModelCoding>(_: Coding.Type, _ request: PlanRequest, format: AnswerFormat,
+    static func answer<Coding: ModelCoding>(_ coding: Coding, _ request: PlanRequest, format: AnswerFormat,
                                             endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
-        let graph = Coding.graph, model = graph.model
+        let graph = coding.graph, model = graph.model
         let paths = switch request.coverage {
         case .transitions: TransitionCover.paths(covering: graph, maxLength: request.maxLength)
         case .random: RandomWalk.paths(model, count: request.count, length: request.maxLength, seed: request.seed)
@@ -18,7 +18,7 @@ enum Plan {
             var machine = model.starts[path.start]
             let events = path.eventClasses.map { model.apply(eventClass: $0, to: &machine).event }
             var body = JSONWriter(capacity: 64 * events.count + 64)
-            Coding.writeRequest(start: path.start, events: events, to: &body)
+            coding.writeRequest(start: path.start, events: events, to: &body)
             let requestBytes = body.finish()
             switch endpoint.answer(requestBytes) {
             case .success(let answer): sequences.append((path, requestBytes, answer))

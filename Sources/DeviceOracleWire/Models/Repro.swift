@@ -18,7 +18,7 @@ import DeviceOracleRules
 enum Repro {
     /// A JSON log: checked whole; the repro reads the values of two of its steps, the
     /// first (where the log starts) and the divergence's.
-    static func answer<Coding: ReproCoding>(_ coding: Coding.Type, _ body: [UInt8], format: AnswerFormat,
+    static func answer<Coding: ReproCoding>(_ coding: Coding, _ body: [UInt8], format: AnswerFormat,
                                             endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
         let checked: RulesetAnswer
         switch endpoint.answer(body) {
@@ -55,7 +55,7 @@ enum Repro {
     /// `"initial": "unknown"` is read twice (`again`): the path it reproduces is known
     /// only at its end, and is then run as if its start had been given. `nil` when the
     /// log could not be read.
-    static func answer<Coding: ReproCoding>(_ coding: Coding.Type, ndjson chunks: NDJSONChunks,
+    static func answer<Coding: ReproCoding>(_ coding: Coding, ndjson chunks: NDJSONChunks,
                                             again: (() -> NDJSONChunks?)?, maxLineBytes: Int,
                                             format: AnswerFormat, endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection>? {
         var read = ReadLines<Coding.Prelude>(endpoint: endpoint, maxLineBytes: maxLineBytes)
@@ -185,10 +185,10 @@ enum Repro {
         }
     }
 
-    private static func reproduce<Coding: ReproCoding>(_: Coding.Type, _ log: ReadLog<Coding.Prelude>, format: AnswerFormat,
+    private static func reproduce<Coding: ReproCoding>(_ coding: Coding, _ log: ReadLog<Coding.Prelude>, format: AnswerFormat,
                                                        endpoint: RulesetEndpoint) -> Result<[UInt8], RequestRejection> {
         let divergence = log.divergence, stepIndex = log.stepIndex
-        guard let (requestBytes, eventClasses) = Coding.reproRequest(log) else { return .failure(.unreproducible) }
+        guard let (requestBytes, eventClasses) = coding.reproRequest(log) else { return .failure(.unreproducible) }
         // Checked as a client posting it would be: a repro whose request the ruleset
         // refuses (an NDJSON line's event nested to the limit, two levels deeper in a
         // JSON body; an answer over refresh's cap) is refused, saying why.
@@ -238,7 +238,7 @@ protocol ReproCoding: ModelCoding {
     associatedtype Prelude: ReproPrelude = NothingKept
     /// The repro's request, and the model's event class of each of its events (`nil`
     /// for an event of none); `nil` when the log's states are not the model's.
-    static func reproRequest(_ log: Repro.ReadLog<Prelude>) -> (request: [UInt8], eventClasses: [String?])?
+    func reproRequest(_ log: Repro.ReadLog<Prelude>) -> (request: [UInt8], eventClasses: [String?])?
 }
 
 /// What a repro keeps of a log's events before its divergence, noted one by one as
@@ -269,18 +269,18 @@ struct NothingKept: ReproPrelude {
     func note(_: JSONValue, in _: JSONDocument) {}
 }
 
-extension CanonicalStepCoding {
+extension FiniteModelCoding {
 
     /// The rules decide a step from its `before` state and its event alone, and steps
     /// show both: the shortest route through the graph of every state, from where the
     /// log starts to the divergence's `before`, then the log's own event. The
     /// request keeps every member of the log but its events and `observedFinal`.
-    static func reproRequest(_ log: Repro.ReadLog<NothingKept>) -> (request: [UInt8], eventClasses: [String?])? {
+    func reproRequest(_ log: Repro.ReadLog<NothingKept>) -> (request: [UInt8], eventClasses: [String?])? {
         let target = log.step?.before ?? log.start
-        let graph = everyStateGraph
+        let graph = graphs.everyState
         // Every state is a node of the whole graph, and the log reached the target.
-        guard let startNode = everyStateNodesByFields[log.start.fields],
-              let targetNode = everyStateNodesByFields[target.fields],
+        guard let startNode = graphs.everyStateNodesByFields[log.start.fields],
+              let targetNode = graphs.everyStateNodesByFields[target.fields],
               let route = graph.shortestRoute(from: startNode, to: targetNode) else { return nil }
 
         var machine = graph.machine(at: startNode)

@@ -11,7 +11,7 @@ struct RulesetModel: Sendable {
     fileprivate let reproLines: @Sendable (NDJSONChunks, (() -> NDJSONChunks?)?, Int, AnswerFormat, RulesetEndpoint)
         -> Result<[UInt8], RequestRejection>?
 
-    init<Coding: ReproCoding>(_ coding: Coding.Type) {
+    init<Coding: ReproCoding>(_ coding: Coding) {
         plan = { request, format, endpoint in Plan.answer(coding, request, format: format, endpoint: endpoint) }
         diagram = { format, title in Diagram.text(coding.graph, format: format, title: title) }
         coverage = { body, endpoint in Coverage.answer(coding, body, endpoint: endpoint) }

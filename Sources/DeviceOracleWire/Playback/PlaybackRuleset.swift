@@ -6,15 +6,14 @@ import DeviceOracleRules
 enum PlaybackRuleset: FiniteRulesetDescription {
     static let endpoint = EventLogDriver<Self>.endpoint(
         "playback/1", path: "/playback/apply",
-        summary: "Media player decisions after audio interruptions, route changes (headphones unplugged) and user pause/play.",
-        model: RulesetModel(PlaybackModelCoding.self))
+        summary: "Media player decisions after audio interruptions, route changes (headphones unplugged) and user pause/play.")
+    static let model = PlaybackModel()
 
     static var hasSessions: Bool { true }
     static let notificationEvents: NotificationEvents<PlaybackEvent>? = NotificationEvents(
         interruptionBegan: .interruptionBegan, interruptionEnded: { .interruptionEnded(shouldResume: $0) },
         routeChanged: { .routeChanged(reason: $0) }, mediaServices: nil)
 
-    static var stateFields: StateFieldTable<PlaybackState> { PlaybackModel.stateFields }
     static let stepFields = StepField.stateFields + [.read("action") { .string($0.action.rawValue) }]
 
     enum EventType: String, NamedCase {

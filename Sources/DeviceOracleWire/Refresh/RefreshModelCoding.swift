@@ -5,10 +5,10 @@ import DeviceOracleRules
 /// model's server (items `{"id", "revision"}`). A log's runs take the model's
 /// transitions from the clean start: its node follows from the runs before, as
 /// in the model, and each run's class from its pages and fault.
-enum RefreshModelCoding: ModelCoding {
-    static let graph = StateGraph(RefreshModel())
+struct RefreshModelCoding: ModelCoding {
+    let graph = StateGraph(RefreshModel())
 
-    static func writeRequest(start _: Int, events runs: [RefreshRun<Int>], to writer: inout JSONWriter) {
+    func writeRequest(start _: Int, events runs: [RefreshRun<Int>], to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("runs")
         writer.beginArray()
@@ -18,7 +18,7 @@ enum RefreshModelCoding: ModelCoding {
     }
 
     /// One run of a request, as the model delivers it.
-    static func write(_ run: RefreshRun<Int>, to writer: inout JSONWriter) {
+    func write(_ run: RefreshRun<Int>, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("at")
         writer.number(run.at)
@@ -40,7 +40,7 @@ enum RefreshModelCoding: ModelCoding {
         writer.endObject()
     }
 
-    private static func write(_ page: RefreshPage<Int>, to writer: inout JSONWriter) {
+    private func write(_ page: RefreshPage<Int>, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("items")
         writer.beginArray()
@@ -62,7 +62,7 @@ enum RefreshModelCoding: ModelCoding {
 
     /// Read from the log itself, which the endpoint has validated: the answer's
     /// steps show stores, not what a run leaves the next.
-    static func transitions(ofLog log: JSONValue, in document: JSONDocument, answer _: RulesetAnswer) -> [Int?] {
+    func transitions(ofLog log: JSONValue, in document: JSONDocument, answer _: RulesetAnswer) -> [Int?] {
         guard let runs = document.member(log, "runs") else { return [] }
         var node = graph.startNodes[0]
         return document.elements(runs).map { run in
@@ -74,7 +74,7 @@ enum RefreshModelCoding: ModelCoding {
     }
 
     /// A run's event class, from its page count and fault.
-    static func eventClass(ofRun run: JSONValue, in document: JSONDocument) -> Int? {
+    func eventClass(ofRun run: JSONValue, in document: JSONDocument) -> Int? {
         let pageCount = document.member(run, "pages").map(document.count) ?? 0
         // The endpoint refused a fault outside its run, so every shape builds.
         guard let shape = try? RefreshRun<Int>(at: 0, pages: Array(repeating: RefreshPage(), count: pageCount),
@@ -83,7 +83,7 @@ enum RefreshModelCoding: ModelCoding {
         return graph.model.eventClass(of: shape)
     }
 
-    private static func fault(in object: JSONValue, of document: JSONDocument) -> RefreshFault? {
+    private func fault(in object: JSONValue, of document: JSONDocument) -> RefreshFault? {
         guard let kind = document.member(object, "kind").flatMap(document.string).flatMap(RefreshFaultKind.init),
               let stage = document.member(object, "stage").flatMap(document.string).flatMap(RefreshStage.init),
               let page = document.member(object, "page").flatMap(document.integer) else { return nil }

@@ -23,7 +23,7 @@ import DeviceOracleRules
 /// `cursor`). So a repro is never longer than the log. Prefix runs take the times of
 /// the log's runs just before the divergence.
 extension RefreshModelCoding: ReproCoding {
-    static func reproRequest(_ log: Repro.ReadLog<RefreshRunUp>) -> (request: [UInt8], eventClasses: [String?])? {
+    func reproRequest(_ log: Repro.ReadLog<RefreshRunUp>) -> (request: [UInt8], eventClasses: [String?])? {
         let values = log.values
         let before = log.step?.before ?? log.start
         var failures = 0, staleTempFile = false

@@ -17,7 +17,7 @@ enum RefreshRuleset: RulesetDescription {
     static let endpoint = EventLogDriver<Self>.endpoint(
         "refresh/1", path: "/refresh/run",
         summary: "Background app refresh: the built Info.plist's task registration, and the sync job's outcome under success, error, expiry, crash and repetition.",
-        model: RulesetModel(RefreshModelCoding.self))
+        model: RulesetModel(RefreshModelCoding()))
 
     /// Refresh's own top-level members: `store` is where its log starts (`RefreshSteps`);
     /// its `initial` is only refused (`"unknown"`).

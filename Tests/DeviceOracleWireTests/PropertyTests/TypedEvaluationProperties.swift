@@ -70,7 +70,7 @@ private func isPlain(_ value: JSONValue, in parsed: ParsedAnswer) -> Bool {
 private func typedEventClass(_ endpoint: RulesetEndpoint, _ event: (any Sendable)?) -> Int? {
     switch endpoint.name {
     case "playback/1": (event as? PlaybackEvent).map(PlaybackModel().eventClass)
-    case "haptics/1": (event as? HapticsEvent).map(HapticsModelCoding.graph.model.eventClass)
+    case "haptics/1": (event as? HapticsEvent).map(HapticsModel().eventClass)
     case "audio-session/1": (event as? AudioSessionEvent).map(AudioSessionModel().eventClass)
     default: nil
     }
@@ -94,7 +94,7 @@ private func textEventClass(_ endpoint: RulesetEndpoint, _ event: JSONValue?, in
         }
         return meaning.map(PlaybackModel().eventClass)
     case "haptics/1":
-        return HapticsEvent(rawValue: type).map(HapticsModelCoding.graph.model.eventClass)
+        return HapticsEvent(rawValue: type).map(HapticsModel().eventClass)
     case "audio-session/1":
         let plain: [String: AudioSessionEvent] = [
             "launched": .launched, "enteredBackground": .enteredBackground, "deactivationFailed": .deactivationFailed,
