@@ -19,11 +19,18 @@ final class ExplorationTests: XCTestCase {
     }
 
     func testEveryEventClassStandsForAnEventThatFallsInIt() {
-        // A class's event and an event's class are two switches; they must agree.
+        // A class stands for its first event in the model's alphabet: every class has one.
         XCTAssertEqual(PlaybackModel.EventClass.allCases.map { PlaybackModel.EventClass($0.event) },
                        PlaybackModel.EventClass.allCases)
         XCTAssertEqual(AudioSessionModel.EventClass.allCases.map { AudioSessionModel.EventClass($0.event) },
                        AudioSessionModel.EventClass.allCases)
+    }
+
+    func testTheStandingEventsArePlansEvents() {
+        XCTAssertEqual(PlaybackModel.EventClass.routeChangedOtherKnown.event, .routeChanged(reason: .newDeviceAvailable))
+        XCTAssertEqual(PlaybackModel.EventClass.routeChangedUnknown.event, .routeChanged(reason: nil))
+        XCTAssertEqual(AudioSessionModel.EventClass.interruptionEndedWithoutHint.event, .interruptionEnded(shouldResume: nil))
+        XCTAssertEqual(AudioSessionModel.EventClass.playSound.event, .playSound(name: "tap"))
     }
 
     func testAGraphFromEveryStateHasEveryStateAsANode() {

@@ -10,7 +10,7 @@ public struct AudioSessionModel: FiniteStateModel {
         .flag("categorySet", \.categorySet), .flag("observing", \.observing),
         .flag("deactivationPending", \.deactivationPending))
 
-    public enum EventClass: String, ModelEventClass {
+    public enum EventClass: String, AlphabetEventClass {
         case launched, enteredBackground, deactivationFailed, deactivationSucceeded, enteredForeground, interruptionBegan
         case interruptionEndedResuming = "interruptionEnded(shouldResume=true)"
         case interruptionEndedNotResuming = "interruptionEnded(shouldResume=false)"
@@ -41,26 +41,14 @@ public struct AudioSessionModel: FiniteStateModel {
             }
         }
 
-        public var event: AudioSessionEvent {
-            switch self {
-            case .launched: .launched
-            case .enteredBackground: .enteredBackground
-            case .deactivationFailed: .deactivationFailed
-            case .deactivationSucceeded: .deactivationSucceeded
-            case .enteredForeground: .enteredForeground
-            case .interruptionBegan: .interruptionBegan
-            case .interruptionEndedResuming: .interruptionEnded(shouldResume: true)
-            case .interruptionEndedNotResuming: .interruptionEnded(shouldResume: false)
-            case .interruptionEndedWithoutHint: .interruptionEnded(shouldResume: nil)
-            case .routeChangedOldDeviceUnavailable: .routeChanged(reason: .oldDeviceUnavailable)
-            case .routeChangedOtherKnown: .routeChanged(reason: .newDeviceAvailable)
-            case .routeChangedUnknown: .routeChanged(reason: nil)
-            case .mediaServicesLost: .mediaServicesLost
-            case .mediaServicesReset: .mediaServicesReset
-            case .playSound: .playSound(name: "tap")
-            case .willTerminate: .willTerminate
-            }
-        }
+        /// A known reason other than `oldDeviceUnavailable` is `newDeviceAvailable` in
+        /// walks, and a sound is a tap.
+        public static let alphabet = EventAlphabet<AudioSessionEvent>(
+            .launched, .enteredBackground, .deactivationFailed, .deactivationSucceeded, .enteredForeground,
+            .interruptionBegan, .interruptionEnded(shouldResume: true), .interruptionEnded(shouldResume: false),
+            .interruptionEnded(shouldResume: nil), .routeChanged(reason: .oldDeviceUnavailable),
+            .routeChanged(reason: .newDeviceAvailable), .routeChanged(reason: nil),
+            .mediaServicesLost, .mediaServicesReset, .playSound(name: "tap"), .willTerminate)
     }
 
     public init() {}

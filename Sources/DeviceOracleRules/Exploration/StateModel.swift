@@ -81,6 +81,36 @@ public protocol ModelEventClass: CaseIterable, Hashable, Sendable, RawRepresenta
     var event: Event { get }
 }
 
+/// Event classes whose standing events come from the model's event alphabet: each
+/// class stands for its first event there, so `init(_:)`, which says which events a
+/// class holds, is the one place a class is matched to its events.
+public protocol AlphabetEventClass: ModelEventClass where Event: Sendable {
+    /// The model's events, at least one of each class (the model's tests check it).
+    static var alphabet: EventAlphabet<Event> { get }
+}
+
+extension AlphabetEventClass {
+    public var event: Event { Self.alphabet.first { Self($0) == self } }
+}
+
+/// Events in any order, at least one: a model's events up to what no class tells
+/// apart (a known reason, a sound's name).
+public struct EventAlphabet<Event: Sendable>: Sendable {
+    private let head: Event
+    private let tail: [Event]
+
+    public init(_ first: Event, _ rest: Event...) {
+        head = first
+        tail = rest
+    }
+
+    /// The first event `isWanted` accepts; the first of all when none does (a class
+    /// the alphabet lacks, which the models' tests rule out).
+    func first(where isWanted: (Event) -> Bool) -> Event {
+        isWanted(head) ? head : tail.first(where: isWanted) ?? head
+    }
+}
+
 /// Events that are their own classes (haptics').
 extension ModelEventClass where Event == Self {
     public init(_ event: Self) { self = event }

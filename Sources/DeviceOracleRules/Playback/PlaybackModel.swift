@@ -7,7 +7,7 @@ public struct PlaybackModel: FiniteStateModel {
         initial: PlaybackState(),
         .flag("isPlaying", \.isPlaying), .flag("resumeAfterInterruption", \.resumeAfterInterruption))
 
-    public enum EventClass: String, ModelEventClass {
+    public enum EventClass: String, AlphabetEventClass {
         case interruptionBegan
         case interruptionEndedResuming = "interruptionEnded(shouldResume=true)"
         case interruptionEndedNotResuming = "interruptionEnded(shouldResume=false)"
@@ -29,19 +29,11 @@ public struct PlaybackModel: FiniteStateModel {
             }
         }
 
-        public var event: PlaybackEvent {
-            switch self {
-            case .interruptionBegan: .interruptionBegan
-            case .interruptionEndedResuming: .interruptionEnded(shouldResume: true)
-            case .interruptionEndedNotResuming: .interruptionEnded(shouldResume: false)
-            case .userPaused: .userPaused
-            case .outputDisconnected: .outputDisconnected
-            case .userPlayed: .userPlayed
-            case .routeChangedOldDeviceUnavailable: .routeChanged(reason: .oldDeviceUnavailable)
-            case .routeChangedOtherKnown: .routeChanged(reason: .newDeviceAvailable)
-            case .routeChangedUnknown: .routeChanged(reason: nil)
-            }
-        }
+        /// A known reason other than `oldDeviceUnavailable` is `newDeviceAvailable` in walks.
+        public static let alphabet = EventAlphabet<PlaybackEvent>(
+            .interruptionBegan, .interruptionEnded(shouldResume: true), .interruptionEnded(shouldResume: false),
+            .userPaused, .outputDisconnected, .userPlayed,
+            .routeChanged(reason: .oldDeviceUnavailable), .routeChanged(reason: .newDeviceAvailable), .routeChanged(reason: nil))
     }
 
     public init() {}
