@@ -4,7 +4,8 @@ import DeviceOracleRules
 
 // `playback/2`, served only in the tests: playback/1's rules and one more event, to
 // prove that versions are served side by side (common.md, "Versions"). It is its
-// rules and one description; `PlaybackVersionsTests` registers it.
+// rules (a machine and its model, on playback/1's types) and one description, all in
+// this file; `PlaybackVersionsTests` registers it with one line.
 
 /// playback/1's machine, and `userToggled`: a play/pause button, which plays when
 /// paused and pauses when playing.
