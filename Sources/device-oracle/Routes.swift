@@ -52,9 +52,10 @@ enum ServiceRoutes {
                                 queryProblem: queryProblem) { request in
                 // Most requests have no query: every step, the service's own forms, and
                 // no parameter to look for.
-                guard !request.query.isEmpty else { return response(to: versions.answer(request.body)) }
+                let query = request.query
+                guard !query.isEmpty else { return response(to: versions.answer(request.body)) }
                 // `?steps=` is checked first: a bad query needs no body read.
-                return switch stepDetail(query: request.query).flatMap({ detail in logSelection(query: request.query).map { (detail, $0) } }) {
+                return switch stepDetail(query: query).flatMap({ detail in logSelection(query: query).map { (detail, $0) } }) {
                 case .success((_, .some)): unifiedLogAsJSON
                 case .success((.all, nil)): response(to: versions.answer(request.body))
                 case .success((let detail, nil)): response(to: versions.answer(request.body).map { $0.listing(detail) })

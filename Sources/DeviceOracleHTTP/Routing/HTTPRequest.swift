@@ -3,19 +3,48 @@ import DeviceOracleJSON
 /// One complete request as a handler sees it.
 package struct HTTPRequest: Sendable {
     package let method: HTTPMethod
-    /// The path without the query, exactly as sent (not percent-decoded).
-    package let path: String
-    /// The query after `?`, without it; empty when there is none.
-    package let query: String
     package let version: HTTPVersion
     package let headers: HTTPHeaders
     package let body: [UInt8]
+    /// The path and query: ranges of the head `headers` holds, made into `String`s
+    /// only when asked for (the ruleset endpoints read the query alone).
+    private let target: Target
+
+    private enum Target: Sendable {
+        case head(RequestHead.TargetRanges)
+        case text(path: String, query: String)
+    }
+
+    /// The path without the query, exactly as sent (not percent-decoded).
+    package var path: String {
+        switch target {
+        case .head(let ranges): RequestHead.path(of: ranges, in: headers)
+        case .text(let path, _): path
+        }
+    }
+
+    /// The query after `?`, without it; empty when there is none.
+    package var query: String {
+        switch target {
+        case .head(let ranges): RequestHead.query(of: ranges, in: headers)
+        case .text(_, let query): query
+        }
+    }
 
     package init(method: HTTPMethod, path: String, query: String = "", version: HTTPVersion = .http1_1,
                 headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.method = method
-        self.path = path
-        self.query = query
+        target = .text(path: path, query: query)
+        self.version = version
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A request whose path and query are `target` in the head `headers` holds.
+    init(method: HTTPMethod, target: RequestHead.TargetRanges, version: HTTPVersion, headers: HTTPHeaders,
+         body: [UInt8]) {
+        self.method = method
+        self.target = .head(target)
         self.version = version
         self.headers = headers
         self.body = body
