@@ -331,9 +331,9 @@ final class NDJSONRequest: StreamedRequestHandler {
     }
     static let defaultMaxLineBytes = NDJSONCheck.defaultMaxLineBytes
 
-    private let check: NDJSONCheck?
-    /// A bad `?steps=`: answered before any line is read.
-    private let refusal: HTTPResponse?
+    /// The check, or a bad query, answered before any line is read.
+    private let started: Result<NDJSONCheck, ServiceRoutes.InvalidQuery>
+    private var check: NDJSONCheck? { try? started.get() }
 
     init(_ versions: RulesetVersions, _ request: HTTPRequest, maxLineBytes: Int) {
         switch ServiceRoutes.stepDetail(query: request.query).flatMap({ detail in
@@ -346,22 +346,24 @@ final class NDJSONRequest: StreamedRequestHandler {
                 problem(for: $0).json
             }
             check.pausesAtOutputBytes = StreamedBody.outputHighWater
-            self.check = check
-            refusal = nil
+            started = .success(check)
         case .failure(let invalid):
-            check = nil
-            refusal = invalid.response
+            started = .failure(invalid)
         }
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> StreamedProgress {
-        guard let check else { return .respond(refusal!) }
-        return progress(check.receive(bytes, output: &output))
+        switch started {
+        case .success(let check): progress(check.receive(bytes, output: &output))
+        case .failure(let invalid): .respond(invalid.response)
+        }
     }
 
     func bodyEnded(output: inout [UInt8]) -> StreamedProgress {
-        guard let check else { return .respond(refusal!) }
-        return progress(check.finish(output: &output))
+        switch started {
+        case .success(let check): progress(check.finish(output: &output))
+        case .failure(let invalid): .respond(invalid.response)
+        }
     }
 
     var heldBytes: Int { check?.heldBytes ?? 0 }
