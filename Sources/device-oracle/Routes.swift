@@ -50,8 +50,12 @@ enum ServiceRoutes {
             }
             routes.append(Route(path: versions.path, methods: [.POST], body: .json, streamed: ndjson,
                                 queryProblem: queryProblem) { request in
+                // Most requests have no query: every step, the service's own forms, and
+                // no parameter to look for.
+                let query = request.query
+                guard !query.isEmpty else { return response(to: versions.answer(request.body)) }
                 // `?steps=` is checked first: a bad query needs no body read.
-                switch stepDetail(query: request.query).flatMap({ detail in logSelection(query: request.query).map { (detail, $0) } }) {
+                return switch stepDetail(query: query).flatMap({ detail in logSelection(query: query).map { (detail, $0) } }) {
                 case .success((_, .some)): unifiedLogAsJSON
                 case .success((.all, nil)): response(to: versions.answer(request.body))
                 case .success((let detail, nil)): response(to: versions.answer(request.body).map { $0.listing(detail) })
@@ -252,19 +256,20 @@ enum ServiceRoutes {
     /// Answers with at least this many steps (a few hundred kilobytes) are streamed.
     static let streamedStepCount = 2_000
 
-    static func response(to answer: Result<RulesetAnswer, RequestRejection>) -> HTTPResponse {
-        switch answer {
+    /// Consumed: the answer is moved out, never copied (a copy retained all it holds).
+    static func response(to answer: consuming Result<RulesetAnswer, RequestRejection>) -> HTTPResponse {
+        switch consume answer {
         case .success(let answer):
             let verdict = VerdictFields.of(answer.verdict)
-            var response = HTTPResponse.json(200, [], headers: verdict.headers, logFields: verdict.logFields)
+            // Made whole in one go: an answer made and then changed was copied once more.
+            guard answer.stepCount >= streamedStepCount else {
+                return .json(200, answer.json, headers: verdict.headers, logFields: verdict.logFields)
+            }
             // A long log's answer (megabytes) is written as it is sent, never whole.
             // Its work is held while it is sent, and counted in the memory budget.
-            if answer.stepCount >= streamedStepCount {
-                response.bodyStream = answer.pieces()
-                response.heldBytes = answer.heldBytes
-            } else {
-                response.body = answer.json
-            }
+            var response = HTTPResponse.json(200, [], headers: verdict.headers, logFields: verdict.logFields)
+            response.bodyStream = answer.pieces()
+            response.heldBytes = answer.heldBytes
             return response
         case .failure(let rejection):
             return problem(for: rejection).response
@@ -326,9 +331,9 @@ final class NDJSONRequest: StreamedRequestHandler {
     }
     static let defaultMaxLineBytes = NDJSONCheck.defaultMaxLineBytes
 
-    private let check: NDJSONCheck?
-    /// A bad `?steps=`: answered before any line is read.
-    private let refusal: HTTPResponse?
+    /// The check, or a bad query, answered before any line is read.
+    private let started: Result<NDJSONCheck, ServiceRoutes.InvalidQuery>
+    private var check: NDJSONCheck? { try? started.get() }
 
     init(_ versions: RulesetVersions, _ request: HTTPRequest, maxLineBytes: Int) {
         switch ServiceRoutes.stepDetail(query: request.query).flatMap({ detail in
@@ -341,22 +346,24 @@ final class NDJSONRequest: StreamedRequestHandler {
                 problem(for: $0).json
             }
             check.pausesAtOutputBytes = StreamedBody.outputHighWater
-            self.check = check
-            refusal = nil
+            started = .success(check)
         case .failure(let invalid):
-            check = nil
-            refusal = invalid.response
+            started = .failure(invalid)
         }
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer, output: inout [UInt8]) -> StreamedProgress {
-        guard let check else { return .respond(refusal!) }
-        return progress(check.receive(bytes, output: &output))
+        switch started {
+        case .success(let check): progress(check.receive(bytes, output: &output))
+        case .failure(let invalid): .respond(invalid.response)
+        }
     }
 
     func bodyEnded(output: inout [UInt8]) -> StreamedProgress {
-        guard let check else { return .respond(refusal!) }
-        return progress(check.finish(output: &output))
+        switch started {
+        case .success(let check): progress(check.finish(output: &output))
+        case .failure(let invalid): .respond(invalid.response)
+        }
     }
 
     var heldBytes: Int { check?.heldBytes ?? 0 }

@@ -15,8 +15,6 @@ package final class ServerMetrics: Sendable {
     /// Upper bounds of the duration histogram, in seconds.
     static let bucketBounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                                          0.25, 0.5, 1, 2.5, 5, 10]
-    /// Bucket bounds in nanoseconds, compared without converting each duration.
-    private static let bucketNanoseconds: [Int64] = bucketBounds.map { Int64(($0 * 1e9).rounded()) }
 
     /// Why a request got `503`.
     package enum OverloadCause: String, CaseIterable, Sendable {
@@ -24,6 +22,14 @@ package final class ServerMetrics: Sendable {
         case connections
         /// The memory budget had no room within `--memory-wait`.
         case memory
+
+        /// Its place among the counts (`Layout.overloaded`).
+        var index: Int {
+            switch self {
+            case .connections: 0
+            case .memory: 1
+            }
+        }
     }
 
     /// Answers of some routes counted by one of their log fields, the route named by a
@@ -53,26 +59,42 @@ package final class ServerMetrics: Sendable {
         var labels: [String] { Array(Set(routes.values)).sorted() }
     }
 
-    struct Shard {
-        /// Requests per (route, status slot); the last route row is "no route".
-        var requests: [Int]
-        /// Cumulative-ready bucket counts per route (one more than the bounds: `+Inf`).
-        var buckets: [Int]
-        var durationNanoseconds: [Int64]
-        var bytesIn = 0
-        var bytesOut = 0
-        var inFlight = 0
-        var overloaded = [Int](repeating: 0, count: OverloadCause.allCases.count)
-        /// Per answer counter: counts by route label (its index in `labels`) and value.
-        var answerCounts: [[Int]]
+    /// Where each count is in a shard's one flat array of integers (and a recorder's):
+    /// requests per (route row, status slot), then duration buckets per row (one more
+    /// than the bounds: `+Inf`), nanoseconds per row, bytes in and out, requests in
+    /// flight, `503`s by cause, then each answer counter's counts by label and value.
+    /// The last route row is "no route".
+    struct Layout {
+        let rows: Int
+        var requests: Int { 0 }
+        let buckets: Int
+        let durations: Int
+        let bytesIn: Int
+        var bytesOut: Int { bytesIn + 1 }
+        var inFlight: Int { bytesIn + 2 }
+        var overloaded: Int { bytesIn + 3 }
+        /// Per answer counter, where its counts start.
+        let answerCounts: [Int]
+        let count: Int
+
+        init(routes: Int, answerCounters: [AnswerCounter]) {
+            rows = routes + 1
+            buckets = rows * ServerMetrics.statusSlots
+            durations = buckets + rows * (ServerMetrics.bucketBounds.count + 1)
+            bytesIn = durations + rows
+            var next = bytesIn + 3 + OverloadCause.allCases.count
+            answerCounts = answerCounters.map { counter in
+                defer { next += counter.labels.count * counter.values.count }
+                return next
+            }
+            count = next
+        }
     }
 
     private let routeLabels: [String]
     private let answerCounters: [AnswerCounter]
-    /// Per answer counter, the index of its label for each route index (nil: not counted).
-    private let answerRoutes: [[Int?]]
-    private let shards: [Locked<Shard>]
-    private let emptyShard: Shard
+    private let layout: Layout
+    private let shards: [Locked<[Int]>]
     private let budget: MemoryBudget
     private let openConnections: @Sendable () -> Int
 
@@ -80,13 +102,10 @@ package final class ServerMetrics: Sendable {
     /// (`2xx`…), which keeps each shard a flat array.
     private static let countedStatuses = [100, 200, 204, 400, 404, 405, 408, 411, 413, 414, 415, 417, 422, 431,
                                           500, 501, 503, 505]
-    private static let statusSlots = countedStatuses.count + 5
-    /// Each status from 0 to 599 to its slot, looked up once per request.
-    private static let slots: [UInt8] = (0..<600).map { status in
+    fileprivate static let statusSlots = countedStatuses.count + 5
+    /// Each status from 0 to 599 to its slot.
+    fileprivate static let slots: [UInt8] = (0..<600).map { status in
         UInt8(countedStatuses.firstIndex(of: status) ?? countedStatuses.count + min(4, max(0, status / 100 - 1)))
-    }
-    private static func slot(of status: Int) -> Int {
-        status >= 0 && status < slots.count ? Int(slots[status]) : statusSlots - 1
     }
     private static func statusLabel(ofSlot slot: Int) -> String {
         slot < countedStatuses.count ? String(countedStatuses[slot]) : "\(slot - countedStatuses.count + 1)xx"
@@ -98,76 +117,128 @@ package final class ServerMetrics: Sendable {
         self.openConnections = openConnections
         routeLabels = routes
         self.answerCounters = answerCounters
-        answerRoutes = answerCounters.map { counter in
-            let labels = counter.labels
-            return routes.map { path in counter.routes[path].flatMap { labels.firstIndex(of: $0) } }
-        }
+        let layout = Layout(routes: routes.count, answerCounters: answerCounters)
+        self.layout = layout
         self.budget = budget
-        let rows = routes.count + 1
-        let shard = Shard(requests: [Int](repeating: 0, count: rows * Self.statusSlots),
-                          buckets: [Int](repeating: 0, count: rows * (Self.bucketBounds.count + 1)),
-                          durationNanoseconds: [Int64](repeating: 0, count: rows),
-                          answerCounts: answerCounters.map { [Int](repeating: 0, count: $0.labels.count * $0.values.count) })
-        emptyShard = shard
-        shards = (0..<max(1, loops)).map { _ in Locked(shard) }
+        shards = (0..<max(1, loops)).map { _ in Locked([Int](repeating: 0, count: layout.count)) }
     }
 
-    /// What one loop counted since it last published: the same shape as a shard.
+    /// What one loop counted since it last published, laid out as a shard (`Layout`).
+    /// Counting an answer is a few additions to plain integers, found by tables made
+    /// once: no array's uniqueness check, no string compared but the counted log field's.
     struct Recorder {
-        fileprivate var counts: Shard
+        fileprivate let tally: Tally
         fileprivate(set) var isDirty = false
-        fileprivate let metrics: ServerMetrics
 
         /// One answered request: its route index (nil: no route matched, or refused
         /// before its head was read), status, time from its first byte to its last
         /// answer byte, and its log fields.
         mutating func answered(route: Int?, status: Int, nanoseconds: Int64, logFields: [(String, String)],
                                overload: OverloadCause?) {
-            let row = route ?? metrics.routeLabels.count
-            let bucket = ServerMetrics.bucketNanoseconds.firstIndex { nanoseconds <= $0 } ?? ServerMetrics.bucketBounds.count
-            counts.requests[row * ServerMetrics.statusSlots + ServerMetrics.slot(of: status)] += 1
-            counts.buckets[row * (ServerMetrics.bucketBounds.count + 1) + bucket] += 1
-            counts.durationNanoseconds[row] += nanoseconds
-            if let overload { counts.overloaded[OverloadCause.allCases.firstIndex(of: overload) ?? 0] += 1 }
-            if let route {
-                // By index, reading each counter in place: copying an `AnswerCounter` out per
-                // request retained and released its strings, dictionary and array.
-                for index in metrics.answerCounters.indices {
-                    if let label = metrics.answerRoutes[index][route],
-                       let field = logFields.first(where: { $0.0 == metrics.answerCounters[index].field }),
-                       let value = metrics.answerCounters[index].values.firstIndex(of: field.1) {
-                        counts.answerCounts[index][label * metrics.answerCounters[index].values.count + value] += 1
-                    }
-                }
-            }
+            let tally = tally, counts = tally.counts
+            let row = route ?? tally.rows - 1
+            let slot = status >= 0 && status < tally.slots.count ? Int(tally.slots[status]) : ServerMetrics.statusSlots - 1
+            counts[row * ServerMetrics.statusSlots + slot] += 1
+            var bucket = 0
+            while bucket < tally.bounds.count && nanoseconds > tally.bounds[bucket] { bucket += 1 }
+            counts[tally.buckets + row * (tally.bounds.count + 1) + bucket] += 1
+            counts[tally.durations + row] += Int(nanoseconds)
+            if let overload { counts[tally.overloaded + overload.index] += 1 }
+            if let route, !logFields.isEmpty { tally.countAnswer(route: route, logFields: logFields) }
             isDirty = true
         }
 
         mutating func bytesReceived(_ count: Int) {
-            counts.bytesIn += count
+            tally.counts[tally.bytesIn] += count
             isDirty = true
         }
 
         mutating func bytesSent(_ count: Int) {
-            counts.bytesOut += count
+            tally.counts[tally.bytesIn + 1] += count
             isDirty = true
         }
 
         /// A handler starts (+1) or its answer has gone or been cut (-1).
         mutating func inFlight(_ change: Int) {
-            counts.inFlight += change
+            tally.counts[tally.bytesIn + 2] += change
             isDirty = true
         }
     }
 
-    /// A recorder for one loop; `loop` names its shard.
-    func recorder() -> Recorder { Recorder(counts: emptyShard, metrics: self) }
+    /// A recorder's counts and the tables it finds them by: one loop's alone, so
+    /// written without a lock, and published (added to the loop's shard) from there.
+    fileprivate final class Tally {
+        let counts: UnsafeMutableBufferPointer<Int>
+        let rows: Int, buckets: Int, durations: Int, bytesIn: Int, overloaded: Int
+        let slots: UnsafeMutableBufferPointer<UInt8>
+        /// Bucket bounds in nanoseconds, compared without converting each duration.
+        let bounds: UnsafeMutableBufferPointer<Int64>
+        /// Per answer counter and route index: where that route's label's counts start
+        /// (-1: the route is not counted).
+        let answerStarts: UnsafeMutableBufferPointer<Int>
+        let answerCounters: [AnswerCounter]
+
+        init(_ metrics: ServerMetrics) {
+            let layout = metrics.layout
+            counts = .allocate(capacity: layout.count)
+            counts.initialize(repeating: 0)
+            rows = layout.rows
+            buckets = layout.buckets
+            durations = layout.durations
+            bytesIn = layout.bytesIn
+            overloaded = layout.overloaded
+            slots = .allocate(capacity: ServerMetrics.slots.count)
+            _ = slots.initialize(from: ServerMetrics.slots)
+            bounds = .allocate(capacity: ServerMetrics.bucketBounds.count)
+            _ = bounds.initialize(from: ServerMetrics.bucketBounds.map { Int64(($0 * 1e9).rounded()) })
+            answerCounters = metrics.answerCounters
+            let routes = metrics.routeLabels
+            answerStarts = .allocate(capacity: max(1, answerCounters.count * routes.count))
+            answerStarts.initialize(repeating: -1)
+            for (index, counter) in answerCounters.enumerated() {
+                let labels = counter.labels
+                for (route, path) in routes.enumerated() {
+                    if let label = counter.routes[path].flatMap({ labels.firstIndex(of: $0) }) {
+                        answerStarts[index * routes.count + route] = layout.answerCounts[index] + label * counter.values.count
+                    }
+                }
+            }
+        }
+
+        deinit {
+            counts.deallocate()
+            slots.deallocate()
+            bounds.deallocate()
+            answerStarts.deallocate()
+        }
+
+        /// Counts an answer of `route` by the log field each counter counts.
+        func countAnswer(route: Int, logFields: [(String, String)]) {
+            let routes = rows - 1
+            for index in answerCounters.indices {
+                let start = answerStarts[index * routes + route]
+                guard start >= 0 else { continue }
+                // Read in place: copying an `AnswerCounter` out retained its strings, dictionary and array.
+                for (name, value) in logFields where name == answerCounters[index].field {
+                    if let position = answerCounters[index].values.firstIndex(of: value) { counts[start + position] += 1 }
+                    break
+                }
+            }
+        }
+    }
+
+    /// A recorder for one loop.
+    func recorder() -> Recorder { Recorder(tally: Tally(self)) }
 
     /// Adds what `recorder` counted to `loop`'s shard and starts it again from zero.
     func publish(_ recorder: inout Recorder, loop: Int) {
         guard recorder.isDirty else { return }
-        shards[loop % shards.count].withLock { $0.add(recorder.counts) }
-        recorder = self.recorder()
+        let counts = recorder.tally.counts
+        shards[loop % shards.count].withLock { shard in
+            for index in shard.indices { shard[index] += counts[index] }
+        }
+        counts.update(repeating: 0)
+        recorder.isDirty = false
     }
 
     static let path = "/metrics"
@@ -181,8 +252,10 @@ package final class ServerMetrics: Sendable {
 
     /// The exposition: every family with `# HELP` and `# TYPE`, series in a fixed order.
     package func exposition() -> [UInt8] {
-        var total = emptyShard
-        for shard in shards { shard.withLock { total.add($0) } }
+        var total = [Int](repeating: 0, count: layout.count)
+        for shard in shards {
+            shard.withLock { counts in for index in counts.indices { total[index] += counts[index] } }
+        }
 
         var text = ""
         func family(_ name: String, _ type: String, _ help: String) {
@@ -191,37 +264,37 @@ package final class ServerMetrics: Sendable {
         let labels = routeLabels + [""]
         family("deviceoracle_http_requests_total", "counter", "Requests answered, by route (empty: no route matched) and status.")
         for row in labels.indices {
-            for slot in 0..<Self.statusSlots where total.requests[row * Self.statusSlots + slot] > 0 {
-                text += "deviceoracle_http_requests_total{route=\"\(escape(labels[row]))\",status=\"\(Self.statusLabel(ofSlot: slot))\"} \(total.requests[row * Self.statusSlots + slot])\n"
+            for slot in 0..<Self.statusSlots where total[layout.requests + row * Self.statusSlots + slot] > 0 {
+                text += "deviceoracle_http_requests_total{route=\"\(escape(labels[row]))\",status=\"\(Self.statusLabel(ofSlot: slot))\"} \(total[layout.requests + row * Self.statusSlots + slot])\n"
             }
         }
         family("deviceoracle_http_request_duration_seconds", "histogram",
                "Time from a request's first byte to its answer's last, by route.")
         for row in labels.indices {
-            let base = row * (Self.bucketBounds.count + 1)
-            let count = total.buckets[base..<(base + Self.bucketBounds.count + 1)].reduce(0, +)
+            let base = layout.buckets + row * (Self.bucketBounds.count + 1)
+            let count = total[base..<(base + Self.bucketBounds.count + 1)].reduce(0, +)
             guard count > 0 else { continue }
             let route = "route=\"\(escape(labels[row]))\""
             var cumulative = 0
             for (index, bound) in Self.bucketBounds.enumerated() {
-                cumulative += total.buckets[base + index]
+                cumulative += total[base + index]
                 text += "deviceoracle_http_request_duration_seconds_bucket{\(route),le=\"\(bound)\"} \(cumulative)\n"
             }
             text += "deviceoracle_http_request_duration_seconds_bucket{\(route),le=\"+Inf\"} \(count)\n"
-            text += "deviceoracle_http_request_duration_seconds_sum{\(route)} \(Double(total.durationNanoseconds[row]) / 1e9)\n"
+            text += "deviceoracle_http_request_duration_seconds_sum{\(route)} \(Double(total[layout.durations + row]) / 1e9)\n"
             text += "deviceoracle_http_request_duration_seconds_count{\(route)} \(count)\n"
         }
         family("deviceoracle_http_request_bytes_total", "counter", "Request bytes received: heads and bodies.")
-        text += "deviceoracle_http_request_bytes_total \(total.bytesIn)\n"
+        text += "deviceoracle_http_request_bytes_total \(total[layout.bytesIn])\n"
         family("deviceoracle_http_response_bytes_total", "counter", "Answer bytes sent: heads and bodies.")
-        text += "deviceoracle_http_response_bytes_total \(total.bytesOut)\n"
+        text += "deviceoracle_http_response_bytes_total \(total[layout.bytesOut])\n"
         family("deviceoracle_http_connections_open", "gauge", "Client connections open now.")
         text += "deviceoracle_http_connections_open \(openConnections())\n"
         family("deviceoracle_http_requests_in_flight", "gauge", "Requests whose handler has started and whose answer has not yet gone whole (a long answer streams).")
-        text += "deviceoracle_http_requests_in_flight \(total.inFlight)\n"
+        text += "deviceoracle_http_requests_in_flight \(total[layout.inFlight])\n"
         family("deviceoracle_http_overloaded_total", "counter", "Requests and connections answered 503, by cause: connections (--max-connections), memory (the budget, after --memory-wait).")
-        for (index, cause) in OverloadCause.allCases.enumerated() {
-            text += "deviceoracle_http_overloaded_total{cause=\"\(cause.rawValue)\"} \(total.overloaded[index])\n"
+        for cause in OverloadCause.allCases {
+            text += "deviceoracle_http_overloaded_total{cause=\"\(cause.rawValue)\"} \(total[layout.overloaded + cause.index])\n"
         }
         family("deviceoracle_memory_budget_used_bytes", "gauge", "Bytes of the memory budget held by requests and answers in flight.")
         text += "deviceoracle_memory_budget_used_bytes \(budget.usedBytes)\n"
@@ -231,7 +304,7 @@ package final class ServerMetrics: Sendable {
             family(counter.name, "counter", counter.help)
             for (labelIndex, label) in counter.labels.enumerated() {
                 for (valueIndex, value) in counter.values.enumerated() {
-                    let count = total.answerCounts[index][labelIndex * counter.values.count + valueIndex]
+                    let count = total[layout.answerCounts[index] + labelIndex * counter.values.count + valueIndex]
                     text += "\(counter.name){\(counter.routeLabel)=\"\(escape(label))\",\(counter.field)=\"\(escape(value))\"} \(count)\n"
                 }
             }
@@ -251,20 +324,5 @@ package final class ServerMetrics: Sendable {
             }
         }
         return escaped
-    }
-}
-
-private extension ServerMetrics.Shard {
-    mutating func add(_ other: Self) {
-        for i in requests.indices { requests[i] += other.requests[i] }
-        for i in buckets.indices { buckets[i] += other.buckets[i] }
-        for i in durationNanoseconds.indices { durationNanoseconds[i] += other.durationNanoseconds[i] }
-        bytesIn += other.bytesIn
-        bytesOut += other.bytesOut
-        inFlight += other.inFlight
-        for i in overloaded.indices { overloaded[i] += other.overloaded[i] }
-        for i in answerCounts.indices {
-            for j in answerCounts[i].indices { answerCounts[i][j] += other.answerCounts[i][j] }
-        }
     }
 }

@@ -123,7 +123,9 @@ package struct HTTPHeaders: Sendable, Sequence {
 
     /// Bytes of the head these fields came from, as text (for the head's path, query and values).
     func string(_ range: Range<Int>) -> String {
-        storage.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+        // Most requests have no query: an empty one is no call to make a `String`.
+        guard !range.isEmpty else { return "" }
+        return storage.withUnsafeBytes { String(decoding: UnsafeRawBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 
     /// The bytes of the head these fields came from (for ranges of the head).

@@ -23,6 +23,22 @@ package enum HTTPMethod: String, Sendable, CaseIterable {
         }
     }
 
+    /// This method's bit in a set of methods (a route's, in `Router`): a set of them
+    /// is a `UInt16`, read without retaining anything.
+    var bit: UInt16 {
+        switch self {
+        case .GET: 1 << 0
+        case .HEAD: 1 << 1
+        case .POST: 1 << 2
+        case .PUT: 1 << 3
+        case .DELETE: 1 << 4
+        case .PATCH: 1 << 5
+        case .OPTIONS: 1 << 6
+        case .TRACE: 1 << 7
+        case .CONNECT: 1 << 8
+        }
+    }
+
     private static func equal(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
         guard bytes.count == text.utf8CodeUnitCount else { return false }
         return memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0

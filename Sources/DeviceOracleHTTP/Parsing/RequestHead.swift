@@ -49,24 +49,31 @@ struct RequestHead {
         }
     }
 
-    var path: String {
-        switch targetRanges {
+    var path: String { Self.path(of: targetRanges, in: headers) }
+
+    var query: String { Self.query(of: targetRanges, in: headers) }
+
+    /// The path `target` names in the head `headers` holds.
+    static func path(of target: TargetRanges, in headers: HTTPHeaders) -> String {
+        switch target {
         case .path(let path, _): headers.string(path.range)
         case .root: "/"
         case .asterisk: "*"
         }
     }
 
-    var query: String {
-        if case .path(_, let query) = targetRanges { return headers.string(query.range) }
+    /// The query `target` names in the head `headers` holds; empty when there is none.
+    static func query(of target: TargetRanges, in headers: HTTPHeaders) -> String {
+        if case .path(_, let query) = target { return headers.string(query.range) }
         return ""
     }
 
     var contentType: String? { contentTypeRange.map { headers.string($0.range) } }
 
     /// What a handler gets: this head's method, target, version and fields, and `body`.
+    /// Its path and query stay ranges of the head until the handler asks for them.
     func request(body: [UInt8]) -> HTTPRequest {
-        HTTPRequest(method: method, path: path, query: query, version: version, headers: headers, body: body)
+        HTTPRequest(method: method, target: targetRanges, version: version, headers: headers, body: body)
     }
     var userAgent: String? { userAgentRange.map { headers.string($0.range) } }
 

@@ -148,12 +148,13 @@ struct RequestHeadParser {
                 i += 1
                 fallthrough
             case .target:
-                while i < limit, input[i] > 0x20 && input[i] < 0x7F {
-                    if base + i - target.lowerBound >= limits.maxTargetBytes {
-                        index = i
-                        return .failure(HTTPError(status: 414, detail: "the request target is longer than \(limits.maxTargetBytes) bytes"))
-                    }
-                    i += 1
+                // The longest target bounds the loop: no check of its length per byte.
+                let tooLong = target.lowerBound - base + limits.maxTargetBytes  // the input index past it
+                let bound = min(limit, tooLong)
+                while i < bound, input[i] > 0x20 && input[i] < 0x7F { i += 1 }
+                if i == tooLong, i < limit, input[i] > 0x20 && input[i] < 0x7F {
+                    index = i
+                    return .failure(HTTPError(status: 414, detail: "the request target is longer than \(limits.maxTargetBytes) bytes"))
                 }
                 guard i < limit else { continue parsing }
                 guard input[i] == 0x20 else {
@@ -225,15 +226,18 @@ struct RequestHeadParser {
                 state = .value
                 fallthrough
             case .value:
+                // Kept in a register while the value is read, stored once after it.
+                var end = valueEnd
                 while i < limit {
                     let byte = input[i]
                     if ByteClass.isFieldVisible(byte) {
-                        valueEnd = base + i + 1
+                        end = base + i + 1
                     } else if !ByteClass.isWhitespace(byte) {
                         break
                     }
                     i += 1
                 }
+                valueEnd = end
                 guard i < limit else { continue parsing }
                 guard input[i] == 0x0D else { return fail("a header field value holds a control byte", at: i, &index) }
                 state = .fieldLF

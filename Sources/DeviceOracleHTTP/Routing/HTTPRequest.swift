@@ -3,19 +3,48 @@ import DeviceOracleJSON
 /// One complete request as a handler sees it.
 package struct HTTPRequest: Sendable {
     package let method: HTTPMethod
-    /// The path without the query, exactly as sent (not percent-decoded).
-    package let path: String
-    /// The query after `?`, without it; empty when there is none.
-    package let query: String
     package let version: HTTPVersion
     package let headers: HTTPHeaders
     package let body: [UInt8]
+    /// The path and query: ranges of the head `headers` holds, made into `String`s
+    /// only when asked for (the ruleset endpoints read the query alone).
+    private let target: Target
+
+    private enum Target: Sendable {
+        case head(RequestHead.TargetRanges)
+        case text(path: String, query: String)
+    }
+
+    /// The path without the query, exactly as sent (not percent-decoded).
+    package var path: String {
+        switch target {
+        case .head(let ranges): RequestHead.path(of: ranges, in: headers)
+        case .text(let path, _): path
+        }
+    }
+
+    /// The query after `?`, without it; empty when there is none.
+    package var query: String {
+        switch target {
+        case .head(let ranges): RequestHead.query(of: ranges, in: headers)
+        case .text(_, let query): query
+        }
+    }
 
     package init(method: HTTPMethod, path: String, query: String = "", version: HTTPVersion = .http1_1,
                 headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.method = method
-        self.path = path
-        self.query = query
+        target = .text(path: path, query: query)
+        self.version = version
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A request whose path and query are `target` in the head `headers` holds.
+    init(method: HTTPMethod, target: RequestHead.TargetRanges, version: HTTPVersion, headers: HTTPHeaders,
+         body: [UInt8]) {
+        self.method = method
+        self.target = .head(target)
         self.version = version
         self.headers = headers
         self.body = body
@@ -36,24 +65,58 @@ package protocol HTTPBodyStream: AnyObject, Sendable {
 
 /// One response. The server adds `Date`, `Content-Length` (or `Transfer-Encoding`)
 /// and `Connection`.
+///
+/// 56 bytes: what only a streamed answer has is kept behind one reference (`Streaming`).
+/// A value over 64 bytes is moved through memory, each copy and destroy an outlined
+/// call, on every move between the handler and the socket.
 package struct HTTPResponse: Sendable {
     package var status: Int
     package var contentType: String?
     /// Extra header fields, sent in this order.
     package var headers: [(String, String)]
     package var body: [UInt8]
-    /// When set, the body comes from here instead of `body`: sent with `Content-Length`
-    /// when it ends within the first piece (or to an HTTP/1.0 client), else chunked.
-    package var bodyStream: (any HTTPBodyStream)?
     /// Extra members of the access-log line, such as `("verdict", "pass")`.
     package var logFields: [(String, String)]
+    /// `bodyStream`, `heldBytes` and `streamLength`; nil while all three are unset.
+    private var streaming: Streaming?
+
+    /// Never changed once made (a copy of the answer shares it): a setter makes a new one.
+    private final class Streaming: Sendable {
+        let bodyStream: (any HTTPBodyStream)?
+        let heldBytes: Int
+        let streamLength: Int?
+
+        init(bodyStream: (any HTTPBodyStream)?, heldBytes: Int, streamLength: Int?) {
+            self.bodyStream = bodyStream
+            self.heldBytes = heldBytes
+            self.streamLength = streamLength
+        }
+    }
+
+    /// When set, the body comes from here instead of `body`: sent with `Content-Length`
+    /// when it ends within the first piece (or to an HTTP/1.0 client), else chunked.
+    package var bodyStream: (any HTTPBodyStream)? {
+        get { streaming?.bodyStream }
+        set { setStreaming(bodyStream: newValue, heldBytes: heldBytes, streamLength: streamLength) }
+    }
     /// What the answer holds in memory until it has been sent: its body or what its
     /// `bodyStream` writes from (a parsed log, its steps, refresh's stores). Counted in
     /// the memory budget while it is sent, beyond the body's reservation.
-    package var heldBytes = 0
+    package var heldBytes: Int {
+        get { streaming?.heldBytes ?? 0 }
+        set { setStreaming(bodyStream: bodyStream, heldBytes: newValue, streamLength: streamLength) }
+    }
     /// `bodyStream`'s length, counted where the handler ran (an offloaded one's thread,
     /// not the event loop's) for an HTTP/1.0 client.
-    var streamLength: Int?
+    var streamLength: Int? {
+        get { streaming?.streamLength }
+        set { setStreaming(bodyStream: bodyStream, heldBytes: heldBytes, streamLength: newValue) }
+    }
+
+    private mutating func setStreaming(bodyStream: (any HTTPBodyStream)?, heldBytes: Int, streamLength: Int?) {
+        streaming = bodyStream == nil && heldBytes == 0 && streamLength == nil
+            ? nil : Streaming(bodyStream: bodyStream, heldBytes: heldBytes, streamLength: streamLength)
+    }
 
     package init(status: Int, contentType: String? = nil, headers: [(String, String)] = [],
                 body: [UInt8] = [], bodyStream: (any HTTPBodyStream)? = nil, logFields: [(String, String)] = []) {
@@ -61,8 +124,8 @@ package struct HTTPResponse: Sendable {
         self.contentType = contentType
         self.headers = headers
         self.body = body
-        self.bodyStream = bodyStream
         self.logFields = logFields
+        streaming = bodyStream.map { Streaming(bodyStream: $0, heldBytes: 0, streamLength: nil) }
     }
 
     /// A JSON answer (`application/json`, UTF-8 by definition: RFC 8259 §8.1).

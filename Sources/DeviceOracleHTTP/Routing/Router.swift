@@ -62,6 +62,24 @@ package struct Router: Sendable {
     /// checks and one `memcmp`, no hashing of a `String`.
     let routes: [Route]
     private let paths: [[UInt8]]
+    /// What choosing reads of each route, in plain values: reading a `Route` (its
+    /// methods, its body's and its stream's media types) retained and released its
+    /// arrays and strings on every request.
+    private let rules: [Rule]
+    /// The media types the rules name, one after the other, and where each is.
+    private let mediaTypeBytes: [UInt8]
+    private let mediaTypeRanges: [Range<Int>]
+
+    private struct Rule {
+        enum Body { case json, jsonOr, discarded }
+        /// `HTTPMethod.bit` of each method answered (HEAD with GET).
+        var methods: UInt16
+        var body: Body
+        /// `Route.Body.jsonOr`'s media types and the stream's: indices of `mediaTypeRanges`.
+        var jsonOrTypes: Range<Int>
+        var streamedTypes: Range<Int>
+        var checksQuery: Bool
+    }
 
     /// `routes` must name each path once (`duplicatePaths`): a second route for a
     /// path is a mistake in the program, refused when the server is made, before it
@@ -71,6 +89,32 @@ package struct Router: Sendable {
         precondition(duplicates.isEmpty, "more than one route for \(duplicates.joined(separator: ", "))")
         self.routes = routes
         paths = routes.map { Array($0.path.utf8) }
+        var bytes: [UInt8] = [], ranges: [Range<Int>] = []
+        func listed(_ mediaTypes: [String]) -> Range<Int> {
+            let first = ranges.count
+            for type in mediaTypes {
+                let start = bytes.count
+                bytes += type.utf8
+                ranges.append(start..<bytes.count)
+            }
+            return first..<ranges.count
+        }
+        rules = routes.map { route in
+            var methods: UInt16 = 0
+            for method in route.methods { methods |= method.bit }
+            if route.methods.contains(.GET) { methods |= HTTPMethod.HEAD.bit }
+            let body: Rule.Body, jsonOrTypes: Range<Int>
+            switch route.body {
+            case .json: (body, jsonOrTypes) = (.json, 0..<0)
+            case .jsonOr(let types): (body, jsonOrTypes) = (.jsonOr, listed(types))
+            case .discarded: (body, jsonOrTypes) = (.discarded, 0..<0)
+            }
+            return Rule(methods: methods, body: body, jsonOrTypes: jsonOrTypes,
+                        streamedTypes: route.streamed.map { listed($0.mediaTypes) } ?? 0..<0,
+                        checksQuery: route.queryProblem != nil)
+        }
+        mediaTypeBytes = bytes
+        mediaTypeRanges = ranges
     }
 
     /// The paths given more than one route, each once, in the order first repeated.
@@ -108,40 +152,50 @@ package struct Router: Sendable {
         guard let index = routeIndex(path) else {
             return .respond(ProblemDetails(status: 404, detail: "no resource at \(Self.text(path))").response)
         }
-        // routes[index] is read in place: a copy of the Route would retain its path, methods and handler.
-        let allowed = routes[index].methods.contains(method) || (method == .HEAD && routes[index].methods.contains(.GET))
-        guard allowed else {
+        let rule = rules[index]
+        guard rule.methods & method.bit != 0 else {
             var response = ProblemDetails(status: 405, detail: "\(Self.text(path)) does not answer \(method.rawValue)").response
             response.headers.append(("Allow", Self.allow(routes[index])))
             return .respond(response)
         }
-        if let check = routes[index].queryProblem, let problem = check(query()) { return .respond(problem) }
+        if rule.checksQuery, let check = routes[index].queryProblem, let problem = check(query()) { return .respond(problem) }
         // Found once: each comparison below reads it.
         let mediaType = contentType.map(Self.mediaType)
-        if let streamed = routes[index].streamed, let mediaType,
-           streamed.mediaTypes.contains(where: { Self.mediaType(mediaType, is: $0) }) {
+        if let mediaType, isAny(of: rule.streamedTypes, mediaType) {
             return .stream(routeIndex: index)
         }
-        switch routes[index].body {
+        switch rule.body {
         case .discarded:
             return .handle(routeIndex: index, keepsBody: false)
         case .json:
             guard Self.isJSONCompatible(mediaType: mediaType) else {
-                return .respond(Self.unsupported(contentType, accepted: "JSON (application/json)"))
+                return .respond(Self.unsupported(contentType, accepted: routes[index].body))
             }
             return .handle(routeIndex: index, keepsBody: true)
-        case .jsonOr(let mediaTypes):
-            guard Self.isJSONCompatible(mediaType: mediaType)
-                    || mediaType.map({ type in mediaTypes.contains { Self.mediaType(type, is: $0) } }) == true else {
-                let accepted = "JSON (application/json) or " + mediaTypes.joined(separator: ", ")
-                return .respond(Self.unsupported(contentType, accepted: accepted))
+        case .jsonOr:
+            guard Self.isJSONCompatible(mediaType: mediaType) || mediaType.map({ isAny(of: rule.jsonOrTypes, $0) }) == true else {
+                return .respond(Self.unsupported(contentType, accepted: routes[index].body))
             }
             return .handle(routeIndex: index, keepsBody: true)
         }
     }
 
-    private static func unsupported(_ contentType: UnsafeRawBufferPointer?, accepted: String) -> HTTPResponse {
-        ProblemDetails(status: 415, detail: "the body must be \(accepted); got \(contentType.map(text) ?? "")").response
+    /// Whether `mediaType` is one of the listed media types (`mediaTypeRanges[listed]`),
+    /// compared case-insensitively (RFC 9110 §8.3.1).
+    private func isAny(of listed: Range<Int>, _ mediaType: UnsafeRawBufferPointer) -> Bool {
+        guard !listed.isEmpty else { return false }
+        return mediaTypeBytes.withUnsafeBytes { bytes in
+            mediaTypeRanges.withUnsafeBufferPointer { ranges in
+                listed.contains { asciiCaseInsensitiveEqual(mediaType, UnsafeRawBufferPointer(rebasing: bytes[ranges[$0]])) }
+            }
+        }
+    }
+
+    /// `415`, saying what the route's body may be.
+    private static func unsupported(_ contentType: UnsafeRawBufferPointer?, accepted body: Route.Body) -> HTTPResponse {
+        var accepted = "JSON (application/json)"
+        if case .jsonOr(let mediaTypes) = body { accepted += " or " + mediaTypes.joined(separator: ", ") }
+        return ProblemDetails(status: 415, detail: "the body must be \(accepted); got \(contentType.map(text) ?? "")").response
     }
 
     private func routeIndex(_ path: UnsafeRawBufferPointer) -> Int? {
@@ -166,24 +220,25 @@ package struct Router: Sendable {
 
     /// A Content-Type value's media type: before any parameters, without the whitespace around it.
     private static func mediaType(_ value: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        var end = value.firstIndex(of: UInt8(ascii: ";")) ?? value.count
+        guard let base = value.baseAddress else { return value }
+        var end = memchr(base, Int32(UInt8(ascii: ";")), value.count).map { $0 - UnsafeMutableRawPointer(mutating: base) } ?? value.count
         var start = 0
         while start < end && ByteClass.isWhitespace(value[start]) { start += 1 }
         while end > start && ByteClass.isWhitespace(value[end - 1]) { end -= 1 }
         return UnsafeRawBufferPointer(rebasing: value[start..<end])
     }
 
-    /// A media type (`mediaType(_:)` of a Content-Type) is `expected` (lower case),
-    /// compared case-insensitively (RFC 9110 §8.3.1).
-    static func mediaType(_ mediaType: UnsafeRawBufferPointer, is expected: String) -> Bool {
-        var expected = expected
-        return expected.withUTF8 { asciiCaseInsensitiveEqual(mediaType, UnsafeRawBufferPointer($0)) }
-    }
+    private static let json: StaticString = "application/json"
 
     /// A Content-Type's media type (`mediaType(_:)`; nil: no Content-Type) is JSON or
     /// reads as JSON, compared case-insensitively (RFC 9110 §8.3.1).
     static func isJSONCompatible(mediaType: UnsafeRawBufferPointer?) -> Bool {
         guard let mediaType else { return true }
+        // As clients send it, mostly: one `memcmp` before the comparisons that ignore case.
+        if let base = mediaType.baseAddress, mediaType.count == Self.json.utf8CodeUnitCount,
+           memcmp(base, Self.json.utf8Start, mediaType.count) == 0 {
+            return true
+        }
         if asciiCaseInsensitiveEqual(mediaType, "application/json")
             || asciiCaseInsensitiveEqual(mediaType, "application/x-www-form-urlencoded") {
             return true
