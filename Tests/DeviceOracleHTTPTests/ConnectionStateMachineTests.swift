@@ -66,6 +66,8 @@ final class ConnectionStateMachineTests: XCTestCase {
                 reserved -= bytes
             case .holdMemory(let bytes):
                 reserved += bytes
+            case .logError(let message):
+                errors.append(message)
             }
             return false
         }
@@ -86,6 +88,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         }
 
         var trims = 0
+        /// What the server logged as its own errors.
+        var errors: [String] = []
     }
 
     /// A streamed request's handler that does what each test scripts: per call, what it
@@ -661,6 +665,50 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.answeredBodies, [body])
     }
 
+    func testABodyReadInManySmallReadsIsAppendedInPlaceNeverCopied() {
+        accept()
+        // Its own machine, as the loop holds it (the test's property copies on every change).
+        var connection: ConnectionStateMachine = machine
+        var handed: [UInt8] = []
+        func read(_ bytes: [UInt8]) {
+            _ = connection.bytesRead(bytes.count, now: start)
+            bytes.withUnsafeBytes { input in
+                var index = 0
+                var next = connection.parse(input, index: &index, now: start, output: output)
+                while true {
+                    switch next {
+                    case .route(let head):
+                        next = connection.headRouted(head, to: router.choose(for: head), input: input, index: &index,
+                                                     now: start, output: output)
+                    case .reserve:
+                        next = connection.budgetAnswered(granted: true, input: input, index: &index, now: start,
+                                                         output: output)
+                    case .performEffects:
+                        while connection.nextEffect() != nil {}
+                        next = connection.parse(input, index: &index, now: start, output: output)
+                    case .runHandler(_, let request):
+                        handed = request.body
+                        return
+                    default:
+                        return
+                    }
+                }
+            }
+        }
+        let body = Array(("[" + String(repeating: "1,", count: 14_999) + "1]").utf8)
+        read(Array(postHead(body.count).utf8))
+        var storage: Set<UnsafeRawPointer> = []
+
+        for piece in body.chunked(into: 100) {
+            read(piece)
+            if let address = connection.bodyStorage { storage.insert(address) }
+        }
+
+        // A copy per read (quadratic in the body's length) would move it on every read.
+        XCTAssertEqual(storage.count, 1, "its Content-Length is reserved once; each read appends to it")
+        XCTAssertEqual(handed, body)
+    }
+
     func testAChunkedBodyInManyReadsReachesTheHandlerWhole() {
         accept()
         let body = "[" + (0..<300).map(String.init).joined(separator: ",") + "]"
@@ -838,6 +886,44 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(handler.received, "bad\n", "the rest of the body is not handed over")
         XCTAssertEqual(wait(start), .shutdownWriteAndLinger(deadline: start + second))
         XCTAssertEqual(effects.reserved, 0)
+    }
+
+    func testAHandlerThatWritesBeforeItsAnswerBeginsGets500AndTheServerGoesOn() {
+        accept()
+        handler.onReceive = [("secret line\n", .more)]
+
+        read(streamHead() + chunk("secret\n"), at: start)
+
+        XCTAssertEqual(effects.answers, [.init(status: 500, connection: .close)])
+        XCTAssertEqual(effects.streamedBytes, [], "what it wrote is never sent")
+        XCTAssertEqual(effects.errors.count, 1)
+        XCTAssertFalse(effects.errors[0].contains("secret"), "the log holds no request data")
+        XCTAssertEqual(effects.reserved, 0)
+        XCTAssertEqual(wait(start), .shutdownWriteAndLinger(deadline: start + second))
+    }
+
+    func testAHandlerThatBeginsItsAnswerTwiceIsClosedAfterWhatWasWritten() {
+        accept()
+        handler.onReceive = [("A\n", begin200), ("B\n", begin200)]
+
+        read(streamHead() + chunk("a\n") + chunk("b\n"), at: start)
+
+        XCTAssertEqual(effects.streamedHeads.map(\.status), [200], "its status has gone: no 500 can follow")
+        XCTAssertEqual(String(decoding: effects.streamedBytes, as: UTF8.self), "A\n")
+        XCTAssertEqual(effects.errors.count, 1)
+        XCTAssertEqual(effects.accessStatuses, [200])
+        XCTAssertEqual(effects.reserved, 0)
+        XCTAssertEqual(wait(start), .close)
+    }
+
+    func testAHandlerThatAsksForMoreAfterTheBodyEndedGets500() {
+        accept()
+        handler.onBodyEnded = [("", .more)]
+
+        read(streamHead() + chunk("a\n") + "0\r\n\r\n", at: start)
+
+        XCTAssertEqual(effects.answers.map(\.status), [500])
+        XCTAssertEqual(effects.errors.count, 1)
     }
 
     func testTheAnswerEndsWithItsTrailersAndOneAccessRecordWithTheHandlersLogFields() {

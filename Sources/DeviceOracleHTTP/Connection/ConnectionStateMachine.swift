@@ -114,6 +114,9 @@ struct ConnectionStateMachine {
         /// The body goes to the route's `StreamedRequestHandler` as it arrives.
         var streams = false
         var startedAt: Int64
+        /// The body as read so far (a kept body only). Appended to in place: the state is
+        /// taken out (`takeState`), so this array is the only reference to its storage.
+        var body: [UInt8] = []
     }
 
     /// A request whose body is handed to its handler read by read, and its answer.
@@ -134,6 +137,9 @@ struct ConnectionStateMachine {
         var sentBytes = 0
         /// The handler call decided and not made yet: `parse` asks for it before anything else.
         var due: StreamCall?
+        /// The rest of a read the handler did not take when it paused
+        /// (`StreamedProgress.pause`): handed over first once the output has gone.
+        var heldInput: [UInt8] = []
 
         var isUndecided: Bool {
             if case .undecided = answer { return true }
@@ -207,7 +213,7 @@ struct ConnectionStateMachine {
         /// The share of `bodyBytes` more of the body being received (`.receivingBody`, which
         /// reads nothing before the answer): refused, it waits in `.awaitingMemory`. What
         /// reading it needs of the head is here, so the common answer moves no state.
-        case body(bodyBytes: Int, length: Int?, expectsContinue: Bool)
+        case body(bodyBytes: Int)
         /// A stream that holds more: its share grows to `wanted`, or it ends with `503`.
         case streamGrowth(wanted: Int)
     }
@@ -299,6 +305,8 @@ struct ConnectionStateMachine {
         case releaseMemory(Int)
         /// Counts `bytes` the process holds already (an answer's work) in the budget: never refused.
         case holdMemory(Int)
+        /// Logs an error of the server's own (never the request's data).
+        case logError(String)
     }
 
     /// The connection's output as `parse` sees it (the loop's, given with each call).
@@ -416,21 +424,12 @@ struct ConnectionStateMachine {
     /// answer has gone (a streamed answer's last piece), after the state has moved on to
     /// the next request, so it is beside `state`, not in a case.
     private var reservedBodyBytes = 0
-    /// The current request's body as read so far. Kept here, not in the `Exchange` inside
-    /// `state`: a copy of the exchange taken out of the state's payload shared the array
-    /// with it, so every read copied the whole body read before it (a body of n reads cost
-    /// n²/2 reads' worth of copying); a stored property is appended in place.
-    private var body: [UInt8] = []
     /// The share of the budget a streamed request holds (`StreamedBody.memoryShare`),
     /// whatever its length; beside `state` for the same reason as `reservedBodyBytes`.
     private var reservedStreamShare = 0
     /// What an answer holds beyond its body's share (`HTTPResponse.heldBytes`), counted
     /// until the answer has gone (beside `state`, as `reservedBodyBytes`).
     private var heldAnswerBytes = 0
-    /// The rest of a read a streamed request's handler did not take when it paused
-    /// (`StreamedProgress.pause`): handed over first once the output has gone. Beside
-    /// `state` for the reason `body` is: an array in a payload is copied when changed.
-    private var heldInput: [UInt8] = []
     /// The last `parse` stopped because output waited, maybe with an event still due
     /// that needs no more bytes (the end of a Content-Length body whose last bytes were
     /// all read): parsing must go on once the output has gone, whether or not more
@@ -464,6 +463,12 @@ struct ConnectionStateMachine {
     /// The timer the loop has armed for this connection, if any.
     var armedTimer: (kind: TimerKind, deadline: Int64)? {
         timer.kind.map { ($0, timer.deadline) }
+    }
+
+    /// Where the body being read is stored (tests check that reads append in place).
+    var bodyStorage: UnsafeRawPointer? {
+        guard case .receivingBody(let exchange) = state else { return nil }
+        return exchange.body.withUnsafeBytes { $0.baseAddress }
     }
 
     var isClosed: Bool {
@@ -500,7 +505,11 @@ struct ConnectionStateMachine {
     /// Parsing must go on once the output has gone even if no more bytes arrive: held
     /// input of a paused stream, or an event due without input.
     var resumesWithoutInput: Bool {
-        isReadingRequests && (stoppedForOutput || !heldInput.isEmpty || hasDueStreamCall)
+        guard isReadingRequests else { return false }
+        if stoppedForOutput { return true }
+        if case .startingStream = state { return true }
+        guard case .streaming = state, case .streaming(let stream) = state else { return false }
+        return stream.due != nil || !stream.heldInput.isEmpty
     }
 
     /// A stream's handler call was decided outside `parse` (a timeout or the minimum rate
@@ -570,15 +579,14 @@ struct ConnectionStateMachine {
             // What the last step decided goes out first, whether or not reading goes on.
             if hasEffects { return .performEffects }
             guard isReadingRequests else { break }
-            if let call = takeDueStreamCall() { return call }
+            if let call = takeDueStreamCall(now: now) { return call }
             if output.isBackedUp {
                 stoppedForOutput = true
                 break
             }
-            if !heldInput.isEmpty {
+            if let resumed = resumeHeldInput(isDrained: output.isDrained) {
                 // A paused stream goes on once its output has gone, before any later byte.
-                guard output.isDrained else { break }
-                resumeHeldInput()
+                guard resumed else { break }
                 continue
             }
             guard let event = framer.next(input, index: &index) else { break }
@@ -811,7 +819,6 @@ struct ConnectionStateMachine {
         if case .streaming(let stream) = state { logCutStream(stream) }
         // An offloaded handler still holds its request: its completion gives the share back.
         if case .running = state {} else { releaseReservation() }
-        heldInput = []
         state = .closed
         timer.kind = nil
         return outboxIndex < outboxCount ? .performEffects : .none
@@ -832,8 +839,6 @@ struct ConnectionStateMachine {
     private mutating func receivedHead(_ head: RequestHead, choice: Router.Choice,
                                                                    startedAt: Int64, now: Int64) {
         var exchange = Exchange(head: head, routeIndex: nil, decided: nil, keepsBody: false, startedAt: startedAt)
-        body = []  // a refused request's part-read body goes; a completed one's was taken
-        heldInput = []
         switch choice {
         case .respond(let decided):
             exchange.decided = decided
@@ -891,25 +896,29 @@ struct ConnectionStateMachine {
     private mutating func receivedBody(_ range: Range<Int>, of input: UnsafeRawBufferPointer,
                                                                    now: Int64) {
         timer.bodyProgress = true
-        switch takeState() {
-        case .streaming(var stream):
-            if case .ended = stream.answer {} else {
-                stream.receivedBytes += range.count
-                stream.due = .receive(.read(range), pauseFrom: .read(range))
+        // `if case` on the taken state, not `switch`: a debug build keeps a switched-on
+        // state alive to its end, so the body would be shared and every append copy it.
+        if case .receivingBody = state, case .receivingBody(var exchange) = takeState() {
+            guard exchange.keepsBody else {
+                state = .receivingBody(exchange)  // a body read and discarded
+                return
             }
-            state = .streaming(stream)  // once the answer has ended, the rest is thrown away
-        case .receivingBody(let exchange) where exchange.keepsBody:
-            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
-            if body.count > reservedBodyBytes {
+            exchange.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
+            if exchange.body.count > reservedBodyBytes {
                 // A chunked body outgrew its share: take the next step of it.
-                let more = max(Self.chunkedReservationBytes, body.count - reservedBodyBytes)
+                let more = max(Self.chunkedReservationBytes, exchange.body.count - reservedBodyBytes)
                 reserve(bodyBytes: more, exchange: exchange, now: now)
             } else {
                 state = .receivingBody(exchange)
             }
-        case let other:
-            state = other  // a body read and discarded
+            return
         }
+        guard case .streaming = state, case .streaming(var stream) = takeState() else { return }
+        if case .ended = stream.answer {} else {
+            stream.receivedBytes += range.count
+            stream.due = .receive(.read(range), pauseFrom: .read(range))
+        }
+        state = .streaming(stream)  // once the answer has ended, the rest is thrown away
     }
 
     /// The request's body has ended: its handler is asked for, or (an answer decided
@@ -929,8 +938,11 @@ struct ConnectionStateMachine {
                 state = .streaming(stream)
             }
             return parse(input, index: &index, now: now, output: output)
-        default:
-            preconditionFailure("a request ends only while its body is received")
+        case let other:
+            // The framer ended a request no body was read for: the server's fault, not the client's.
+            state = other
+            failed("a request ended outside its body", now: now)
+            return .performEffects
         }
         if let response = exchange.decided.take() {
             finish(response, exchange: exchange, forceClose: false, now: now)
@@ -941,7 +953,7 @@ struct ConnectionStateMachine {
             return parse(input, index: &index, now: now, output: output)
         }
         var received: [UInt8] = []
-        swap(&received, &body)
+        swap(&received, &exchange.body)
         let request = exchange.head.request(body: received)
         state = .running(exchange)
         return request.body.count > settings.offloadBodyBytes
@@ -988,7 +1000,7 @@ struct ConnectionStateMachine {
             case .begun:
                 // Its status has gone: the handler is asked to end its answer saying why
                 // (`streamHandlerAnswered`).
-                heldInput = []
+                stream.heldInput = []
                 stream.due = .cut(error)
                 state = .streaming(stream)
             case .ended:
@@ -1045,7 +1057,7 @@ struct ConnectionStateMachine {
 
     /// What `parse` asks for first, if it is due: the stream's handler is made or
     /// called, and nothing else is parsed, until it has answered.
-    private mutating func takeDueStreamCall() -> ParseResult? {
+    private mutating func takeDueStreamCall(now: Int64) -> ParseResult? {
         // One tag check on every request's path: binding a payload copies the whole state.
         switch state {
         case .streaming, .startingStream: break
@@ -1058,7 +1070,8 @@ struct ConnectionStateMachine {
         }
         guard case .startingStream = state, case .startingStream(let exchange) = state else { return nil }
         guard let routeIndex = exchange.routeIndex, let streamed = settings.streamedBodies[routeIndex] else {
-            preconditionFailure("a stream starts only for a route with a streamed body")
+            failed("a stream started for a route without a streamed body", now: now)
+            return .performEffects
         }
         return .makeStreamHandler(streamed, exchange.head.request(body: []))
     }
@@ -1066,7 +1079,6 @@ struct ConnectionStateMachine {
     /// Its status has gone: the handler hears nothing more, and the connection closes
     /// after what was written (a chunked answer then lacks its last chunk).
     private mutating func closeAfterWhatWasWritten(_ stream: Stream) {
-        heldInput = []
         logCutStream(stream)
         releaseReservation()
         state = .closingAfterWrite(linger: false, lingerAllowance: 0)
@@ -1082,29 +1094,30 @@ struct ConnectionStateMachine {
         var stream = stream
         switch progress {
         case .more, .completedUnit:
-            precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
-            precondition(!stream.isUndecided || output.isEmpty, "a streamed handler wrote before its answer began")
+            if bodyEnded { return brokeContract(stream, "it asked for more body after the body had ended", now: now) }
+            if stream.isUndecided && !output.isEmpty {
+                return brokeContract(stream, "it wrote before its answer began", now: now)
+            }
             queueOutput(&output, of: &stream)
             if case .completedUnit = progress { rateClock.restart(at: now) }
             state = .streaming(stream)
             followHeldBytes(of: stream, heldBytes: heldBytes, now: now)
         case .pause(let unread):
-            precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
-            precondition(!stream.isUndecided, "a streamed handler paused before its answer began")
+            if bodyEnded { return brokeContract(stream, "it paused after the body had ended", now: now) }
+            if stream.isUndecided { return brokeContract(stream, "it paused before its answer began", now: now) }
             queueOutput(&output, of: &stream)
             pauseFrom.withBytes(in: input) { input in
                 let kept = min(max(unread, 0), input.count)
-                if kept > 0 { heldInput = Array(input[(input.count - kept)...]) }
+                if kept > 0 { stream.heldInput = Array(input[(input.count - kept)...]) }
             }
             rateClock.restart(at: now)  // a unit was completed
             state = .streaming(stream)
             followHeldBytes(of: stream, heldBytes: heldBytes, now: now)
         case .respond(let response):
-            precondition(stream.isUndecided, "a streamed handler responded after its answer began")
-            heldInput = []
+            guard stream.isUndecided else { return brokeContract(stream, "it responded after its answer began", now: now) }
             finish(response, exchange: stream.exchange, forceClose: true, now: now)
         case .begin(var response, let trailers):
-            precondition(stream.isUndecided, "a streamed handler began its answer twice")
+            guard stream.isUndecided else { return brokeContract(stream, "it began its answer twice", now: now) }
             let head = stream.exchange.head
             let chunked = head.version == .http1_1
             let keepAlive = chunked && head.keepAlive && !draining && !peerClosedInput
@@ -1119,7 +1132,7 @@ struct ConnectionStateMachine {
             state = .streaming(stream)
         case .end(let trailers, let readsRest, let logFields):
             guard case .begun(let status, let chunked, let keepAlive) = stream.answer else {
-                preconditionFailure("a streamed handler ended an answer it had not begun")
+                return brokeContract(stream, "it ended an answer it had not begun", now: now)
             }
             queueOutput(&output, of: &stream)
             if chunked { emit(.sendStreamedEnd(trailers: trailers)) }
@@ -1147,14 +1160,41 @@ struct ConnectionStateMachine {
         emit(.sendStreamedBytes(piece, chunked: chunked))
     }
 
-    /// Hands a paused stream the rest of the read it did not take (the next call).
-    private mutating func resumeHeldInput() {
+    /// Hands a paused stream the rest of the read it did not take (the next call) once
+    /// its output has gone (`isDrained`). True when it did, false when the rest waits,
+    /// nil when nothing is held.
+    private mutating func resumeHeldInput(isDrained: Bool) -> Bool? {
+        guard case .streaming = state, case .streaming(var stream) = takeState() else { return nil }
+        defer { state = .streaming(stream) }
+        guard !stream.heldInput.isEmpty else { return nil }
+        guard isDrained else { return false }
         var held: [UInt8] = []
-        swap(&held, &heldInput)
-        guard case .streaming = state, case .streaming(var stream) = takeState() else { return }
+        swap(&held, &stream.heldInput)
         stream.due = .receive(.held(held), pauseFrom: .held(held))
-        state = .streaming(stream)
+        return true
     }
+
+    /// A stream's handler answered what its contract rules out: logged (what, never the
+    /// request's data); a `500` when nothing of its answer was sent, else a close after
+    /// what was written. The server goes on.
+    private mutating func brokeContract(_ stream: consuming Stream, _ what: String, now: Int64) {
+        emit(.logError("a streamed request's handler broke its contract: \(what)"))
+        if stream.isUndecided {
+            finish(Self.failure, exchange: stream.exchange, forceClose: true, now: now)
+        } else {
+            closeAfterWhatWasWritten(stream)
+        }
+    }
+
+    /// The machine found itself where its own rules never lead: logged, and the request
+    /// gets `500` and a lingering close.
+    private mutating func failed(_ what: String, now: Int64) {
+        emit(.logError("the connection failed: \(what)"))
+        refuse(HTTPError(status: 500, detail: Self.failureDetail), summary: HeadSummary(), now: now)
+    }
+
+    static let failureDetail = "the server failed to answer this request"
+    static var failure: HTTPResponse { ProblemDetails(status: 500, detail: failureDetail).response }
 
     static var noBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
 
@@ -1167,7 +1207,7 @@ struct ConnectionStateMachine {
     /// the budget cannot take more, the stream ends: `503`, in-band once its answer began.
     private mutating func followHeldBytes(of stream: borrowing Stream, heldBytes: Int,
                                                                       now: Int64) {
-        let held = streamShare(stream.exchange) + max(0, heldBytes) + heldInput.count
+        let held = streamShare(stream.exchange) + max(0, heldBytes) + stream.heldInput.count
         let step = Self.streamShareStep
         let wanted = (held + step - 1) / step * step
         if wanted < reservedStreamShare {
@@ -1181,7 +1221,6 @@ struct ConnectionStateMachine {
     /// The stream's answer has been queued whole and its body read (or left unread):
     /// the next request, or a lingering close.
     private mutating func endStream(_ stream: Stream, keepAlive: Bool, now: Int64) {
-        heldInput = []
         releaseReservation()
         rateClock.restart(at: now)
         timer.kind = nil
@@ -1209,9 +1248,7 @@ struct ConnectionStateMachine {
     /// Asks the budget for `bodyBytes` more of the current body (`reserve`); reading
     /// waits for its answer, and until it takes them (`timerFired` with `.memoryRetry`).
     private mutating func reserve(bodyBytes: Int, exchange: consuming Exchange, now: Int64) {
-        var length: Int?
-        if case .length(let bytes) = exchange.head.framing { length = bytes }
-        asked = .body(bodyBytes: bodyBytes, length: length, expectsContinue: exchange.head.expectsContinue)
+        asked = .body(bodyBytes: bodyBytes)
         state = .receivingBody(exchange)
     }
 
@@ -1225,24 +1262,23 @@ struct ConnectionStateMachine {
         case .none:
             return
         case .admission:
-            guard case .awaitingMemory = state, case .awaitingMemory(let exchange, let waiting) = takeState() else { return }
+            guard case .awaitingMemory = state, case .awaitingMemory(var exchange, let waiting) = takeState() else { return }
             if granted && exchange.streams {
                 startStream(exchange, now: now)
             } else if granted {
-                var length: Int?
-                if case .length(let bytes) = exchange.head.framing { length = bytes }
-                admitted(bodyBytes: waiting.bodyBytes, length: length, expectsContinue: exchange.head.expectsContinue,
-                         now: now)
+                admitted(bodyBytes: waiting.bodyBytes, of: &exchange, now: now)
                 state = .receivingBody(exchange)
             } else if waiting.isLastTry {
                 refuseOverBudget(exchange, now: now)
             } else {
                 state = .awaitingMemory(exchange, waiting)
             }
-        case .body(let bodyBytes, let length, let expectsContinue):
+        case .body(let bodyBytes):
+            guard case .receivingBody = state, case .receivingBody(var exchange) = takeState() else { return }
             if granted {
-                admitted(bodyBytes: bodyBytes, length: length, expectsContinue: expectsContinue, now: now)
-            } else if case .receivingBody = state, case .receivingBody(let exchange) = takeState() {
+                admitted(bodyBytes: bodyBytes, of: &exchange, now: now)
+                state = .receivingBody(exchange)
+            } else {
                 state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: bodyBytes))
             }
         case .streamGrowth(let wanted):
@@ -1261,18 +1297,17 @@ struct ConnectionStateMachine {
         switch asked {
         case .none: nil
         case .admission(let bytes): bytes
-        case .body(let bodyBytes, _, _): share(of: bodyBytes)
+        case .body(let bodyBytes): share(of: bodyBytes)
         case .streamGrowth(let wanted): wanted - reservedStreamShare
         }
     }
 
-    /// The budget took its share of `bodyBytes` more of the current body: (go on) reading it.
-    /// `length`: its Content-Length, if counted.
-    private mutating func admitted(bodyBytes: Int, length: Int?, expectsContinue: Bool, now: Int64) {
+    /// The budget took its share of `bodyBytes` more of `exchange`'s body: (go on) reading it.
+    private mutating func admitted(bodyBytes: Int, of exchange: inout Exchange, now: Int64) {
         reservedBodyBytes += bodyBytes
-        if body.isEmpty {
-            if let length { body.reserveCapacity(length) }
-            if expectsContinue { emit(.sendContinue) }
+        if exchange.body.isEmpty {
+            if case .length(let length) = exchange.head.framing { exchange.body.reserveCapacity(length) }
+            if exchange.head.expectsContinue { emit(.sendContinue) }
         }
         rateClock.restart(at: now)  // the wait was the server's, not the client's
     }
@@ -1303,7 +1338,7 @@ struct ConnectionStateMachine {
         response.headers.append(("Retry-After", "1"))
         var allowance = Self.maxLingerBytes
         if !exchange.head.expectsContinue, case .length(let length) = exchange.head.framing {
-            allowance += max(0, length - body.count)
+            allowance += max(0, length - exchange.body.count)
         }
         finish(response, exchange: exchange, forceClose: true, now: now, lingerAllowance: allowance,
                overload: .memory)

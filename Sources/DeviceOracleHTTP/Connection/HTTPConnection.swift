@@ -295,6 +295,8 @@ final class HTTPConnection {
                 loop.context.memoryBudget.adjust(by: -bytes)
             case .holdMemory(let bytes):
                 loop.context.memoryBudget.adjust(by: bytes)
+            case .logError(let message):
+                loop.context.logger.log(.error, message)
             }
         }
     }
