@@ -26,9 +26,10 @@ final class ConnectionStateMachineTests: XCTestCase {
         var isOutputBackedUp = false
         var isOutputDrained = true
 
-        /// Records `effect`; true when it was an answer that went whole (the loop then
-        /// says so with `answerBodyQueued`; a body written as it is sent stays queued).
-        func perform(_ effect: ConnectionStateMachine.Effect) -> Bool {
+        /// Records `effect`; what its request holds when it was an answer that went whole
+        /// (the loop then says so with `answerBodyQueued`; a body written as it is sent
+        /// stays queued, its holding in `streamingAnswer`).
+        func perform(_ effect: ConnectionStateMachine.Effect) -> ConnectionStateMachine.Holding? {
             switch effect {
             case .sendContinue:
                 continues += 1
@@ -40,7 +41,11 @@ final class ConnectionStateMachineTests: XCTestCase {
                                       retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
                 answeredBodies.append(String(decoding: response.body, as: UTF8.self))
                 if let accessLine { accessStatuses.append(accessLine.status) }
-                return response.bodyStream == nil
+                guard response.bodyStream == nil else {
+                    streamingAnswer = answer.holding
+                    return nil
+                }
+                return answer.holding
             case .sendRefusal(let response):
                 refusals.append(response.status)
                 refusalDetails.append(String(decoding: response.body, as: UTF8.self))
@@ -69,8 +74,11 @@ final class ConnectionStateMachineTests: XCTestCase {
             case .logError(let message):
                 errors.append(message)
             }
-            return false
+            return nil
         }
+
+        /// What the request of an answer whose body is written as it is sent holds.
+        var streamingAnswer: ConnectionStateMachine.Holding?
 
         /// A streamed answer as it would go out: its head's status and fields, then its body
         /// bytes (unframed), then its trailers.
@@ -153,7 +161,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     private var machine: ConnectionStateMachine! {
         didSet {
             while let effect = machine.nextEffect() {
-                if effects.perform(effect) { _ = machine.answerBodyQueued() }
+                if let holding = effects.perform(effect) { _ = machine.answerBodyQueued(holding) }
             }
         }
     }
@@ -240,7 +248,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         case .none: return .none
         case .proceed: return .proceed
         case .send(let answer):
-            if effects.perform(.send(answer)) { _ = machine.answerBodyQueued() }
+            if let holding = effects.perform(.send(answer)) { _ = machine.answerBodyQueued(holding) }
             return .proceed
         }
     }
@@ -780,7 +788,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.reserved, 0, "the share is given back with the answer")
     }
 
-    func testAnAnswerHoldingMoreThanItsBodysShareIsCountedUntilItHasGone() {
+    func testAnAnswerHoldingMoreThanItsBodysShareIsCountedUntilItHasGone() throws {
         accept { $0.offloadBodyBytes = 1 }
         read(postHead(3) + "[1]", at: start)
         XCTAssertEqual(effects.reserved, 3)
@@ -789,7 +797,7 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         _ = finished(response, at: start + second)
         XCTAssertEqual(effects.reserved, 5000, "the body's share and what the answer holds beyond it")
-        XCTAssertEqual(machine.answerBodyQueued(), .performEffects)
+        XCTAssertEqual(machine.answerBodyQueued(try XCTUnwrap(effects.streamingAnswer)), .performEffects)
 
         XCTAssertEqual(effects.reserved, 0)
     }

@@ -117,6 +117,23 @@ struct ConnectionStateMachine {
         /// The body as read so far (a kept body only). Appended to in place: the state is
         /// taken out (`takeState`), so this array is the only reference to its storage.
         var body: [UInt8] = []
+        /// What the request holds of the memory budget.
+        var holding = Holding()
+        /// The reservation asked for and not answered yet (`budgetAnswered`).
+        var asked = AskedReservation.none
+    }
+
+    /// What a request holds of the server's memory budget. It goes with the request's
+    /// answer (`Answer.holding`) and is given back once that answer has gone
+    /// (`answerBodyQueued`), or when the request ends without one.
+    struct Holding {
+        /// The body bytes its share covers (`share(of:)` them is counted).
+        var bodyBytes = 0
+        /// A streamed request's share (`StreamedBody.memoryShare`), whatever its length,
+        /// grown in steps with what its handler holds.
+        var streamShare = 0
+        /// What its answer holds beyond the body's share (`HTTPResponse.heldBytes`).
+        var answerBytes = 0
     }
 
     /// A request whose body is handed to its handler read by read, and its answer.
@@ -211,8 +228,7 @@ struct ConnectionStateMachine {
         /// The request waiting in `.awaitingMemory`: its stream's share, or its body's.
         case admission(bytes: Int)
         /// The share of `bodyBytes` more of the body being received (`.receivingBody`, which
-        /// reads nothing before the answer): refused, it waits in `.awaitingMemory`. What
-        /// reading it needs of the head is here, so the common answer moves no state.
+        /// reads nothing before the answer): refused, it waits in `.awaitingMemory`.
         case body(bodyBytes: Int)
         /// A stream that holds more: its share grows to `wanted`, or it ends with `503`.
         case streamGrowth(wanted: Int)
@@ -265,6 +281,8 @@ struct ConnectionStateMachine {
         let framing: AnswerFraming
         let connection: ResponseSerializer.ConnectionField
         let accessLine: AccessLineFields?
+        /// What its request holds of the budget, given back with `answerBodyQueued`.
+        let holding: Holding
     }
 
     /// What the loop does once a route's handler has answered (`handlerFinished`).
@@ -420,16 +438,6 @@ struct ConnectionStateMachine {
     private var rateClock: ReceiveRateClock
     /// Beside `state`: the loop's one timer, whatever the case (`nextWait` arms it).
     private var timer = ArmedTimer()
-    /// The body bytes the current request's share of the budget covers; held until its
-    /// answer has gone (a streamed answer's last piece), after the state has moved on to
-    /// the next request, so it is beside `state`, not in a case.
-    private var reservedBodyBytes = 0
-    /// The share of the budget a streamed request holds (`StreamedBody.memoryShare`),
-    /// whatever its length; beside `state` for the same reason as `reservedBodyBytes`.
-    private var reservedStreamShare = 0
-    /// What an answer holds beyond its body's share (`HTTPResponse.heldBytes`), counted
-    /// until the answer has gone (beside `state`, as `reservedBodyBytes`).
-    private var heldAnswerBytes = 0
     /// The last `parse` stopped because output waited, maybe with an event still due
     /// that needs no more bytes (the end of a Content-Length body whose last bytes were
     /// all read): parsing must go on once the output has gone, whether or not more
@@ -445,9 +453,6 @@ struct ConnectionStateMachine {
     private var outbox: [Effect] = []
     private var outboxIndex = 0
     private var outboxCount = 0
-    /// Beside the state: asked in `awaitingMemory` and in `streaming` alike, and answered
-    /// before anything else is parsed.
-    private var asked = AskedReservation.none
 
     /// A new connection, accepted at `now` (`draining`: after the drain began): its first
     /// head is due within the header timeout.
@@ -523,7 +528,10 @@ struct ConnectionStateMachine {
 
     /// The share of the budget an offloaded handler's request holds, for its completion
     /// to give back when the connection has closed meanwhile.
-    var offloadedReservation: Int { share(of: reservedBodyBytes) }
+    var offloadedReservation: Int {
+        guard case .running = state, case .running(let exchange) = state else { return 0 }
+        return share(of: exchange.holding.bodyBytes)
+    }
 
     /// The next effect decided and not yet performed, in order; nil once all were taken.
     mutating func nextEffect() -> Effect? {
@@ -597,8 +605,7 @@ struct ConnectionStateMachine {
                 state = .routing(waiting)
                 return .route(head)
             case .body(let range):
-                receivedBody(range, of: input, now: now)
-                if let bytes = askedBytes { return .reserve(bytes: bytes) }
+                if let bytes = receivedBody(range, of: input, now: now) { return .reserve(bytes: bytes) }
             case .end:
                 return requestComplete(input, index: &index, now: now, output: output)
             case .failure(let error, let summary):
@@ -628,33 +635,37 @@ struct ConnectionStateMachine {
         _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output written: inout [UInt8],
         input: UnsafeRawBufferPointer, index: inout Int, now: Int64, output: OutputState
     ) -> ParseResult {
-        answered(call, progress: progress, heldBytes: heldBytes, output: &written, input: input, now: now)
+        let asked = answered(call, progress: progress, heldBytes: heldBytes, output: &written, input: input, now: now)
         written.removeAll()  // what it wrote before its answer began, or in a cut unheard, goes
-        if let bytes = askedBytes { return .reserve(bytes: bytes) }
+        if let bytes = asked { return .reserve(bytes: bytes) }
         return parse(input, index: &index, now: now, output: output)
     }
 
+    /// Returns the bytes asked of the budget for the stream to go on, if any.
     private mutating func answered(
         _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output: inout [UInt8],
         input: UnsafeRawBufferPointer, now: Int64
-    ) {
-        guard case .streaming = state, case .streaming(let stream) = takeState() else { return }
+    ) -> Int? {
+        guard case .streaming = state, case .streaming(let stream) = takeState() else { return nil }
         switch (call, progress) {
         case (.cut, .end(let trailers, _, let logFields)?):
             // Its status has gone: the handler ended its answer saying why (in-band), and
             // nothing more is read.
-            apply(.end(trailers: trailers, readsRest: false, logFields: logFields), to: stream, output: &output,
-                  pauseFrom: .none, input: input, heldBytes: heldBytes, bodyEnded: false, now: now)
+            return apply(.end(trailers: trailers, readsRest: false, logFields: logFields), to: stream,
+                         output: &output, pauseFrom: .none, input: input, heldBytes: heldBytes, bodyEnded: false,
+                         now: now)
         case (.cut, _):
             closeAfterWhatWasWritten(stream)
+            return nil
         case (.bodyEnded, let progress?):
-            apply(progress, to: stream, output: &output, pauseFrom: .none, input: input, heldBytes: heldBytes,
-                  bodyEnded: true, now: now)
+            return apply(progress, to: stream, output: &output, pauseFrom: .none, input: input, heldBytes: heldBytes,
+                         bodyEnded: true, now: now)
         case (.receive(_, let pauseFrom), let progress?):
-            apply(progress, to: stream, output: &output, pauseFrom: pauseFrom, input: input, heldBytes: heldBytes,
-                  bodyEnded: false, now: now)
+            return apply(progress, to: stream, output: &output, pauseFrom: pauseFrom, input: input,
+                         heldBytes: heldBytes, bodyEnded: false, now: now)
         case (.bodyEnded, nil), (.receive, nil):
             state = .streaming(stream)  // only `cut` may have no answer
+            return nil
         }
     }
 
@@ -699,13 +710,13 @@ struct ConnectionStateMachine {
                    summary: HeadSummary(), now: now)
             return .proceed
         case .memoryRetry:
-            guard case .awaitingMemory = state, case .awaitingMemory(let exchange, var waiting) = takeState() else {
+            guard case .awaitingMemory = state, case .awaitingMemory(var exchange, var waiting) = takeState() else {
                 return .none
             }
             waiting.isLastTry = now - waiting.since >= Int64(settings.memoryWait * 1e9)
             let bytes = exchange.streams ? streamShare(exchange) : share(of: waiting.bodyBytes)
+            exchange.asked = .admission(bytes: bytes)
             state = .awaitingMemory(exchange, waiting)
-            asked = .admission(bytes: bytes)
             return .reserve(bytes: bytes)
         case .header, .idle, .send, .linger:
             return .close
@@ -718,9 +729,9 @@ struct ConnectionStateMachine {
     mutating func headRouted(_ head: consuming RequestHead, to choice: consuming Router.Choice,
                                                          input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
                                                          output: OutputState) -> ParseResult {
-        if case .routing = state, case .routing(let waiting) = state {
-            receivedHead(head, choice: choice, startedAt: waiting.startedAt, now: now)
-            if let bytes = askedBytes { return .reserve(bytes: bytes) }
+        if case .routing = state, case .routing(let waiting) = state,
+           let bytes = receivedHead(head, choice: choice, startedAt: waiting.startedAt, now: now) {
+            return .reserve(bytes: bytes)
         }
         return parse(input, index: &index, now: now, output: output)
     }
@@ -753,11 +764,11 @@ struct ConnectionStateMachine {
         return .send(answer)
     }
 
-    /// The body of the last answer (`Effect.send`) has been queued to its end: at once
-    /// when it went whole, or when its stream ended. What the request held is given back
-    /// (`performEffects`).
-    mutating func answerBodyQueued() -> Action {
-        releaseReservation()
+    /// The body of an answer (`Effect.send`) has been queued to its end: at once when it
+    /// went whole, or when its stream ended (or was cut by a close). What its request held
+    /// (`Answer.holding`) is given back (`performEffects`).
+    mutating func answerBodyQueued(_ holding: Holding) -> Action {
+        release(holding)
         return outboxIndex < outboxCount ? .performEffects : .none
     }
 
@@ -818,7 +829,7 @@ struct ConnectionStateMachine {
         // A stream cut by the peer is still one answer in the access log.
         if case .streaming(let stream) = state { logCutStream(stream) }
         // An offloaded handler still holds its request: its completion gives the share back.
-        if case .running = state {} else { releaseReservation() }
+        if case .running = state {} else { release(currentHolding) }
         state = .closed
         timer.kind = nil
         return outboxIndex < outboxCount ? .performEffects : .none
@@ -835,9 +846,10 @@ struct ConnectionStateMachine {
         return taken
     }
 
-    /// Every path sets the state (`.routing` until then).
+    /// Every path sets the state (`.routing` until then). Returns the bytes asked of the
+    /// budget before the body is read, if any.
     private mutating func receivedHead(_ head: RequestHead, choice: Router.Choice,
-                                                                   startedAt: Int64, now: Int64) {
+                                                                   startedAt: Int64, now: Int64) -> Int? {
         var exchange = Exchange(head: head, routeIndex: nil, decided: nil, keepsBody: false, startedAt: startedAt)
         switch choice {
         case .respond(let decided):
@@ -864,26 +876,27 @@ struct ConnectionStateMachine {
             refuse(HTTPError(status: 413, detail: "the body of \(length) bytes is over the limit of \(bodyLimit) bytes"),
                    summary: HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent),
                    now: now)
-            return
+            return nil
         }
         if let response = exchange.decided, response.status >= 400, head.framing != .none,
            head.expectsContinue || head.hasUnsupportedExpectation {
             // Refused early: the client holds its body back, so answer now and close
             // rather than read a body nobody wants (http.md "Protocol edge cases").
             finish(response, exchange: exchange, forceClose: true, now: now)
-            return
+            return nil
         }
         if exchange.streams {
             if head.framing == .chunked { framer.limitBody(to: settings.maxStreamBytes) }
+            let bytes = streamShare(exchange)
+            exchange.asked = .admission(bytes: bytes)
             state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: 0))
-            asked = .admission(bytes: streamShare(exchange))
-            return
+            return bytes
         }
         switch head.framing {
         case .length(let length) where exchange.keepsBody:
-            reserve(bodyBytes: length, exchange: exchange, now: now)
+            return reserve(bodyBytes: length, exchange: exchange)
         case .chunked where exchange.keepsBody:
-            reserve(bodyBytes: min(Self.chunkedReservationBytes, settings.maxBodyBytes), exchange: exchange, now: now)
+            return reserve(bodyBytes: min(Self.chunkedReservationBytes, settings.maxBodyBytes), exchange: exchange)
         case .length, .chunked:
             // Read and discarded, so it takes nothing of the budget.
             if head.expectsContinue { emit(.sendContinue) }
@@ -891,34 +904,36 @@ struct ConnectionStateMachine {
         case .none:
             state = .receivingBody(exchange)
         }
+        return nil
     }
 
+    /// Returns the bytes asked of the budget before more is read, if any.
     private mutating func receivedBody(_ range: Range<Int>, of input: UnsafeRawBufferPointer,
-                                                                   now: Int64) {
+                                                                   now: Int64) -> Int? {
         timer.bodyProgress = true
         // `if case` on the taken state, not `switch`: a debug build keeps a switched-on
         // state alive to its end, so the body would be shared and every append copy it.
         if case .receivingBody = state, case .receivingBody(var exchange) = takeState() {
             guard exchange.keepsBody else {
                 state = .receivingBody(exchange)  // a body read and discarded
-                return
+                return nil
             }
             exchange.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
-            if exchange.body.count > reservedBodyBytes {
+            if exchange.body.count > exchange.holding.bodyBytes {
                 // A chunked body outgrew its share: take the next step of it.
-                let more = max(Self.chunkedReservationBytes, exchange.body.count - reservedBodyBytes)
-                reserve(bodyBytes: more, exchange: exchange, now: now)
-            } else {
-                state = .receivingBody(exchange)
+                let more = max(Self.chunkedReservationBytes, exchange.body.count - exchange.holding.bodyBytes)
+                return reserve(bodyBytes: more, exchange: exchange)
             }
-            return
+            state = .receivingBody(exchange)
+            return nil
         }
-        guard case .streaming = state, case .streaming(var stream) = takeState() else { return }
+        guard case .streaming = state, case .streaming(var stream) = takeState() else { return nil }
         if case .ended = stream.answer {} else {
             stream.receivedBytes += range.count
             stream.due = .receive(.read(range), pauseFrom: .read(range))
         }
         state = .streaming(stream)  // once the answer has ended, the rest is thrown away
+        return nil
     }
 
     /// The request's body has ended: its handler is asked for, or (an answer decided
@@ -979,10 +994,11 @@ struct ConnectionStateMachine {
                                           startedAt: exchange.startedAt, fields: response.logFields,
                                           routeIndex: exchange.routeIndex, overload: overload)
         // The answer's work is held already: counted, never refused, until it has gone.
-        let held = response.heldBytes - share(of: reservedBodyBytes)
+        var holding = exchange.holding
+        let held = response.heldBytes - share(of: holding.bodyBytes)
         if held > 0 {
             emit(.holdMemory(held))
-            heldAnswerBytes = held
+            holding.answerBytes = held
         }
         let framing = Self.framing(of: response, to: exchange.head)
         rateClock.restart(at: now)  // a request pipelined behind this one is timed from here
@@ -990,7 +1006,7 @@ struct ConnectionStateMachine {
         state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: exchange.startedAt, hasAnswered: true))
                           : .closingAfterWrite(linger: true, lingerAllowance: lingerAllowance)
         return Answer(response: response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
-                      accessLine: accessLine)
+                      accessLine: accessLine, holding: holding)
     }
 
     /// A framing error or timeout: answer, then close with a lingering close.
@@ -1027,7 +1043,7 @@ struct ConnectionStateMachine {
         case .closingAfterWrite, .lingering, .closed, .modifying:
             break
         }
-        releaseReservation()
+        release(currentHolding)
         let response = error.response
         let bytes = response.body.count
         emit(.sendRefusal(response))
@@ -1047,8 +1063,9 @@ struct ConnectionStateMachine {
 
     /// The budget took the stream's share: its handler is made (`makeStreamHandler`),
     /// then its body read.
-    private mutating func startStream(_ exchange: Exchange, now: Int64) {
-        reservedStreamShare = streamShare(exchange)
+    private mutating func startStream(_ exchange: consuming Exchange, now: Int64) {
+        var exchange = exchange
+        exchange.holding.streamShare = streamShare(exchange)
         if exchange.head.expectsContinue { emit(.sendContinue) }
         rateClock.restart(at: now)  // a wait for the budget was the server's, not the client's
         emit(.streamStarted)
@@ -1080,17 +1097,18 @@ struct ConnectionStateMachine {
     /// after what was written (a chunked answer then lacks its last chunk).
     private mutating func closeAfterWhatWasWritten(_ stream: Stream) {
         logCutStream(stream)
-        releaseReservation()
+        release(stream.exchange.holding)
         state = .closingAfterWrite(linger: false, lingerAllowance: 0)
     }
 
     /// Performs what the handler decided after a call (`bodyEnded`: the call was `bodyEnded`).
     /// `pauseFrom`: the bytes whose rest a `pause` keeps (`input`: the bytes last given to `parse`).
     /// `heldBytes`: what the handler says it holds now.
+    /// Returns the bytes asked of the budget for the stream to go on, if any.
     private mutating func apply(_ progress: StreamedProgress, to stream: consuming Stream,
                                                             output: inout [UInt8], pauseFrom: StreamInput,
                                                             input: UnsafeRawBufferPointer, heldBytes: Int, bodyEnded: Bool,
-                                                            now: Int64) {
+                                                            now: Int64) -> Int? {
         var stream = stream
         switch progress {
         case .more, .completedUnit:
@@ -1100,8 +1118,9 @@ struct ConnectionStateMachine {
             }
             queueOutput(&output, of: &stream)
             if case .completedUnit = progress { rateClock.restart(at: now) }
+            let asked = followHeldBytes(of: &stream, heldBytes: heldBytes)
             state = .streaming(stream)
-            followHeldBytes(of: stream, heldBytes: heldBytes, now: now)
+            return asked
         case .pause(let unread):
             if bodyEnded { return brokeContract(stream, "it paused after the body had ended", now: now) }
             if stream.isUndecided { return brokeContract(stream, "it paused before its answer began", now: now) }
@@ -1111,8 +1130,9 @@ struct ConnectionStateMachine {
                 if kept > 0 { stream.heldInput = Array(input[(input.count - kept)...]) }
             }
             rateClock.restart(at: now)  // a unit was completed
+            let asked = followHeldBytes(of: &stream, heldBytes: heldBytes)
             state = .streaming(stream)
-            followHeldBytes(of: stream, heldBytes: heldBytes, now: now)
+            return asked
         case .respond(let response):
             guard stream.isUndecided else { return brokeContract(stream, "it responded after its answer began", now: now) }
             finish(response, exchange: stream.exchange, forceClose: true, now: now)
@@ -1149,6 +1169,7 @@ struct ConnectionStateMachine {
                 endStream(stream, keepAlive: false, now: now)
             }
         }
+        return nil
     }
 
     /// Queues what the handler wrote in its last call, once the answer has begun.
@@ -1177,13 +1198,14 @@ struct ConnectionStateMachine {
     /// A stream's handler answered what its contract rules out: logged (what, never the
     /// request's data); a `500` when nothing of its answer was sent, else a close after
     /// what was written. The server goes on.
-    private mutating func brokeContract(_ stream: consuming Stream, _ what: String, now: Int64) {
+    private mutating func brokeContract(_ stream: consuming Stream, _ what: String, now: Int64) -> Int? {
         emit(.logError("a streamed request's handler broke its contract: \(what)"))
         if stream.isUndecided {
             finish(Self.failure, exchange: stream.exchange, forceClose: true, now: now)
         } else {
             closeAfterWhatWasWritten(stream)
         }
+        return nil
     }
 
     /// The machine found itself where its own rules never lead: logged, and the request
@@ -1205,23 +1227,26 @@ struct ConnectionStateMachine {
     /// route's base share, what its handler holds (`heldBytes`) and a paused read's rest
     /// (its output waiting for the peer is counted by the connection as it waits). When
     /// the budget cannot take more, the stream ends: `503`, in-band once its answer began.
-    private mutating func followHeldBytes(of stream: borrowing Stream, heldBytes: Int,
-                                                                      now: Int64) {
+    /// Returns the bytes asked of the budget for the stream to grow, if any.
+    private mutating func followHeldBytes(of stream: inout Stream, heldBytes: Int) -> Int? {
         let held = streamShare(stream.exchange) + max(0, heldBytes) + stream.heldInput.count
         let step = Self.streamShareStep
         let wanted = (held + step - 1) / step * step
-        if wanted < reservedStreamShare {
-            emit(.releaseMemory(reservedStreamShare - wanted))
-            reservedStreamShare = wanted
-        } else if wanted > reservedStreamShare {
-            asked = .streamGrowth(wanted: wanted)
+        let reserved = stream.exchange.holding.streamShare
+        if wanted < reserved {
+            emit(.releaseMemory(reserved - wanted))
+            stream.exchange.holding.streamShare = wanted
+        } else if wanted > reserved {
+            stream.exchange.asked = .streamGrowth(wanted: wanted)
+            return wanted - reserved
         }
+        return nil
     }
 
     /// The stream's answer has been queued whole and its body read (or left unread):
     /// the next request, or a lingering close.
     private mutating func endStream(_ stream: Stream, keepAlive: Bool, now: Int64) {
-        releaseReservation()
+        release(stream.exchange.holding)
         rateClock.restart(at: now)
         timer.kind = nil
         state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: stream.exchange.startedAt, hasAnswered: true))
@@ -1247,22 +1272,25 @@ struct ConnectionStateMachine {
 
     /// Asks the budget for `bodyBytes` more of the current body (`reserve`); reading
     /// waits for its answer, and until it takes them (`timerFired` with `.memoryRetry`).
-    private mutating func reserve(bodyBytes: Int, exchange: consuming Exchange, now: Int64) {
-        asked = .body(bodyBytes: bodyBytes)
+    /// Returns the bytes asked.
+    private mutating func reserve(bodyBytes: Int, exchange: consuming Exchange) -> Int {
+        var exchange = exchange
+        exchange.asked = .body(bodyBytes: bodyBytes)
         state = .receivingBody(exchange)
+        return share(of: bodyBytes)
     }
 
     /// The budget's answer to what was asked (`reserve`): a request waiting for memory
     /// goes on, waits for the retry timer, or gets `503` after its last try; a stream
     /// that cannot hold more ends with `503`.
     private mutating func reservationAnswered(granted: Bool, now: Int64) {
-        let wasAsked = asked
-        asked = .none
-        switch wasAsked {
-        case .none:
-            return
-        case .admission:
-            guard case .awaitingMemory = state, case .awaitingMemory(var exchange, let waiting) = takeState() else { return }
+        switch takeState() {
+        case .awaitingMemory(var exchange, let waiting):
+            guard case .admission = exchange.asked else {
+                state = .awaitingMemory(exchange, waiting)
+                return
+            }
+            exchange.asked = .none
             if granted && exchange.streams {
                 startStream(exchange, now: now)
             } else if granted {
@@ -1273,38 +1301,39 @@ struct ConnectionStateMachine {
             } else {
                 state = .awaitingMemory(exchange, waiting)
             }
-        case .body(let bodyBytes):
-            guard case .receivingBody = state, case .receivingBody(var exchange) = takeState() else { return }
+        case .receivingBody(var exchange):
+            guard case .body(let bodyBytes) = exchange.asked else {
+                state = .receivingBody(exchange)
+                return
+            }
+            exchange.asked = .none
             if granted {
                 admitted(bodyBytes: bodyBytes, of: &exchange, now: now)
                 state = .receivingBody(exchange)
             } else {
                 state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: bodyBytes))
             }
-        case .streamGrowth(let wanted):
-            guard case .streaming = state else { return }
-            if granted {
-                reservedStreamShare = wanted
-            } else {
-                refuse(HTTPError(status: 503, detail: "the server's memory budget of \(settings.memoryLimit) bytes for requests in flight cannot hold this stream's next \(wanted - reservedStreamShare) bytes; retry later"),
+        case .streaming(var stream):
+            guard case .streamGrowth(let wanted) = stream.exchange.asked else {
+                state = .streaming(stream)
+                return
+            }
+            stream.exchange.asked = .none
+            let more = wanted - stream.exchange.holding.streamShare
+            if granted { stream.exchange.holding.streamShare = wanted }
+            state = .streaming(stream)
+            if !granted {
+                refuse(HTTPError(status: 503, detail: "the server's memory budget of \(settings.memoryLimit) bytes for requests in flight cannot hold this stream's next \(more) bytes; retry later"),
                        summary: HeadSummary(), now: now)
             }
-        }
-    }
-
-    /// The bytes asked for, if a reservation is waiting for its answer.
-    private var askedBytes: Int? {
-        switch asked {
-        case .none: nil
-        case .admission(let bytes): bytes
-        case .body(let bodyBytes): share(of: bodyBytes)
-        case .streamGrowth(let wanted): wanted - reservedStreamShare
+        case let other:
+            state = other
         }
     }
 
     /// The budget took its share of `bodyBytes` more of `exchange`'s body: (go on) reading it.
     private mutating func admitted(bodyBytes: Int, of exchange: inout Exchange, now: Int64) {
-        reservedBodyBytes += bodyBytes
+        exchange.holding.bodyBytes += bodyBytes
         if exchange.body.isEmpty {
             if case .length(let length) = exchange.head.framing { exchange.body.reserveCapacity(length) }
             if exchange.head.expectsContinue { emit(.sendContinue) }
@@ -1312,23 +1341,34 @@ struct ConnectionStateMachine {
         rateClock.restart(at: now)  // the wait was the server's, not the client's
     }
 
-    private mutating func releaseReservation() {
-        if reservedStreamShare > 0 {
-            emit(.releaseMemory(reservedStreamShare))
-            reservedStreamShare = 0
+    /// Gives back what a request held of the budget.
+    private mutating func release(_ holding: Holding) {
+        if holding.streamShare > 0 {
+            emit(.releaseMemory(holding.streamShare))
             // However it ended (its end, a cut, a peer that never read and left), a
             // stream's lines, state and output were freed: the heap is trimmed once quiet.
             emit(.largeWorkEnded)
         }
-        if heldAnswerBytes > 0 {
-            emit(.releaseMemory(heldAnswerBytes))
-            heldAnswerBytes = 0
+        if holding.answerBytes > 0 {
+            emit(.releaseMemory(holding.answerBytes))
             emit(.largeWorkEnded)
         }
-        guard reservedBodyBytes > 0 else { return }
-        emit(.releaseMemory(share(of: reservedBodyBytes)))
-        if reservedBodyBytes >= settings.offloadBodyBytes { emit(.largeWorkEnded) }
-        reservedBodyBytes = 0
+        guard holding.bodyBytes > 0 else { return }
+        emit(.releaseMemory(share(of: holding.bodyBytes)))
+        if holding.bodyBytes >= settings.offloadBodyBytes { emit(.largeWorkEnded) }
+    }
+
+    /// What the current request holds of the budget (none between requests).
+    private var currentHolding: Holding {
+        switch state {
+        case .receivingBody(let exchange), .awaitingMemory(let exchange, _), .running(let exchange),
+             .startingStream(let exchange):
+            exchange.holding
+        case .streaming(let stream):
+            stream.exchange.holding
+        case .awaitingHead, .routing, .closingAfterWrite, .lingering, .closed, .modifying:
+            Holding()
+        }
     }
 
     /// The body did not fit within `memoryWait`: `503` at once, before reading it; then a
