@@ -157,11 +157,23 @@ final class ConnectionStateMachineTests: XCTestCase {
         Route(path: "/written", methods: [.GET]) { _ in HTTPResponse(status: 200, bodyStream: NoPieces()) },
     ])
     private let effects = RecordingEffects()
+    /// The machine as the loop holds it (it is not copyable: one connection, one machine).
+    final class Connection {
+        var machine: ConnectionStateMachine
+
+        init(_ machine: consuming ConnectionStateMachine) {
+            self.machine = machine
+        }
+    }
+
+    private var connection: Connection!
     /// After every input the loop performs the effects the machine decided, in order.
-    private var machine: ConnectionStateMachine! {
-        didSet {
-            while let effect = machine.nextEffect() {
-                if let holding = effects.perform(effect) { _ = machine.answerBodyQueued(holding) }
+    private var machine: ConnectionStateMachine {
+        _read { yield connection.machine }
+        _modify {
+            yield &connection.machine
+            while let effect = connection.machine.nextEffect() {
+                if let holding = effects.perform(effect) { _ = connection.machine.answerBodyQueued(holding) }
             }
         }
     }
@@ -185,8 +197,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         configuration.idleTimeout = 60
         configuration.minReceiveRate = 0
         configure(&configuration)
-        machine = ConnectionStateMachine(settings: .init(configuration: configuration, router: router, answerRecording: .lines),
-                                         now: start)
+        connection = Connection(ConnectionStateMachine(
+            settings: .init(configuration: configuration, router: router, answerRecording: .lines), now: start))
     }
 
     /// What the loop does with a read of `text` at `now`: parse it, run handlers inline
@@ -674,47 +686,19 @@ final class ConnectionStateMachineTests: XCTestCase {
     }
 
     func testABodyReadInManySmallReadsIsAppendedInPlaceNeverCopied() {
-        accept()
-        // Its own machine, as the loop holds it (the test's property copies on every change).
-        var connection: ConnectionStateMachine = machine
-        var handed: [UInt8] = []
-        func read(_ bytes: [UInt8]) {
-            _ = connection.bytesRead(bytes.count, now: start)
-            bytes.withUnsafeBytes { input in
-                var index = 0
-                var next = connection.parse(input, index: &index, now: start, output: output)
-                while true {
-                    switch next {
-                    case .route(let head):
-                        next = connection.headRouted(head, to: router.choose(for: head), input: input, index: &index,
-                                                     now: start, output: output)
-                    case .reserve:
-                        next = connection.budgetAnswered(granted: true, input: input, index: &index, now: start,
-                                                         output: output)
-                    case .performEffects:
-                        while connection.nextEffect() != nil {}
-                        next = connection.parse(input, index: &index, now: start, output: output)
-                    case .runHandler(_, let request):
-                        handed = request.body
-                        return
-                    default:
-                        return
-                    }
-                }
-            }
-        }
-        let body = Array(("[" + String(repeating: "1,", count: 14_999) + "1]").utf8)
-        read(Array(postHead(body.count).utf8))
+        accept { $0.offloadBodyBytes = 1 << 20 }
+        let body = "[" + String(repeating: "1,", count: 14_999) + "1]"
+        read(postHead(body.utf8.count), at: start)
         var storage: Set<UnsafeRawPointer> = []
 
-        for piece in body.chunked(into: 100) {
-            read(piece)
-            if let address = connection.bodyStorage { storage.insert(address) }
+        for piece in Array(body.utf8).chunked(into: 100) {
+            read(piece, at: start)
+            if let address = machine.bodyStorage { storage.insert(address) }
         }
 
         // A copy per read (quadratic in the body's length) would move it on every read.
         XCTAssertEqual(storage.count, 1, "its Content-Length is reserved once; each read appends to it")
-        XCTAssertEqual(handed, body)
+        XCTAssertEqual(effects.answeredBodies, [body])
     }
 
     func testAChunkedBodyInManyReadsReachesTheHandlerWhole() {
@@ -1161,11 +1145,11 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testManySlowStreamsHoldWhatTheyHoldNotTheWholeBudget() {
         let budget = 512 * 1024 * 1024
         effects.budget = budget
-        var machines: [ConnectionStateMachine] = []
+        var connections: [Connection] = []
         for _ in 0..<128 {
             accept()
             read(streamHead() + chunk(#"{"type":"userPlayed"}"# + "\n"), at: start)
-            machines.append(machine)
+            connections.append(connection)
         }
 
         XCTAssertEqual(effects.reserved, 128 * StreamedBody.defaultMemoryShare)

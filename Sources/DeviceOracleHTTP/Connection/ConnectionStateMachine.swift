@@ -16,7 +16,7 @@
 /// the order decided (`nextEffect`). A reservation of the memory budget is asked for
 /// too (`reserve`) and its answer comes back as an input (`budgetAnswered`): the
 /// machine consults nothing.
-struct ConnectionStateMachine {
+struct ConnectionStateMachine: ~Copyable {
     /// The rules every connection of a server follows, shared (one reference per connection).
     final class Settings: Sendable {
         /// Each route's streamed body, by the route's index (what a stream holds of the
@@ -121,6 +121,11 @@ struct ConnectionStateMachine {
         var holding = Holding()
         /// The reservation asked for and not answered yet (`budgetAnswered`).
         var asked = AskedReservation.none
+
+        /// What an access line of a refusal says of the request.
+        var summary: HeadSummary {
+            HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
+        }
     }
 
     /// What a request holds of the server's memory budget. It goes with the request's
@@ -241,7 +246,7 @@ struct ConnectionStateMachine {
         var allowance: Int
     }
 
-    private enum State {
+    private enum State: ~Copyable {
         /// Between requests, or inside a head (the framer knows which).
         case awaitingHead(AwaitingHead)
         /// A head has arrived and the loop routes it (`route`, `headRouted`); nothing
@@ -472,18 +477,17 @@ struct ConnectionStateMachine {
 
     /// Where the body being read is stored (tests check that reads append in place).
     var bodyStorage: UnsafeRawPointer? {
-        guard case .receivingBody(let exchange) = state else { return nil }
-        return exchange.body.withUnsafeBytes { $0.baseAddress }
+        switch state {
+        case .receivingBody(let exchange): exchange.body.withUnsafeBytes { $0.baseAddress }
+        default: nil
+        }
     }
 
-    var isClosed: Bool {
-        if case .closed = state { return true }
-        return false
-    }
+    var isClosed: Bool { phase == .closed }
 
     /// Requests are parsed (pending input may be given to `parse`).
     var isReadingRequests: Bool {
-        switch state {
+        switch phase {
         case .awaitingHead, .receivingBody, .streaming, .startingStream: true
         case .routing, .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
         }
@@ -491,7 +495,7 @@ struct ConnectionStateMachine {
 
     /// Bytes `parse` left are kept for later (not dropped, as when closing).
     var keepsUnparsedInput: Bool {
-        switch state {
+        switch phase {
         case .awaitingHead, .routing, .receivingBody, .streaming, .startingStream, .running, .awaitingMemory: true
         case .closingAfterWrite, .lingering, .closed, .modifying: false
         }
@@ -500,7 +504,7 @@ struct ConnectionStateMachine {
     /// A request whose head has arrived and whose answer is not fully sent (http.md:
     /// such requests complete at shutdown).
     func hasRequestInFlight(hasPendingOutput: Bool) -> Bool {
-        switch state {
+        switch phase {
         case .routing, .running, .awaitingMemory, .receivingBody, .streaming, .startingStream: true
         case .awaitingHead, .closingAfterWrite: hasPendingOutput
         case .lingering, .closed, .modifying: false
@@ -512,25 +516,89 @@ struct ConnectionStateMachine {
     var resumesWithoutInput: Bool {
         guard isReadingRequests else { return false }
         if stoppedForOutput { return true }
-        if case .startingStream = state { return true }
-        guard case .streaming = state, case .streaming(let stream) = state else { return false }
-        return stream.due != nil || !stream.heldInput.isEmpty
+        switch state {
+        case .startingStream: return true
+        case .streaming(let stream): return stream.due != nil || !stream.heldInput.isEmpty
+        default: return false
+        }
     }
 
     /// A stream's handler call was decided outside `parse` (a timeout or the minimum rate
     /// cut the stream): `parse`, even with no bytes, asks for it.
     var hasDueStreamCall: Bool {
-        // Tags first: binding a payload copies the whole state, on every request's path.
-        if case .startingStream = state { return true }
-        guard case .streaming = state, case .streaming(let stream) = state else { return false }
-        return stream.due != nil
+        switch state {
+        case .startingStream: true
+        case .streaming(let stream): stream.due != nil
+        default: false
+        }
     }
 
     /// The share of the budget an offloaded handler's request holds, for its completion
     /// to give back when the connection has closed meanwhile.
     var offloadedReservation: Int {
-        guard case .running = state, case .running(let exchange) = state else { return 0 }
-        return share(of: exchange.holding.bodyBytes)
+        switch state {
+        case .running(let exchange): share(of: exchange.holding.bodyBytes)
+        default: 0
+        }
+    }
+
+    /// The state's case without its payload: what most decisions look at. Reading it
+    /// borrows the state (matching the state itself in `if case` would consume it).
+    private enum Phase: Equatable {
+        case awaitingHead, routing, receivingBody, streaming, startingStream, awaitingMemory, running
+        case closingAfterWrite, lingering, closed, modifying
+    }
+
+    private var phase: Phase {
+        switch state {
+        case .awaitingHead: .awaitingHead
+        case .routing: .routing
+        case .receivingBody: .receivingBody
+        case .streaming: .streaming
+        case .startingStream: .startingStream
+        case .awaitingMemory: .awaitingMemory
+        case .running: .running
+        case .closingAfterWrite: .closingAfterWrite
+        case .lingering: .lingering
+        case .closed: .closed
+        case .modifying: .modifying
+        }
+    }
+
+    /// `body` of the current request's exchange, borrowed from the state (nil between requests).
+    private func withCurrentExchange<Result>(_ body: (borrowing Exchange) -> Result) -> Result? {
+        switch state {
+        case .receivingBody(let exchange): body(exchange)
+        case .awaitingMemory(let exchange, _): body(exchange)
+        case .running(let exchange): body(exchange)
+        case .startingStream(let exchange): body(exchange)
+        case .streaming(let stream): body(stream.exchange)
+        default: nil
+        }
+    }
+
+    /// When the head awaited or being routed began to arrive.
+    private var waitingSince: Int64? {
+        switch state {
+        case .awaitingHead(let waiting): waiting.startedAt
+        case .routing(let waiting): waiting.startedAt
+        default: nil
+        }
+    }
+
+    /// The connection awaits a head after answering a request (its wait is the idle timeout).
+    private var hasAnswered: Bool {
+        switch state {
+        case .awaitingHead(let waiting): waiting.hasAnswered
+        default: false
+        }
+    }
+
+    private var closingAfterWrite: (linger: Bool, allowance: Int)? {
+        switch state {
+        case .closingAfterWrite(let linger, let allowance): (linger, allowance)
+        default: nil
+        }
     }
 
     /// The next effect decided and not yet performed, in order; nil once all were taken.
@@ -561,14 +629,14 @@ struct ConnectionStateMachine {
 
     /// `count` bytes were read.
     mutating func bytesRead(_ count: Int, now: Int64) -> Arrival {
-        if case .lingering(var lingering) = state {
+        if phase == .lingering, case .lingering(var lingering) = takeState() {
             lingering.discarded += count
-            if lingering.discarded >= lingering.allowance { return .close }
+            let isOver = lingering.discarded >= lingering.allowance
             state = .lingering(lingering)
-            return .discarded
+            return isOver ? .close : .discarded
         }
         if framer.isBetweenRequests {
-            if case .awaitingHead(var waiting) = state {
+            if phase == .awaitingHead, case .awaitingHead(var waiting) = takeState() {
                 waiting.startedAt = now
                 state = .awaitingHead(waiting)
             }
@@ -601,7 +669,7 @@ struct ConnectionStateMachine {
             switch event {
             case .head(let head):
                 var waiting = AwaitingHead(startedAt: now, hasAnswered: true)
-                if case .awaitingHead = state, case .awaitingHead(let awaiting) = state { waiting = awaiting }
+                if phase == .awaitingHead, case .awaitingHead(let awaiting) = takeState() { waiting = awaiting }
                 state = .routing(waiting)
                 return .route(head)
             case .body(let range):
@@ -621,7 +689,7 @@ struct ConnectionStateMachine {
     mutating func streamHandlerMade(_ handler: any StreamedRequestHandler,
                                                                 input: UnsafeRawBufferPointer, index: inout Int,
                                                                 now: Int64, output: OutputState) -> ParseResult {
-        if case .startingStream = state, case .startingStream(let exchange) = takeState() {
+        if phase == .startingStream, case .startingStream(let exchange) = takeState() {
             state = .streaming(Stream(exchange: exchange, handler: handler))
         }
         return parse(input, index: &index, now: now, output: output)
@@ -646,7 +714,7 @@ struct ConnectionStateMachine {
         _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output: inout [UInt8],
         input: UnsafeRawBufferPointer, now: Int64
     ) -> Int? {
-        guard case .streaming = state, case .streaming(let stream) = takeState() else { return nil }
+        guard phase == .streaming, case .streaming(let stream) = takeState() else { return nil }
         switch (call, progress) {
         case (.cut, .end(let trailers, _, let logFields)?):
             // Its status has gone: the handler ended its answer saying why (in-band), and
@@ -683,7 +751,7 @@ struct ConnectionStateMachine {
     /// The peer closed its side (a read returned 0).
     mutating func peerClosed(hasPendingOutput: Bool) -> Action {
         peerClosedInput = true
-        switch state {
+        switch phase {
         case .awaitingHead:
             // An incomplete request can no longer complete; answers already queued still go out.
             guard hasPendingOutput else { return .close }
@@ -710,7 +778,7 @@ struct ConnectionStateMachine {
                    summary: HeadSummary(), now: now)
             return .proceed
         case .memoryRetry:
-            guard case .awaitingMemory = state, case .awaitingMemory(var exchange, var waiting) = takeState() else {
+            guard phase == .awaitingMemory, case .awaitingMemory(var exchange, var waiting) = takeState() else {
                 return .none
             }
             waiting.isLastTry = now - waiting.since >= Int64(settings.memoryWait * 1e9)
@@ -729,8 +797,8 @@ struct ConnectionStateMachine {
     mutating func headRouted(_ head: consuming RequestHead, to choice: consuming Router.Choice,
                                                          input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
                                                          output: OutputState) -> ParseResult {
-        if case .routing = state, case .routing(let waiting) = state,
-           let bytes = receivedHead(head, choice: choice, startedAt: waiting.startedAt, now: now) {
+        if phase == .routing, let startedAt = waitingSince,
+           let bytes = receivedHead(head, choice: choice, startedAt: startedAt, now: now) {
             return .reserve(bytes: bytes)
         }
         return parse(input, index: &index, now: now, output: output)
@@ -755,7 +823,7 @@ struct ConnectionStateMachine {
     /// decided (`send`) or among the effects (`proceed`).
     mutating func handlerFinished(_ response: consuming HTTPResponse, now: Int64) -> Answered {
         // The tag first: a state bound whole (`case let other`) was copied on every answer.
-        guard case .running = state, case .running(let exchange) = takeState() else { return .none }
+        guard phase == .running, case .running(let exchange) = takeState() else { return .none }
         let answer = answer(response, exchange: exchange, forceClose: false, now: now)
         guard !hasEffects else {
             emit(.send(answer))
@@ -775,7 +843,7 @@ struct ConnectionStateMachine {
     /// Output has been sent as far as the socket takes it (`hasPendingOutput`: some is left;
     /// `sentSome`: the socket took bytes since the last wait): what to wait for next.
     mutating func nextWait(hasPendingOutput: Bool, sentSome: Bool, now: Int64) -> Wait {
-        if case .closingAfterWrite(let linger, let allowance) = state, !hasPendingOutput {
+        if !hasPendingOutput, let (linger, allowance) = closingAfterWrite {
             guard linger, !peerClosedInput else { return .close }
             state = .lingering(Lingering(allowance: allowance))
             arm(.linger, now: now)
@@ -785,17 +853,17 @@ struct ConnectionStateMachine {
         // gone; the connection is idle and closes like the idle ones did then.
         if draining, !hasRequestInFlight(hasPendingOutput: hasPendingOutput) { return .close }
         defer { timer.bodyProgress = false }
-        switch state {
-        case .awaitingHead(let waiting):
+        switch phase {
+        case .awaitingHead:
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
-            if framer.isBetweenRequests { return .poll(.read, rearm(waiting.hasAnswered ? .idle : .header, now: now)) }
+            if framer.isBetweenRequests { return .poll(.read, rearm(hasAnswered ? .idle : .header, now: now)) }
             return .poll(.read, rearm(.header, now: now))
         case .receivingBody, .streaming, .startingStream:
             // A stream's output waiting for the peer stops reading (backpressure): the
             // send timeout runs, and the body timeout starts again once it has gone.
             // The wait is not the sender's, so the rate clock starts again too.
             if hasPendingOutput {
-                if case .streaming = state { rateClock.restart(at: now) }
+                if phase == .streaming { rateClock.restart(at: now) }
                 return .poll(.write, armSend(sentSome: sentSome, now: now))
             }
             if framer.isInsideHead { return .poll(.read, rearm(.header, now: now)) }
@@ -827,9 +895,12 @@ struct ConnectionStateMachine {
     /// what it held and logs a stream it cut.
     mutating func closed() -> Action {
         // A stream cut by the peer is still one answer in the access log.
-        if case .streaming(let stream) = state { logCutStream(stream) }
+        if phase == .streaming, case .streaming(let stream) = takeState() {
+            logCutStream(stream)
+            state = .streaming(stream)
+        }
         // An offloaded handler still holds its request: its completion gives the share back.
-        if case .running = state {} else { release(currentHolding) }
+        if phase != .running { release(currentHolding) }
         state = .closed
         timer.kind = nil
         return outboxIndex < outboxCount ? .performEffects : .none
@@ -913,7 +984,7 @@ struct ConnectionStateMachine {
         timer.bodyProgress = true
         // `if case` on the taken state, not `switch`: a debug build keeps a switched-on
         // state alive to its end, so the body would be shared and every append copy it.
-        if case .receivingBody = state, case .receivingBody(var exchange) = takeState() {
+        if phase == .receivingBody, case .receivingBody(var exchange) = takeState() {
             guard exchange.keepsBody else {
                 state = .receivingBody(exchange)  // a body read and discarded
                 return nil
@@ -927,7 +998,7 @@ struct ConnectionStateMachine {
             state = .receivingBody(exchange)
             return nil
         }
-        guard case .streaming = state, case .streaming(var stream) = takeState() else { return nil }
+        guard phase == .streaming, case .streaming(var stream) = takeState() else { return nil }
         if case .ended = stream.answer {} else {
             stream.receivedBytes += range.count
             stream.due = .receive(.read(range), pauseFrom: .read(range))
@@ -1011,7 +1082,7 @@ struct ConnectionStateMachine {
 
     /// A framing error or timeout: answer, then close with a lingering close.
     private mutating func refuse(_ error: HTTPError, summary: HeadSummary, now: Int64) {
-        if case .streaming = state, case .streaming(var stream) = takeState() {
+        if phase == .streaming, case .streaming(var stream) = takeState() {
             switch stream.answer {
             case .begun:
                 // Its status has gone: the handler is asked to end its answer saying why
@@ -1027,21 +1098,9 @@ struct ConnectionStateMachine {
             guard case .undecided = stream.answer else { return }
         }
         var summary = summary
-        var startedAt: Int64 = rateClock.startedAt
-        switch state {
-        case .receivingBody(let exchange), .awaitingMemory(let exchange, _), .running(let exchange),
-             .startingStream(let exchange):
-            let head = exchange.head
-            summary = HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
-            startedAt = exchange.startedAt
-        case .streaming(let stream):
-            let head = stream.exchange.head
-            summary = HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
-            startedAt = stream.exchange.startedAt
-        case .awaitingHead(let waiting), .routing(let waiting):
-            startedAt = waiting.startedAt
-        case .closingAfterWrite, .lingering, .closed, .modifying:
-            break
+        var startedAt = waitingSince ?? rateClock.startedAt
+        if let request = withCurrentExchange({ (summary: $0.summary, startedAt: $0.startedAt) }) {
+            (summary, startedAt) = request
         }
         release(currentHolding)
         let response = error.response
@@ -1075,22 +1134,27 @@ struct ConnectionStateMachine {
     /// What `parse` asks for first, if it is due: the stream's handler is made or
     /// called, and nothing else is parsed, until it has answered.
     private mutating func takeDueStreamCall(now: Int64) -> ParseResult? {
-        // One tag check on every request's path: binding a payload copies the whole state.
-        switch state {
-        case .streaming, .startingStream: break
-        default: return nil
-        }
-        if case .streaming = state, case .streaming(var stream) = takeState() {
+        switch phase {
+        case .streaming:
+            guard case .streaming(var stream) = takeState() else { return nil }
             let due = stream.due.take()
             state = .streaming(stream)
             return due.map { .callStreamHandler(stream.handler, $0) }
+        case .startingStream:
+            let call: (StreamedBody, HTTPRequest)? = withCurrentExchange { exchange in
+                guard let routeIndex = exchange.routeIndex, let streamed = settings.streamedBodies[routeIndex] else {
+                    return nil
+                }
+                return (streamed, exchange.head.request(body: []))
+            } ?? nil
+            guard let (streamed, request) = call else {
+                failed("a stream started for a route without a streamed body", now: now)
+                return .performEffects
+            }
+            return .makeStreamHandler(streamed, request)
+        default:
+            return nil
         }
-        guard case .startingStream = state, case .startingStream(let exchange) = state else { return nil }
-        guard let routeIndex = exchange.routeIndex, let streamed = settings.streamedBodies[routeIndex] else {
-            failed("a stream started for a route without a streamed body", now: now)
-            return .performEffects
-        }
-        return .makeStreamHandler(streamed, exchange.head.request(body: []))
     }
 
     /// Its status has gone: the handler hears nothing more, and the connection closes
@@ -1185,7 +1249,7 @@ struct ConnectionStateMachine {
     /// its output has gone (`isDrained`). True when it did, false when the rest waits,
     /// nil when nothing is held.
     private mutating func resumeHeldInput(isDrained: Bool) -> Bool? {
-        guard case .streaming = state, case .streaming(var stream) = takeState() else { return nil }
+        guard phase == .streaming, case .streaming(var stream) = takeState() else { return nil }
         defer { state = .streaming(stream) }
         guard !stream.heldInput.isEmpty else { return nil }
         guard isDrained else { return false }
@@ -1359,17 +1423,7 @@ struct ConnectionStateMachine {
     }
 
     /// What the current request holds of the budget (none between requests).
-    private var currentHolding: Holding {
-        switch state {
-        case .receivingBody(let exchange), .awaitingMemory(let exchange, _), .running(let exchange),
-             .startingStream(let exchange):
-            exchange.holding
-        case .streaming(let stream):
-            stream.exchange.holding
-        case .awaitingHead, .routing, .closingAfterWrite, .lingering, .closed, .modifying:
-            Holding()
-        }
-    }
+    private var currentHolding: Holding { withCurrentExchange { $0.holding } ?? Holding() }
 
     /// The body did not fit within `memoryWait`: `503` at once, before reading it; then a
     /// lingering close that takes in the rest of a body the client sends anyway.
