@@ -223,7 +223,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     private func parse(_ input: UnsafeRawBufferPointer, index: inout Int, at now: Int64) {
         var next = machine.parse(input, index: &index, now: now, output: output)
         while true {
-            switch next {
+            switch consume next {
             case .stop:
                 return
             case .runHandler(let routeIndex, let request):
@@ -615,27 +615,34 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.answers.map(\.status), [200, 404, 200])
     }
 
-    /// Reads `request` at the start, routes its head and returns what the machine asks
-    /// for next (nil, after a failure, when parse did not give the head to route).
-    private func routeOne(_ request: String) -> ConnectionStateMachine.ParseResult? {
+    /// Reads `request` at the start, routes its head and says what the machine asks for
+    /// next ("performEffects", "reserve BYTES", "something else"; nil, after a failure,
+    /// when parse did not give the head to route).
+    private func routeOne(_ request: String) -> String? {
         let request = Array(request.utf8)
         _ = machine.bytesRead(request.count, now: start)
         var index = 0
-        let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, output: output) }
-        guard case .route(let head) = routing else {
-            XCTFail("parse returned \(routing), not the head to route")
-            return nil
-        }
-        return request.withUnsafeBytes {
-            machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, output: output)
+        return request.withUnsafeBytes { input -> String? in
+            switch machine.parse(input, index: &index, now: start, output: output) {
+            case .route(let head):
+                switch machine.headRouted(head, to: router.choose(for: head), input: input, index: &index, now: start,
+                                          output: output) {
+                case .performEffects: return "performEffects"
+                case .reserve(let bytes): return "reserve \(bytes)"
+                default: return "something else"
+                }
+            default:
+                XCTFail("parse did not return the head to route")
+                return nil
+            }
         }
     }
 
     func testAnAnswerThatEndsReadingIsStillHandedToTheLoop() {
         accept()
-        guard let result = routeOne("GET /nowhere HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n") else { return }
+        let next = routeOne("GET /nowhere HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
 
-        guard case .performEffects = result else { return XCTFail("parse returned \(result), not the 404 to send") }
+        XCTAssertEqual(next, "performEffects", "the 404 to send")
         XCTAssertEqual(effects.answers.map(\.status), [404])
         XCTAssertFalse(machine.isReadingRequests, "the answer closes the connection")
     }
@@ -805,10 +812,9 @@ final class ConnectionStateMachineTests: XCTestCase {
 
     func testABodysShareOfTheBudgetIsAskedForBeforeItIsRead() {
         accept()
-        guard let result = routeOne(postHead(1000)) else { return }
+        let next = routeOne(postHead(1000))
 
-        guard case .reserve(let bytes) = result else { return XCTFail("parse returned \(result), not the share to reserve") }
-        XCTAssertEqual(bytes, 1000)
+        XCTAssertEqual(next, "reserve 1000", "the share to reserve")
         var index = 0
         _ = machine.budgetAnswered(granted: false, input: ConnectionStateMachine.noBytes, index: &index, now: start,
                                    output: output)

@@ -109,7 +109,12 @@ struct ConnectionStateMachine: ~Copyable {
         /// The route that answers (its index in the router); nil when `decided` does.
         var routeIndex: Int?
         /// The answer decided from the head alone (404, 405, 415...), sent once the body has been read.
-        var decided: HTTPResponse?
+        var decided: HTTPResponse? {
+            get { decidedAnswer?.response }
+            set { decidedAnswer = newValue.map(DecidedAnswer.init) }
+        }
+        /// Boxed: it is rare, and the exchange moves with its state on every input.
+        fileprivate var decidedAnswer: DecidedAnswer?
         var keepsBody: Bool
         /// The body goes to the route's `StreamedRequestHandler` as it arrives.
         var streams = false
@@ -125,6 +130,14 @@ struct ConnectionStateMachine: ~Copyable {
         /// What an access line of a refusal says of the request.
         var summary: HeadSummary {
             HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
+        }
+    }
+
+    final class DecidedAnswer {
+        let response: HTTPResponse
+
+        init(_ response: HTTPResponse) {
+            self.response = response
         }
     }
 
@@ -349,8 +362,8 @@ struct ConnectionStateMachine: ~Copyable {
         case close
     }
 
-    /// Why `parse` returned.
-    enum ParseResult {
+    /// Why `parse` returned. Not copyable: the loop takes the request out of it, never a copy.
+    enum ParseResult: ~Copyable {
         /// Route this head (`Router.choose(for:)`) and give the choice with
         /// `headRouted`, which returns the next step (it parses on, the same input).
         case route(RequestHead)
@@ -921,7 +934,7 @@ struct ConnectionStateMachine: ~Copyable {
     /// budget before the body is read, if any.
     private mutating func receivedHead(_ head: RequestHead, choice: Router.Choice,
                                                                    startedAt: Int64, now: Int64) -> Int? {
-        var exchange = Exchange(head: head, routeIndex: nil, decided: nil, keepsBody: false, startedAt: startedAt)
+        var exchange = Exchange(head: head, routeIndex: nil, keepsBody: false, startedAt: startedAt)
         switch choice {
         case .respond(let decided):
             exchange.decided = decided
@@ -1139,7 +1152,8 @@ struct ConnectionStateMachine: ~Copyable {
             guard case .streaming(var stream) = takeState() else { return nil }
             let due = stream.due.take()
             state = .streaming(stream)
-            return due.map { .callStreamHandler(stream.handler, $0) }
+            guard let due else { return nil }
+            return .callStreamHandler(stream.handler, due)
         case .startingStream:
             let call: (StreamedBody, HTTPRequest)? = withCurrentExchange { exchange in
                 guard let routeIndex = exchange.routeIndex, let streamed = settings.streamedBodies[routeIndex] else {
