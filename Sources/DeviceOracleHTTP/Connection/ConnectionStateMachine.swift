@@ -103,8 +103,9 @@ struct ConnectionStateMachine: ~Copyable {
     /// since its length is unknown until it ends.
     static let chunkedReservationBytes = 1024 * 1024
 
-    /// The request between its head and its answer.
-    struct Exchange {
+    /// The request between its head and its answer. Not copyable: it is moved from state
+    /// to state, never copied and destroyed on the way.
+    struct Exchange: ~Copyable {
         var head: RequestHead
         /// The route that answers (its index in the router); nil when `decided` does.
         var routeIndex: Int?
@@ -155,7 +156,7 @@ struct ConnectionStateMachine: ~Copyable {
     }
 
     /// A request whose body is handed to its handler read by read, and its answer.
-    struct Stream {
+    struct Stream: ~Copyable {
         enum Answer {
             /// The handler has not said yet; nothing is sent.
             case undecided
@@ -231,7 +232,9 @@ struct ConnectionStateMachine: ~Copyable {
         var hasAnswered: Bool
     }
 
-    struct AwaitingMemory {
+    /// A request whose body waits for the memory budget.
+    struct AwaitingMemory: ~Copyable {
+        var exchange: Exchange
         var since: Int64
         /// The body bytes the budget must take a share of before reading goes on.
         var bodyBytes: Int
@@ -275,7 +278,7 @@ struct ConnectionStateMachine: ~Copyable {
         case startingStream(Exchange)
         /// The body needs more of the budget than it has: reading is paused (its bytes
         /// wait in the socket) until they fit or `memoryWait` passes.
-        case awaitingMemory(Exchange, AwaitingMemory)
+        case awaitingMemory(AwaitingMemory)
         /// The handler runs (on the worker pool when offloaded); nothing more is parsed.
         case running(Exchange)
         /// Send what is queued, then close, lingering (up to `lingerAllowance`) or not.
@@ -582,7 +585,7 @@ struct ConnectionStateMachine: ~Copyable {
     private func withCurrentExchange<Result>(_ body: (borrowing Exchange) -> Result) -> Result? {
         switch state {
         case .receivingBody(let exchange): body(exchange)
-        case .awaitingMemory(let exchange, _): body(exchange)
+        case .awaitingMemory(let waiting): body(waiting.exchange)
         case .running(let exchange): body(exchange)
         case .startingStream(let exchange): body(exchange)
         case .streaming(let stream): body(stream.exchange)
@@ -791,13 +794,13 @@ struct ConnectionStateMachine: ~Copyable {
                    summary: HeadSummary(), now: now)
             return .proceed
         case .memoryRetry:
-            guard phase == .awaitingMemory, case .awaitingMemory(var exchange, var waiting) = takeState() else {
+            guard phase == .awaitingMemory, case .awaitingMemory(var waiting) = takeState() else {
                 return .none
             }
             waiting.isLastTry = now - waiting.since >= Int64(settings.memoryWait * 1e9)
-            let bytes = exchange.streams ? streamShare(exchange) : share(of: waiting.bodyBytes)
-            exchange.asked = .admission(bytes: bytes)
-            state = .awaitingMemory(exchange, waiting)
+            let bytes = waiting.exchange.streams ? streamShare(waiting.exchange) : share(of: waiting.bodyBytes)
+            waiting.exchange.asked = .admission(bytes: bytes)
+            state = .awaitingMemory(waiting)
             return .reserve(bytes: bytes)
         case .header, .idle, .send, .linger:
             return .close
@@ -973,7 +976,7 @@ struct ConnectionStateMachine: ~Copyable {
             if head.framing == .chunked { framer.limitBody(to: settings.maxStreamBytes) }
             let bytes = streamShare(exchange)
             exchange.asked = .admission(bytes: bytes)
-            state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: 0))
+            state = .awaitingMemory(AwaitingMemory(exchange: exchange, since: now, bodyBytes: 0))
             return bytes
         }
         switch head.framing {
@@ -1060,7 +1063,7 @@ struct ConnectionStateMachine: ~Copyable {
     }
 
     /// Queues the answer to the current request and decides what the connection does next.
-    private mutating func finish(_ response: consuming HTTPResponse, exchange: Exchange, forceClose: Bool, now: Int64,
+    private mutating func finish(_ response: consuming HTTPResponse, exchange: borrowing Exchange, forceClose: Bool, now: Int64,
                                  lingerAllowance: Int = maxLingerBytes, overload: ServerMetrics.OverloadCause? = nil) {
         emit(.send(answer(response, exchange: exchange, forceClose: forceClose, now: now,
                           lingerAllowance: lingerAllowance, overload: overload)))
@@ -1068,7 +1071,7 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// The answer to the current request (what its body holds beyond its share is held
     /// first), and what the connection does next.
-    private mutating func answer(_ response: consuming HTTPResponse, exchange: Exchange, forceClose: Bool, now: Int64,
+    private mutating func answer(_ response: consuming HTTPResponse, exchange: borrowing Exchange, forceClose: Bool, now: Int64,
                                  lingerAllowance: Int = maxLingerBytes,
                                  overload: ServerMetrics.OverloadCause? = nil) -> Answer {
         let keepAlive = exchange.head.keepAlive && !forceClose && !draining && !peerClosedInput
@@ -1096,6 +1099,7 @@ struct ConnectionStateMachine: ~Copyable {
     /// A framing error or timeout: answer, then close with a lingering close.
     private mutating func refuse(_ error: HTTPError, summary: HeadSummary, now: Int64) {
         if phase == .streaming, case .streaming(var stream) = takeState() {
+            let undecided = stream.isUndecided
             switch stream.answer {
             case .begun:
                 // Its status has gone: the handler is asked to end its answer saying why
@@ -1108,7 +1112,7 @@ struct ConnectionStateMachine: ~Copyable {
             case .undecided:
                 state = .streaming(stream)
             }
-            guard case .undecided = stream.answer else { return }
+            guard undecided else { return }
         }
         var summary = summary
         var startedAt = waitingSince ?? rateClock.startedAt
@@ -1129,7 +1133,7 @@ struct ConnectionStateMachine: ~Copyable {
     // MARK: Streamed requests
 
     /// What a streamed request holds of the budget: its route's constant share.
-    private func streamShare(_ exchange: Exchange) -> Int {
+    private func streamShare(_ exchange: borrowing Exchange) -> Int {
         exchange.routeIndex.flatMap { settings.streamedBodies[$0]?.memoryShare } ?? StreamedBody.defaultMemoryShare
     }
 
@@ -1151,9 +1155,10 @@ struct ConnectionStateMachine: ~Copyable {
         case .streaming:
             guard case .streaming(var stream) = takeState() else { return nil }
             let due = stream.due.take()
+            let handler = stream.handler
             state = .streaming(stream)
             guard let due else { return nil }
-            return .callStreamHandler(stream.handler, due)
+            return .callStreamHandler(handler, due)
         case .startingStream:
             let call: (StreamedBody, HTTPRequest)? = withCurrentExchange { exchange in
                 guard let routeIndex = exchange.routeIndex, let streamed = settings.streamedBodies[routeIndex] else {
@@ -1173,7 +1178,7 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// Its status has gone: the handler hears nothing more, and the connection closes
     /// after what was written (a chunked answer then lacks its last chunk).
-    private mutating func closeAfterWhatWasWritten(_ stream: Stream) {
+    private mutating func closeAfterWhatWasWritten(_ stream: borrowing Stream) {
         logCutStream(stream)
         release(stream.exchange.holding)
         state = .closingAfterWrite(linger: false, lingerAllowance: 0)
@@ -1264,13 +1269,14 @@ struct ConnectionStateMachine: ~Copyable {
     /// nil when nothing is held.
     private mutating func resumeHeldInput(isDrained: Bool) -> Bool? {
         guard phase == .streaming, case .streaming(var stream) = takeState() else { return nil }
-        defer { state = .streaming(stream) }
-        guard !stream.heldInput.isEmpty else { return nil }
-        guard isDrained else { return false }
-        var held: [UInt8] = []
-        swap(&held, &stream.heldInput)
-        stream.due = .receive(.held(held), pauseFrom: .held(held))
-        return true
+        let resumed: Bool? = stream.heldInput.isEmpty ? nil : isDrained
+        if resumed == true {
+            var held: [UInt8] = []
+            swap(&held, &stream.heldInput)
+            stream.due = .receive(.held(held), pauseFrom: .held(held))
+        }
+        state = .streaming(stream)
+        return resumed
     }
 
     /// A stream's handler answered what its contract rules out: logged (what, never the
@@ -1323,7 +1329,7 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// The stream's answer has been queued whole and its body read (or left unread):
     /// the next request, or a lingering close.
-    private mutating func endStream(_ stream: Stream, keepAlive: Bool, now: Int64) {
+    private mutating func endStream(_ stream: borrowing Stream, keepAlive: Bool, now: Int64) {
         release(stream.exchange.holding)
         rateClock.restart(at: now)
         timer.kind = nil
@@ -1333,7 +1339,7 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// A stream whose answer had begun is cut (a timeout, a framing error, the stream
     /// limit, the peer): its access line says what was sent.
-    private mutating func logCutStream(_ stream: Stream) {
+    private mutating func logCutStream(_ stream: borrowing Stream) {
         guard case .begun(let status, _, _) = stream.answer else { return }
         let head = stream.exchange.head
         emit(.streamedAnswerEnded(accessLine: AccessLineFields(
@@ -1363,21 +1369,22 @@ struct ConnectionStateMachine: ~Copyable {
     /// that cannot hold more ends with `503`.
     private mutating func reservationAnswered(granted: Bool, now: Int64) {
         switch takeState() {
-        case .awaitingMemory(var exchange, let waiting):
-            guard case .admission = exchange.asked else {
-                state = .awaitingMemory(exchange, waiting)
+        case .awaitingMemory(var waiting):
+            guard case .admission = waiting.exchange.asked else {
+                state = .awaitingMemory(waiting)
                 return
             }
-            exchange.asked = .none
-            if granted && exchange.streams {
-                startStream(exchange, now: now)
+            waiting.exchange.asked = .none
+            if granted && waiting.exchange.streams {
+                startStream(waiting.exchange, now: now)
             } else if granted {
+                var exchange = waiting.exchange
                 admitted(bodyBytes: waiting.bodyBytes, of: &exchange, now: now)
                 state = .receivingBody(exchange)
             } else if waiting.isLastTry {
-                refuseOverBudget(exchange, now: now)
+                refuseOverBudget(waiting.exchange, now: now)
             } else {
-                state = .awaitingMemory(exchange, waiting)
+                state = .awaitingMemory(waiting)
             }
         case .receivingBody(var exchange):
             guard case .body(let bodyBytes) = exchange.asked else {
@@ -1389,7 +1396,7 @@ struct ConnectionStateMachine: ~Copyable {
                 admitted(bodyBytes: bodyBytes, of: &exchange, now: now)
                 state = .receivingBody(exchange)
             } else {
-                state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: bodyBytes))
+                state = .awaitingMemory(AwaitingMemory(exchange: exchange, since: now, bodyBytes: bodyBytes))
             }
         case .streaming(var stream):
             guard case .streamGrowth(let wanted) = stream.exchange.asked else {
@@ -1441,7 +1448,7 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// The body did not fit within `memoryWait`: `503` at once, before reading it; then a
     /// lingering close that takes in the rest of a body the client sends anyway.
-    private mutating func refuseOverBudget(_ exchange: Exchange, now: Int64) {
+    private mutating func refuseOverBudget(_ exchange: borrowing Exchange, now: Int64) {
         var response = ProblemDetails(status: 503, detail: "the server's memory budget of \(settings.memoryLimit) bytes for requests in flight is in use; retry later").response
         response.headers.append(("Retry-After", "1"))
         var allowance = Self.maxLingerBytes
