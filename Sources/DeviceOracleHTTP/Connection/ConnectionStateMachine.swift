@@ -450,27 +450,29 @@ struct ConnectionStateMachine: ~Copyable {
     }
 
     let settings: Settings
+    /// Everything of a request lives in its case's payload. What follows beside it is the
+    /// connection's, each with why it is not in a payload.
     private var state: State
-    /// Kept outside `state` so it parses in place rather than being copied out of the
-    /// enum and back for every input.
+    /// Beside: the byte stream's parser, whose position spans requests (a pipelined head
+    /// may be half read while the previous request is answered) and which parses in place.
     private var framer: RequestFramer
-    /// Beside `state`: it runs across a head and its body (several cases) and restarts on
-    /// every read, which would rebuild the case's payload each time.
+    /// Beside: it counts every read whatever the case (a head, its body, a stream) and is
+    /// restarted by the server's own waits; in a payload each read would move the state.
     private var rateClock: ReceiveRateClock
-    /// Beside `state`: the loop's one timer, whatever the case (`nextWait` arms it).
+    /// Beside: what the loop's one timer was last asked for (an echo of an output, as the
+    /// outbox is); the send timeout runs across cases.
     private var timer = ArmedTimer()
-    /// The last `parse` stopped because output waited, maybe with an event still due
-    /// that needs no more bytes (the end of a Content-Length body whose last bytes were
-    /// all read): parsing must go on once the output has gone, whether or not more
-    /// bytes arrive. A fact of the last `parse`, not of a case.
+    /// Beside: a fact of the last `parse` round, not of a case. It stopped because output
+    /// waited, maybe with an event due that needs no more bytes (the end of a body whose
+    /// last bytes were all read), so parsing goes on once the output has gone.
     private var stoppedForOutput = false
-    /// The peer closed its side: answers from then on close. Holds in every case once set.
+    /// Beside: once the peer closed its side, answers close, in every case from then on.
     private var peerClosedInput = false
-    /// The server is shutting down (`drainBegan`): answers close their connection. Beside
-    /// the state, not in it: it holds in every case once told, and is told once.
+    /// Beside: once the server drains (`drainBegan`), answers close, in every case from then on.
     private var draining: Bool
-    /// Effects decided and not yet taken by the loop (`nextEffect`): `outbox[outboxIndex..<outboxCount]`.
-    /// Its slots are reused (a taken one holds a placeholder), so a request allocates nothing.
+    /// Not state but the output channel: effects decided and not yet taken by the loop
+    /// (`nextEffect`), `outbox[outboxIndex..<outboxCount]`. Its slots are reused (a taken
+    /// one holds a placeholder), so a request allocates nothing.
     private var outbox: [Effect] = []
     private var outboxIndex = 0
     private var outboxCount = 0
@@ -838,7 +840,6 @@ struct ConnectionStateMachine: ~Copyable {
     /// The handler `parse` asked for has answered: its answer to send, as the only thing
     /// decided (`send`) or among the effects (`proceed`).
     mutating func handlerFinished(_ response: consuming HTTPResponse, now: Int64) -> Answered {
-        // The tag first: a state bound whole (`case let other`) was copied on every answer.
         guard phase == .running, case .running(let exchange) = takeState() else { return .none }
         let answer = answer(response, exchange: exchange, forceClose: false, now: now)
         guard !hasEffects else {
@@ -924,9 +925,11 @@ struct ConnectionStateMachine: ~Copyable {
 
     // MARK: Requests
 
-    /// Moves the state out, leaving `.modifying`: a case's payload is then taken, not
-    /// copied (a copy retains everything in an `Exchange`, and a body appended to while
-    /// the state still refers to it would be copied whole).
+    /// Moves the state out, leaving `.modifying`, so a case's payload is taken out of it
+    /// by matching (`if phase == .x, case .x(var payload) = takeState()`), changed in
+    /// place and put back. The state, an exchange and a stream are not copyable, so this
+    /// is a move: no payload is copied and destroyed on the way, and a body appended to
+    /// is the only reference to its storage.
     private mutating func takeState() -> State {
         var taken = State.modifying
         swap(&taken, &state)
@@ -998,8 +1001,6 @@ struct ConnectionStateMachine: ~Copyable {
     private mutating func receivedBody(_ range: Range<Int>, of input: UnsafeRawBufferPointer,
                                                                    now: Int64) -> Int? {
         timer.bodyProgress = true
-        // `if case` on the taken state, not `switch`: a debug build keeps a switched-on
-        // state alive to its end, so the body would be shared and every append copy it.
         if phase == .receivingBody, case .receivingBody(var exchange) = takeState() {
             guard exchange.keepsBody else {
                 state = .receivingBody(exchange)  // a body read and discarded
