@@ -504,12 +504,7 @@ struct ConnectionStateMachine: ~Copyable {
     var isClosed: Bool { phase == .closed }
 
     /// Requests are parsed (pending input may be given to `parse`).
-    var isReadingRequests: Bool {
-        switch phase {
-        case .awaitingHead, .receivingBody, .streaming, .startingStream: true
-        case .routing, .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
-        }
-    }
+    var isReadingRequests: Bool { phase.isReadingRequests }
 
     /// Bytes `parse` left are kept for later (not dropped, as when closing).
     var keepsUnparsedInput: Bool {
@@ -565,8 +560,16 @@ struct ConnectionStateMachine: ~Copyable {
     private enum Phase: Equatable {
         case awaitingHead, routing, receivingBody, streaming, startingStream, awaitingMemory, running
         case closingAfterWrite, lingering, closed, modifying
+
+        var isReadingRequests: Bool {
+            switch self {
+            case .awaitingHead, .receivingBody, .streaming, .startingStream: true
+            case .routing, .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
+            }
+        }
     }
 
+    @inline(__always)
     private var phase: Phase {
         switch state {
         case .awaitingHead: .awaitingHead
@@ -672,13 +675,16 @@ struct ConnectionStateMachine: ~Copyable {
         while true {
             // What the last step decided goes out first, whether or not reading goes on.
             if hasEffects { return .performEffects }
-            guard isReadingRequests else { break }
-            if let call = takeDueStreamCall(now: now) { return call }
+            // The case is read once a step: each read of it goes through the whole state.
+            let phase = self.phase
+            guard phase.isReadingRequests else { break }
+            let isStream = phase == .streaming || phase == .startingStream
+            if isStream, let call = takeDueStreamCall(now: now) { return call }
             if output.isBackedUp {
                 stoppedForOutput = true
                 break
             }
-            if let resumed = resumeHeldInput(isDrained: output.isDrained) {
+            if phase == .streaming, let resumed = resumeHeldInput(isDrained: output.isDrained) {
                 // A paused stream goes on once its output has gone, before any later byte.
                 guard resumed else { break }
                 continue
@@ -931,9 +937,7 @@ struct ConnectionStateMachine: ~Copyable {
     /// is a move: no payload is copied and destroyed on the way, and a body appended to
     /// is the only reference to its storage.
     private mutating func takeState() -> State {
-        var taken = State.modifying
-        swap(&taken, &state)
-        return taken
+        exchange(&state, with: .modifying)
     }
 
     /// Every path sets the state (`.routing` until then). Returns the bytes asked of the
