@@ -127,6 +127,12 @@ struct ConnectionStateMachine: ~Copyable {
         var holding = Holding()
         /// The reservation asked for and not answered yet (`budgetAnswered`).
         var asked = AskedReservation.none
+        /// Body bytes arrived since the connection last waited: the body timeout starts again.
+        var bodyProgress = false
+        /// The last `parse` stopped here because output waited, maybe with an event due
+        /// that needs no more bytes (the end of a body whose last bytes were all read):
+        /// parsing goes on once the output has gone, whether or not more bytes arrive.
+        var stoppedForOutput = false
 
         /// What an access line of a refusal says of the request.
         var summary: HeadSummary {
@@ -230,6 +236,8 @@ struct ConnectionStateMachine: ~Copyable {
         var startedAt: Int64
         /// The connection has answered a request before: its wait is the idle timeout.
         var hasAnswered: Bool
+        /// The last `parse` stopped here because output waited (`Exchange.stoppedForOutput`).
+        var stoppedForOutput = false
     }
 
     /// A request whose body waits for the memory budget.
@@ -445,8 +453,6 @@ struct ConnectionStateMachine: ~Copyable {
     private struct ArmedTimer {
         var kind: TimerKind?
         var deadline: Int64 = 0
-        /// Body bytes arrived since the last wait: the body timeout starts again.
-        var bodyProgress = false
     }
 
     let settings: Settings
@@ -462,10 +468,6 @@ struct ConnectionStateMachine: ~Copyable {
     /// Beside: what the loop's one timer was last asked for (an echo of an output, as the
     /// outbox is); the send timeout runs across cases.
     private var timer = ArmedTimer()
-    /// Beside: a fact of the last `parse` round, not of a case. It stopped because output
-    /// waited, maybe with an event due that needs no more bytes (the end of a body whose
-    /// last bytes were all read), so parsing goes on once the output has gone.
-    private var stoppedForOutput = false
     /// Beside: once the peer closed its side, answers close, in every case from then on.
     private var peerClosedInput = false
     /// Beside: once the server drains (`drainBegan`), answers close, in every case from then on.
@@ -622,6 +624,49 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
+    /// The last `parse` stopped because output waited (a fact of the reading cases).
+    private var stoppedForOutput: Bool {
+        switch state {
+        case .awaitingHead(let waiting): waiting.stoppedForOutput
+        default: withCurrentExchange { $0.stoppedForOutput } ?? false
+        }
+    }
+
+    private mutating func markStoppedForOutput(_ stopped: Bool) {
+        switch takeState() {
+        case .awaitingHead(var waiting):
+            waiting.stoppedForOutput = stopped
+            state = .awaitingHead(waiting)
+        case .receivingBody(var exchange):
+            exchange.stoppedForOutput = stopped
+            state = .receivingBody(exchange)
+        case .startingStream(var exchange):
+            exchange.stoppedForOutput = stopped
+            state = .startingStream(exchange)
+        case .streaming(var stream):
+            stream.exchange.stoppedForOutput = stopped
+            state = .streaming(stream)
+        case let other:
+            state = other
+        }
+    }
+
+    /// Body bytes arrived since the connection last waited (`nextWait`).
+    private var bodyProgress: Bool { withCurrentExchange { $0.bodyProgress } ?? false }
+
+    private mutating func markBodyProgress(_ progress: Bool) {
+        switch takeState() {
+        case .receivingBody(var exchange):
+            exchange.bodyProgress = progress
+            state = .receivingBody(exchange)
+        case .streaming(var stream):
+            stream.exchange.bodyProgress = progress
+            state = .streaming(stream)
+        case let other:
+            state = other
+        }
+    }
+
     /// The next effect decided and not yet performed, in order; nil once all were taken.
     mutating func nextEffect() -> Effect? {
         guard outboxIndex < outboxCount else {
@@ -671,7 +716,7 @@ struct ConnectionStateMachine: ~Copyable {
     /// `output`: the connection's output as it is now.
     mutating func parse(_ input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
                                                     output: OutputState) -> ParseResult {
-        stoppedForOutput = false
+        if stoppedForOutput { markStoppedForOutput(false) }
         while true {
             // What the last step decided goes out first, whether or not reading goes on.
             if hasEffects { return .performEffects }
@@ -681,7 +726,7 @@ struct ConnectionStateMachine: ~Copyable {
             let isStream = phase == .streaming || phase == .startingStream
             if isStream, let call = takeDueStreamCall(now: now) { return call }
             if output.isBackedUp {
-                stoppedForOutput = true
+                markStoppedForOutput(true)
                 break
             }
             if phase == .streaming, let resumed = resumeHeldInput(isDrained: output.isDrained) {
@@ -875,7 +920,6 @@ struct ConnectionStateMachine: ~Copyable {
         // Draining: an answer that was still going out when the drain began has now
         // gone; the connection is idle and closes like the idle ones did then.
         if draining, !hasRequestInFlight(hasPendingOutput: hasPendingOutput) { return .close }
-        defer { timer.bodyProgress = false }
         switch phase {
         case .awaitingHead:
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
@@ -890,11 +934,10 @@ struct ConnectionStateMachine: ~Copyable {
                 return .poll(.write, armSend(sentSome: sentSome, now: now))
             }
             if framer.isInsideHead { return .poll(.read, rearm(.header, now: now)) }
-            if timer.kind != .body || timer.bodyProgress {
-                arm(.body, now: now)
-                return .poll(.read, .arm(.body, deadline: timer.deadline))
-            }
-            return .poll(.read, .keep)
+            guard timer.kind != .body || bodyProgress else { return .poll(.read, .keep) }
+            if bodyProgress { markBodyProgress(false) }
+            arm(.body, now: now)
+            return .poll(.read, .arm(.body, deadline: timer.deadline))
         case .routing, .running, .closingAfterWrite:
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
             timer.kind = nil
@@ -1004,8 +1047,8 @@ struct ConnectionStateMachine: ~Copyable {
     /// Returns the bytes asked of the budget before more is read, if any.
     private mutating func receivedBody(_ range: Range<Int>, of input: UnsafeRawBufferPointer,
                                                                    now: Int64) -> Int? {
-        timer.bodyProgress = true
         if phase == .receivingBody, case .receivingBody(var exchange) = takeState() {
+            exchange.bodyProgress = true
             guard exchange.keepsBody else {
                 state = .receivingBody(exchange)  // a body read and discarded
                 return nil
@@ -1020,6 +1063,7 @@ struct ConnectionStateMachine: ~Copyable {
             return nil
         }
         guard phase == .streaming, case .streaming(var stream) = takeState() else { return nil }
+        stream.exchange.bodyProgress = true
         if case .ended = stream.answer {} else {
             stream.receivedBytes += range.count
             stream.due = .receive(.read(range), pauseFrom: .read(range))
