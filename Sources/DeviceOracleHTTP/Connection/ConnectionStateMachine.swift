@@ -529,12 +529,13 @@ struct ConnectionStateMachine: ~Copyable {
     /// Parsing must go on once the output has gone even if no more bytes arrive: held
     /// input of a paused stream, or an event due without input.
     var resumesWithoutInput: Bool {
-        guard isReadingRequests else { return false }
-        if stoppedForOutput { return true }
         switch state {
-        case .startingStream: return true
-        case .streaming(let stream): return stream.due != nil || !stream.heldInput.isEmpty
-        default: return false
+        case .awaitingHead(let waiting): waiting.stoppedForOutput
+        case .receivingBody(let exchange): exchange.stoppedForOutput
+        case .startingStream: true
+        case .streaming(let stream):
+            stream.exchange.stoppedForOutput || stream.due != nil || !stream.heldInput.isEmpty
+        default: false
         }
     }
 
@@ -625,10 +626,14 @@ struct ConnectionStateMachine: ~Copyable {
     }
 
     /// The last `parse` stopped because output waited (a fact of the reading cases).
+    @inline(__always)
     private var stoppedForOutput: Bool {
         switch state {
         case .awaitingHead(let waiting): waiting.stoppedForOutput
-        default: withCurrentExchange { $0.stoppedForOutput } ?? false
+        case .receivingBody(let exchange): exchange.stoppedForOutput
+        case .startingStream(let exchange): exchange.stoppedForOutput
+        case .streaming(let stream): stream.exchange.stoppedForOutput
+        default: false
         }
     }
 
@@ -652,7 +657,13 @@ struct ConnectionStateMachine: ~Copyable {
     }
 
     /// Body bytes arrived since the connection last waited (`nextWait`).
-    private var bodyProgress: Bool { withCurrentExchange { $0.bodyProgress } ?? false }
+    private var bodyProgress: Bool {
+        switch state {
+        case .receivingBody(let exchange): exchange.bodyProgress
+        case .streaming(let stream): stream.exchange.bodyProgress
+        default: false
+        }
+    }
 
     private mutating func markBodyProgress(_ progress: Bool) {
         switch takeState() {
