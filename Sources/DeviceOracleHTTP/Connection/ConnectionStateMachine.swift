@@ -625,34 +625,24 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
-    /// The last `parse` stopped because output waited (a fact of the reading cases).
+    /// The last `parse` stopped because output waited (a fact of the reading cases; a
+    /// starting stream's parse always stops for its handler first).
     @inline(__always)
     private var stoppedForOutput: Bool {
         switch state {
         case .awaitingHead(let waiting): waiting.stoppedForOutput
         case .receivingBody(let exchange): exchange.stoppedForOutput
-        case .startingStream(let exchange): exchange.stoppedForOutput
         case .streaming(let stream): stream.exchange.stoppedForOutput
         default: false
         }
     }
 
     private mutating func markStoppedForOutput(_ stopped: Bool) {
-        switch takeState() {
-        case .awaitingHead(var waiting):
+        if phase == .awaitingHead, case .awaitingHead(var waiting) = takeState() {
             waiting.stoppedForOutput = stopped
             state = .awaitingHead(waiting)
-        case .receivingBody(var exchange):
-            exchange.stoppedForOutput = stopped
-            state = .receivingBody(exchange)
-        case .startingStream(var exchange):
-            exchange.stoppedForOutput = stopped
-            state = .startingStream(exchange)
-        case .streaming(var stream):
-            stream.exchange.stoppedForOutput = stopped
-            state = .streaming(stream)
-        case let other:
-            state = other
+        } else {
+            modifyReadingExchange { $0.stoppedForOutput = stopped }
         }
     }
 
@@ -665,13 +655,14 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
-    private mutating func markBodyProgress(_ progress: Bool) {
+    /// Changes the exchange of a request whose body is being read, in place.
+    private mutating func modifyReadingExchange(_ change: (inout Exchange) -> Void) {
         switch takeState() {
         case .receivingBody(var exchange):
-            exchange.bodyProgress = progress
+            change(&exchange)
             state = .receivingBody(exchange)
         case .streaming(var stream):
-            stream.exchange.bodyProgress = progress
+            change(&stream.exchange)
             state = .streaming(stream)
         case let other:
             state = other
@@ -946,7 +937,7 @@ struct ConnectionStateMachine: ~Copyable {
             }
             if framer.isInsideHead { return .poll(.read, rearm(.header, now: now)) }
             guard timer.kind != .body || bodyProgress else { return .poll(.read, .keep) }
-            if bodyProgress { markBodyProgress(false) }
+            if bodyProgress { modifyReadingExchange { $0.bodyProgress = false } }
             arm(.body, now: now)
             return .poll(.read, .arm(.body, deadline: timer.deadline))
         case .routing, .running, .closingAfterWrite:
