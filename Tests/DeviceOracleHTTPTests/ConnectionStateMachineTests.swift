@@ -26,9 +26,10 @@ final class ConnectionStateMachineTests: XCTestCase {
         var isOutputBackedUp = false
         var isOutputDrained = true
 
-        /// Records `effect`; true when it was an answer that went whole (the loop then
-        /// says so with `answerBodyQueued`; a body written as it is sent stays queued).
-        func perform(_ effect: ConnectionStateMachine.Effect) -> Bool {
+        /// Records `effect`; what its request holds when it was an answer that went whole
+        /// (the loop then says so with `answerBodyQueued`; a body written as it is sent
+        /// stays queued, its holding in `streamingAnswer`).
+        func perform(_ effect: ConnectionStateMachine.Effect) -> ConnectionStateMachine.Holding? {
             switch effect {
             case .sendContinue:
                 continues += 1
@@ -40,7 +41,11 @@ final class ConnectionStateMachineTests: XCTestCase {
                                       retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
                 answeredBodies.append(String(decoding: response.body, as: UTF8.self))
                 if let accessLine { accessStatuses.append(accessLine.status) }
-                return response.bodyStream == nil
+                guard response.bodyStream == nil else {
+                    streamingAnswer = answer.holding
+                    return nil
+                }
+                return answer.holding
             case .sendRefusal(let response):
                 refusals.append(response.status)
                 refusalDetails.append(String(decoding: response.body, as: UTF8.self))
@@ -66,9 +71,14 @@ final class ConnectionStateMachineTests: XCTestCase {
                 reserved -= bytes
             case .holdMemory(let bytes):
                 reserved += bytes
+            case .logError(let message):
+                errors.append(message)
             }
-            return false
+            return nil
         }
+
+        /// What the request of an answer whose body is written as it is sent holds.
+        var streamingAnswer: ConnectionStateMachine.Holding?
 
         /// A streamed answer as it would go out: its head's status and fields, then its body
         /// bytes (unframed), then its trailers.
@@ -86,6 +96,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         }
 
         var trims = 0
+        /// What the server logged as its own errors.
+        var errors: [String] = []
     }
 
     /// A streamed request's handler that does what each test scripts: per call, what it
@@ -145,11 +157,23 @@ final class ConnectionStateMachineTests: XCTestCase {
         Route(path: "/written", methods: [.GET]) { _ in HTTPResponse(status: 200, bodyStream: NoPieces()) },
     ])
     private let effects = RecordingEffects()
+    /// The machine as the loop holds it (it is not copyable: one connection, one machine).
+    final class Connection {
+        var machine: ConnectionStateMachine
+
+        init(_ machine: consuming ConnectionStateMachine) {
+            self.machine = machine
+        }
+    }
+
+    private var connection: Connection!
     /// After every input the loop performs the effects the machine decided, in order.
-    private var machine: ConnectionStateMachine! {
-        didSet {
-            while let effect = machine.nextEffect() {
-                if effects.perform(effect) { _ = machine.answerBodyQueued() }
+    private var machine: ConnectionStateMachine {
+        _read { yield connection.machine }
+        _modify {
+            yield &connection.machine
+            while let effect = connection.machine.nextEffect() {
+                if let holding = effects.perform(effect) { _ = connection.machine.answerBodyQueued(holding) }
             }
         }
     }
@@ -173,8 +197,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         configuration.idleTimeout = 60
         configuration.minReceiveRate = 0
         configure(&configuration)
-        machine = ConnectionStateMachine(settings: .init(configuration: configuration, router: router, answerRecording: .lines),
-                                         now: start)
+        connection = Connection(ConnectionStateMachine(
+            settings: .init(configuration: configuration, router: router, answerRecording: .lines), now: start))
     }
 
     /// What the loop does with a read of `text` at `now`: parse it, run handlers inline
@@ -199,7 +223,7 @@ final class ConnectionStateMachineTests: XCTestCase {
     private func parse(_ input: UnsafeRawBufferPointer, index: inout Int, at now: Int64) {
         var next = machine.parse(input, index: &index, now: now, output: output)
         while true {
-            switch next {
+            switch consume next {
             case .stop:
                 return
             case .runHandler(let routeIndex, let request):
@@ -236,7 +260,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         case .none: return .none
         case .proceed: return .proceed
         case .send(let answer):
-            if effects.perform(.send(answer)) { _ = machine.answerBodyQueued() }
+            if let holding = effects.perform(.send(answer)) { _ = machine.answerBodyQueued(holding) }
             return .proceed
         }
     }
@@ -591,27 +615,34 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.answers.map(\.status), [200, 404, 200])
     }
 
-    /// Reads `request` at the start, routes its head and returns what the machine asks
-    /// for next (nil, after a failure, when parse did not give the head to route).
-    private func routeOne(_ request: String) -> ConnectionStateMachine.ParseResult? {
+    /// Reads `request` at the start, routes its head and says what the machine asks for
+    /// next ("performEffects", "reserve BYTES", "something else"; nil, after a failure,
+    /// when parse did not give the head to route).
+    private func routeOne(_ request: String) -> String? {
         let request = Array(request.utf8)
         _ = machine.bytesRead(request.count, now: start)
         var index = 0
-        let routing = request.withUnsafeBytes { machine.parse($0, index: &index, now: start, output: output) }
-        guard case .route(let head) = routing else {
-            XCTFail("parse returned \(routing), not the head to route")
-            return nil
-        }
-        return request.withUnsafeBytes {
-            machine.headRouted(head, to: router.choose(for: head), input: $0, index: &index, now: start, output: output)
+        return request.withUnsafeBytes { input -> String? in
+            switch machine.parse(input, index: &index, now: start, output: output) {
+            case .route(let head):
+                switch machine.headRouted(head, to: router.choose(for: head), input: input, index: &index, now: start,
+                                          output: output) {
+                case .performEffects: return "performEffects"
+                case .reserve(let bytes): return "reserve \(bytes)"
+                default: return "something else"
+                }
+            default:
+                XCTFail("parse did not return the head to route")
+                return nil
+            }
         }
     }
 
     func testAnAnswerThatEndsReadingIsStillHandedToTheLoop() {
         accept()
-        guard let result = routeOne("GET /nowhere HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n") else { return }
+        let next = routeOne("GET /nowhere HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
 
-        guard case .performEffects = result else { return XCTFail("parse returned \(result), not the 404 to send") }
+        XCTAssertEqual(next, "performEffects", "the 404 to send")
         XCTAssertEqual(effects.answers.map(\.status), [404])
         XCTAssertFalse(machine.isReadingRequests, "the answer closes the connection")
     }
@@ -658,6 +689,22 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         for piece in Array(body.utf8).chunked(into: 7) { read(piece, at: start) }
 
+        XCTAssertEqual(effects.answeredBodies, [body])
+    }
+
+    func testABodyReadInManySmallReadsIsAppendedInPlaceNeverCopied() {
+        accept { $0.offloadBodyBytes = 1 << 20 }
+        let body = "[" + String(repeating: "1,", count: 14_999) + "1]"
+        read(postHead(body.utf8.count), at: start)
+        var storage: Set<UnsafeRawPointer> = []
+
+        for piece in Array(body.utf8).chunked(into: 100) {
+            read(piece, at: start)
+            if let address = machine.bodyStorage { storage.insert(address) }
+        }
+
+        // A copy per read (quadratic in the body's length) would move it on every read.
+        XCTAssertEqual(storage.count, 1, "its Content-Length is reserved once; each read appends to it")
         XCTAssertEqual(effects.answeredBodies, [body])
     }
 
@@ -732,7 +779,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(effects.reserved, 0, "the share is given back with the answer")
     }
 
-    func testAnAnswerHoldingMoreThanItsBodysShareIsCountedUntilItHasGone() {
+    func testAnAnswerHoldingMoreThanItsBodysShareIsCountedUntilItHasGone() throws {
         accept { $0.offloadBodyBytes = 1 }
         read(postHead(3) + "[1]", at: start)
         XCTAssertEqual(effects.reserved, 3)
@@ -741,7 +788,7 @@ final class ConnectionStateMachineTests: XCTestCase {
 
         _ = finished(response, at: start + second)
         XCTAssertEqual(effects.reserved, 5000, "the body's share and what the answer holds beyond it")
-        XCTAssertEqual(machine.answerBodyQueued(), .performEffects)
+        XCTAssertEqual(machine.answerBodyQueued(try XCTUnwrap(effects.streamingAnswer)), .performEffects)
 
         XCTAssertEqual(effects.reserved, 0)
     }
@@ -765,10 +812,9 @@ final class ConnectionStateMachineTests: XCTestCase {
 
     func testABodysShareOfTheBudgetIsAskedForBeforeItIsRead() {
         accept()
-        guard let result = routeOne(postHead(1000)) else { return }
+        let next = routeOne(postHead(1000))
 
-        guard case .reserve(let bytes) = result else { return XCTFail("parse returned \(result), not the share to reserve") }
-        XCTAssertEqual(bytes, 1000)
+        XCTAssertEqual(next, "reserve 1000", "the share to reserve")
         var index = 0
         _ = machine.budgetAnswered(granted: false, input: ConnectionStateMachine.noBytes, index: &index, now: start,
                                    output: output)
@@ -838,6 +884,44 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(handler.received, "bad\n", "the rest of the body is not handed over")
         XCTAssertEqual(wait(start), .shutdownWriteAndLinger(deadline: start + second))
         XCTAssertEqual(effects.reserved, 0)
+    }
+
+    func testAHandlerThatWritesBeforeItsAnswerBeginsGets500AndTheServerGoesOn() {
+        accept()
+        handler.onReceive = [("secret line\n", .more)]
+
+        read(streamHead() + chunk("secret\n"), at: start)
+
+        XCTAssertEqual(effects.answers, [.init(status: 500, connection: .close)])
+        XCTAssertEqual(effects.streamedBytes, [], "what it wrote is never sent")
+        XCTAssertEqual(effects.errors.count, 1)
+        XCTAssertFalse(effects.errors[0].contains("secret"), "the log holds no request data")
+        XCTAssertEqual(effects.reserved, 0)
+        XCTAssertEqual(wait(start), .shutdownWriteAndLinger(deadline: start + second))
+    }
+
+    func testAHandlerThatBeginsItsAnswerTwiceIsClosedAfterWhatWasWritten() {
+        accept()
+        handler.onReceive = [("A\n", begin200), ("B\n", begin200)]
+
+        read(streamHead() + chunk("a\n") + chunk("b\n"), at: start)
+
+        XCTAssertEqual(effects.streamedHeads.map(\.status), [200], "its status has gone: no 500 can follow")
+        XCTAssertEqual(String(decoding: effects.streamedBytes, as: UTF8.self), "A\n")
+        XCTAssertEqual(effects.errors.count, 1)
+        XCTAssertEqual(effects.accessStatuses, [200])
+        XCTAssertEqual(effects.reserved, 0)
+        XCTAssertEqual(wait(start), .close)
+    }
+
+    func testAHandlerThatAsksForMoreAfterTheBodyEndedGets500() {
+        accept()
+        handler.onBodyEnded = [("", .more)]
+
+        read(streamHead() + chunk("a\n") + "0\r\n\r\n", at: start)
+
+        XCTAssertEqual(effects.answers.map(\.status), [500])
+        XCTAssertEqual(effects.errors.count, 1)
     }
 
     func testTheAnswerEndsWithItsTrailersAndOneAccessRecordWithTheHandlersLogFields() {
@@ -1067,11 +1151,11 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testManySlowStreamsHoldWhatTheyHoldNotTheWholeBudget() {
         let budget = 512 * 1024 * 1024
         effects.budget = budget
-        var machines: [ConnectionStateMachine] = []
+        var connections: [Connection] = []
         for _ in 0..<128 {
             accept()
             read(streamHead() + chunk(#"{"type":"userPlayed"}"# + "\n"), at: start)
-            machines.append(machine)
+            connections.append(connection)
         }
 
         XCTAssertEqual(effects.reserved, 128 * StreamedBody.defaultMemoryShare)

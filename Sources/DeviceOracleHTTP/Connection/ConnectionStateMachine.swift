@@ -16,7 +16,7 @@
 /// the order decided (`nextEffect`). A reservation of the memory budget is asked for
 /// too (`reserve`) and its answer comes back as an input (`budgetAnswered`): the
 /// machine consults nothing.
-struct ConnectionStateMachine {
+struct ConnectionStateMachine: ~Copyable {
     /// The rules every connection of a server follows, shared (one reference per connection).
     final class Settings: Sendable {
         /// Each route's streamed body, by the route's index (what a stream holds of the
@@ -103,21 +103,66 @@ struct ConnectionStateMachine {
     /// since its length is unknown until it ends.
     static let chunkedReservationBytes = 1024 * 1024
 
-    /// The request between its head and its answer.
-    struct Exchange {
+    /// The request between its head and its answer. Not copyable: it is moved from state
+    /// to state, never copied and destroyed on the way.
+    struct Exchange: ~Copyable {
         var head: RequestHead
         /// The route that answers (its index in the router); nil when `decided` does.
         var routeIndex: Int?
         /// The answer decided from the head alone (404, 405, 415...), sent once the body has been read.
-        var decided: HTTPResponse?
+        var decided: HTTPResponse? {
+            get { decidedAnswer?.response }
+            set { decidedAnswer = newValue.map(DecidedAnswer.init) }
+        }
+        /// Boxed: it is rare, and the exchange moves with its state on every input.
+        fileprivate var decidedAnswer: DecidedAnswer?
         var keepsBody: Bool
         /// The body goes to the route's `StreamedRequestHandler` as it arrives.
         var streams = false
         var startedAt: Int64
+        /// The body as read so far (a kept body only). Appended to in place: the state is
+        /// taken out (`takeState`), so this array is the only reference to its storage.
+        var body: [UInt8] = []
+        /// What the request holds of the memory budget.
+        var holding = Holding()
+        /// The reservation asked for and not answered yet (`budgetAnswered`).
+        var asked = AskedReservation.none
+        /// Body bytes arrived since the connection last waited: the body timeout starts again.
+        var bodyProgress = false
+        /// The last `parse` stopped here because output waited, maybe with an event due
+        /// that needs no more bytes (the end of a body whose last bytes were all read):
+        /// parsing goes on once the output has gone, whether or not more bytes arrive.
+        var stoppedForOutput = false
+
+        /// What an access line of a refusal says of the request.
+        var summary: HeadSummary {
+            HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
+        }
+    }
+
+    final class DecidedAnswer {
+        let response: HTTPResponse
+
+        init(_ response: HTTPResponse) {
+            self.response = response
+        }
+    }
+
+    /// What a request holds of the server's memory budget. It goes with the request's
+    /// answer (`Answer.holding`) and is given back once that answer has gone
+    /// (`answerBodyQueued`), or when the request ends without one.
+    struct Holding {
+        /// The body bytes its share covers (`share(of:)` them is counted).
+        var bodyBytes = 0
+        /// A streamed request's share (`StreamedBody.memoryShare`), whatever its length,
+        /// grown in steps with what its handler holds.
+        var streamShare = 0
+        /// What its answer holds beyond the body's share (`HTTPResponse.heldBytes`).
+        var answerBytes = 0
     }
 
     /// A request whose body is handed to its handler read by read, and its answer.
-    struct Stream {
+    struct Stream: ~Copyable {
         enum Answer {
             /// The handler has not said yet; nothing is sent.
             case undecided
@@ -134,6 +179,9 @@ struct ConnectionStateMachine {
         var sentBytes = 0
         /// The handler call decided and not made yet: `parse` asks for it before anything else.
         var due: StreamCall?
+        /// The rest of a read the handler did not take when it paused
+        /// (`StreamedProgress.pause`): handed over first once the output has gone.
+        var heldInput: [UInt8] = []
 
         var isUndecided: Bool {
             if case .undecided = answer { return true }
@@ -188,9 +236,13 @@ struct ConnectionStateMachine {
         var startedAt: Int64
         /// The connection has answered a request before: its wait is the idle timeout.
         var hasAnswered: Bool
+        /// The last `parse` stopped here because output waited (`Exchange.stoppedForOutput`).
+        var stoppedForOutput = false
     }
 
-    struct AwaitingMemory {
+    /// A request whose body waits for the memory budget.
+    struct AwaitingMemory: ~Copyable {
+        var exchange: Exchange
         var since: Int64
         /// The body bytes the budget must take a share of before reading goes on.
         var bodyBytes: Int
@@ -205,9 +257,8 @@ struct ConnectionStateMachine {
         /// The request waiting in `.awaitingMemory`: its stream's share, or its body's.
         case admission(bytes: Int)
         /// The share of `bodyBytes` more of the body being received (`.receivingBody`, which
-        /// reads nothing before the answer): refused, it waits in `.awaitingMemory`. What
-        /// reading it needs of the head is here, so the common answer moves no state.
-        case body(bodyBytes: Int, length: Int?, expectsContinue: Bool)
+        /// reads nothing before the answer): refused, it waits in `.awaitingMemory`.
+        case body(bodyBytes: Int)
         /// A stream that holds more: its share grows to `wanted`, or it ends with `503`.
         case streamGrowth(wanted: Int)
     }
@@ -219,7 +270,7 @@ struct ConnectionStateMachine {
         var allowance: Int
     }
 
-    private enum State {
+    private enum State: ~Copyable {
         /// Between requests, or inside a head (the framer knows which).
         case awaitingHead(AwaitingHead)
         /// A head has arrived and the loop routes it (`route`, `headRouted`); nothing
@@ -235,7 +286,7 @@ struct ConnectionStateMachine {
         case startingStream(Exchange)
         /// The body needs more of the budget than it has: reading is paused (its bytes
         /// wait in the socket) until they fit or `memoryWait` passes.
-        case awaitingMemory(Exchange, AwaitingMemory)
+        case awaitingMemory(AwaitingMemory)
         /// The handler runs (on the worker pool when offloaded); nothing more is parsed.
         case running(Exchange)
         /// Send what is queued, then close, lingering (up to `lingerAllowance`) or not.
@@ -259,6 +310,8 @@ struct ConnectionStateMachine {
         let framing: AnswerFraming
         let connection: ResponseSerializer.ConnectionField
         let accessLine: AccessLineFields?
+        /// What its request holds of the budget, given back with `answerBodyQueued`.
+        let holding: Holding
     }
 
     /// What the loop does once a route's handler has answered (`handlerFinished`).
@@ -299,6 +352,8 @@ struct ConnectionStateMachine {
         case releaseMemory(Int)
         /// Counts `bytes` the process holds already (an answer's work) in the budget: never refused.
         case holdMemory(Int)
+        /// Logs an error of the server's own (never the request's data).
+        case logError(String)
     }
 
     /// The connection's output as `parse` sees it (the loop's, given with each call).
@@ -318,8 +373,8 @@ struct ConnectionStateMachine {
         case close
     }
 
-    /// Why `parse` returned.
-    enum ParseResult {
+    /// Why `parse` returned. Not copyable: the loop takes the request out of it, never a copy.
+    enum ParseResult: ~Copyable {
         /// Route this head (`Router.choose(for:)`) and give the choice with
         /// `headRouted`, which returns the next step (it parses on, the same input).
         case route(RequestHead)
@@ -398,57 +453,31 @@ struct ConnectionStateMachine {
     private struct ArmedTimer {
         var kind: TimerKind?
         var deadline: Int64 = 0
-        /// Body bytes arrived since the last wait: the body timeout starts again.
-        var bodyProgress = false
     }
 
     let settings: Settings
+    /// Everything of a request lives in its case's payload. What follows beside it is the
+    /// connection's, each with why it is not in a payload.
     private var state: State
-    /// Kept outside `state` so it parses in place rather than being copied out of the
-    /// enum and back for every input.
+    /// Beside: the byte stream's parser, whose position spans requests (a pipelined head
+    /// may be half read while the previous request is answered) and which parses in place.
     private var framer: RequestFramer
-    /// Beside `state`: it runs across a head and its body (several cases) and restarts on
-    /// every read, which would rebuild the case's payload each time.
+    /// Beside: it counts every read whatever the case (a head, its body, a stream) and is
+    /// restarted by the server's own waits; in a payload each read would move the state.
     private var rateClock: ReceiveRateClock
-    /// Beside `state`: the loop's one timer, whatever the case (`nextWait` arms it).
+    /// Beside: what the loop's one timer was last asked for (an echo of an output, as the
+    /// outbox is); the send timeout runs across cases.
     private var timer = ArmedTimer()
-    /// The body bytes the current request's share of the budget covers; held until its
-    /// answer has gone (a streamed answer's last piece), after the state has moved on to
-    /// the next request, so it is beside `state`, not in a case.
-    private var reservedBodyBytes = 0
-    /// The current request's body as read so far. Kept here, not in the `Exchange` inside
-    /// `state`: a copy of the exchange taken out of the state's payload shared the array
-    /// with it, so every read copied the whole body read before it (a body of n reads cost
-    /// n²/2 reads' worth of copying); a stored property is appended in place.
-    private var body: [UInt8] = []
-    /// The share of the budget a streamed request holds (`StreamedBody.memoryShare`),
-    /// whatever its length; beside `state` for the same reason as `reservedBodyBytes`.
-    private var reservedStreamShare = 0
-    /// What an answer holds beyond its body's share (`HTTPResponse.heldBytes`), counted
-    /// until the answer has gone (beside `state`, as `reservedBodyBytes`).
-    private var heldAnswerBytes = 0
-    /// The rest of a read a streamed request's handler did not take when it paused
-    /// (`StreamedProgress.pause`): handed over first once the output has gone. Beside
-    /// `state` for the reason `body` is: an array in a payload is copied when changed.
-    private var heldInput: [UInt8] = []
-    /// The last `parse` stopped because output waited, maybe with an event still due
-    /// that needs no more bytes (the end of a Content-Length body whose last bytes were
-    /// all read): parsing must go on once the output has gone, whether or not more
-    /// bytes arrive. A fact of the last `parse`, not of a case.
-    private var stoppedForOutput = false
-    /// The peer closed its side: answers from then on close. Holds in every case once set.
+    /// Beside: once the peer closed its side, answers close, in every case from then on.
     private var peerClosedInput = false
-    /// The server is shutting down (`drainBegan`): answers close their connection. Beside
-    /// the state, not in it: it holds in every case once told, and is told once.
+    /// Beside: once the server drains (`drainBegan`), answers close, in every case from then on.
     private var draining: Bool
-    /// Effects decided and not yet taken by the loop (`nextEffect`): `outbox[outboxIndex..<outboxCount]`.
-    /// Its slots are reused (a taken one holds a placeholder), so a request allocates nothing.
+    /// Not state but the output channel: effects decided and not yet taken by the loop
+    /// (`nextEffect`), `outbox[outboxIndex..<outboxCount]`. Its slots are reused (a taken
+    /// one holds a placeholder), so a request allocates nothing.
     private var outbox: [Effect] = []
     private var outboxIndex = 0
     private var outboxCount = 0
-    /// Beside the state: asked in `awaitingMemory` and in `streaming` alike, and answered
-    /// before anything else is parsed.
-    private var asked = AskedReservation.none
 
     /// A new connection, accepted at `now` (`draining`: after the drain began): its first
     /// head is due within the header timeout.
@@ -466,22 +495,22 @@ struct ConnectionStateMachine {
         timer.kind.map { ($0, timer.deadline) }
     }
 
-    var isClosed: Bool {
-        if case .closed = state { return true }
-        return false
-    }
-
-    /// Requests are parsed (pending input may be given to `parse`).
-    var isReadingRequests: Bool {
+    /// Where the body being read is stored (tests check that reads append in place).
+    var bodyStorage: UnsafeRawPointer? {
         switch state {
-        case .awaitingHead, .receivingBody, .streaming, .startingStream: true
-        case .routing, .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
+        case .receivingBody(let exchange): exchange.body.withUnsafeBytes { $0.baseAddress }
+        default: nil
         }
     }
 
+    var isClosed: Bool { phase == .closed }
+
+    /// Requests are parsed (pending input may be given to `parse`).
+    var isReadingRequests: Bool { phase.isReadingRequests }
+
     /// Bytes `parse` left are kept for later (not dropped, as when closing).
     var keepsUnparsedInput: Bool {
-        switch state {
+        switch phase {
         case .awaitingHead, .routing, .receivingBody, .streaming, .startingStream, .running, .awaitingMemory: true
         case .closingAfterWrite, .lingering, .closed, .modifying: false
         }
@@ -490,7 +519,7 @@ struct ConnectionStateMachine {
     /// A request whose head has arrived and whose answer is not fully sent (http.md:
     /// such requests complete at shutdown).
     func hasRequestInFlight(hasPendingOutput: Bool) -> Bool {
-        switch state {
+        switch phase {
         case .routing, .running, .awaitingMemory, .receivingBody, .streaming, .startingStream: true
         case .awaitingHead, .closingAfterWrite: hasPendingOutput
         case .lingering, .closed, .modifying: false
@@ -500,21 +529,145 @@ struct ConnectionStateMachine {
     /// Parsing must go on once the output has gone even if no more bytes arrive: held
     /// input of a paused stream, or an event due without input.
     var resumesWithoutInput: Bool {
-        isReadingRequests && (stoppedForOutput || !heldInput.isEmpty || hasDueStreamCall)
+        switch state {
+        case .awaitingHead(let waiting): waiting.stoppedForOutput
+        case .receivingBody(let exchange): exchange.stoppedForOutput
+        case .startingStream: true
+        case .streaming(let stream):
+            stream.exchange.stoppedForOutput || stream.due != nil || !stream.heldInput.isEmpty
+        default: false
+        }
     }
 
     /// A stream's handler call was decided outside `parse` (a timeout or the minimum rate
     /// cut the stream): `parse`, even with no bytes, asks for it.
     var hasDueStreamCall: Bool {
-        // Tags first: binding a payload copies the whole state, on every request's path.
-        if case .startingStream = state { return true }
-        guard case .streaming = state, case .streaming(let stream) = state else { return false }
-        return stream.due != nil
+        switch state {
+        case .startingStream: true
+        case .streaming(let stream): stream.due != nil
+        default: false
+        }
     }
 
     /// The share of the budget an offloaded handler's request holds, for its completion
     /// to give back when the connection has closed meanwhile.
-    var offloadedReservation: Int { share(of: reservedBodyBytes) }
+    var offloadedReservation: Int {
+        switch state {
+        case .running(let exchange): share(of: exchange.holding.bodyBytes)
+        default: 0
+        }
+    }
+
+    /// The state's case without its payload: what most decisions look at. Reading it
+    /// borrows the state (matching the state itself in `if case` would consume it).
+    private enum Phase: Equatable {
+        case awaitingHead, routing, receivingBody, streaming, startingStream, awaitingMemory, running
+        case closingAfterWrite, lingering, closed, modifying
+
+        var isReadingRequests: Bool {
+            switch self {
+            case .awaitingHead, .receivingBody, .streaming, .startingStream: true
+            case .routing, .awaitingMemory, .running, .closingAfterWrite, .lingering, .closed, .modifying: false
+            }
+        }
+    }
+
+    @inline(__always)
+    private var phase: Phase {
+        switch state {
+        case .awaitingHead: .awaitingHead
+        case .routing: .routing
+        case .receivingBody: .receivingBody
+        case .streaming: .streaming
+        case .startingStream: .startingStream
+        case .awaitingMemory: .awaitingMemory
+        case .running: .running
+        case .closingAfterWrite: .closingAfterWrite
+        case .lingering: .lingering
+        case .closed: .closed
+        case .modifying: .modifying
+        }
+    }
+
+    /// `body` of the current request's exchange, borrowed from the state (nil between requests).
+    private func withCurrentExchange<Result>(_ body: (borrowing Exchange) -> Result) -> Result? {
+        switch state {
+        case .receivingBody(let exchange): body(exchange)
+        case .awaitingMemory(let waiting): body(waiting.exchange)
+        case .running(let exchange): body(exchange)
+        case .startingStream(let exchange): body(exchange)
+        case .streaming(let stream): body(stream.exchange)
+        default: nil
+        }
+    }
+
+    /// When the head awaited or being routed began to arrive.
+    private var waitingSince: Int64? {
+        switch state {
+        case .awaitingHead(let waiting): waiting.startedAt
+        case .routing(let waiting): waiting.startedAt
+        default: nil
+        }
+    }
+
+    /// The connection awaits a head after answering a request (its wait is the idle timeout).
+    private var hasAnswered: Bool {
+        switch state {
+        case .awaitingHead(let waiting): waiting.hasAnswered
+        default: false
+        }
+    }
+
+    private var closingAfterWrite: (linger: Bool, allowance: Int)? {
+        switch state {
+        case .closingAfterWrite(let linger, let allowance): (linger, allowance)
+        default: nil
+        }
+    }
+
+    /// The last `parse` stopped because output waited (a fact of the reading cases; a
+    /// starting stream's parse always stops for its handler first).
+    @inline(__always)
+    private var stoppedForOutput: Bool {
+        switch state {
+        case .awaitingHead(let waiting): waiting.stoppedForOutput
+        case .receivingBody(let exchange): exchange.stoppedForOutput
+        case .streaming(let stream): stream.exchange.stoppedForOutput
+        default: false
+        }
+    }
+
+    private mutating func markStoppedForOutput(_ stopped: Bool) {
+        if phase == .awaitingHead, case .awaitingHead(var waiting) = takeState() {
+            waiting.stoppedForOutput = stopped
+            state = .awaitingHead(waiting)
+        } else {
+            modifyReadingExchange { $0.stoppedForOutput = stopped }
+        }
+    }
+
+    /// Body bytes arrived since the connection last waited (`nextWait`).
+    private var bodyProgress: Bool {
+        switch state {
+        case .receivingBody(let exchange): exchange.bodyProgress
+        case .streaming(let stream): stream.exchange.bodyProgress
+        default: false
+        }
+    }
+
+    /// Changes the exchange of a request whose body is being read, in place.
+    private mutating func modifyReadingExchange(_ change: (inout Exchange) -> Void) {
+        switch takeState() {
+        case .receivingBody(var exchange):
+            change(&exchange)
+            state = .receivingBody(exchange)
+        case .streaming(var stream):
+            change(&stream.exchange)
+            state = .streaming(stream)
+        case let other:
+            state = other
+        }
+    }
 
     /// The next effect decided and not yet performed, in order; nil once all were taken.
     mutating func nextEffect() -> Effect? {
@@ -544,14 +697,14 @@ struct ConnectionStateMachine {
 
     /// `count` bytes were read.
     mutating func bytesRead(_ count: Int, now: Int64) -> Arrival {
-        if case .lingering(var lingering) = state {
+        if phase == .lingering, case .lingering(var lingering) = takeState() {
             lingering.discarded += count
-            if lingering.discarded >= lingering.allowance { return .close }
+            let isOver = lingering.discarded >= lingering.allowance
             state = .lingering(lingering)
-            return .discarded
+            return isOver ? .close : .discarded
         }
         if framer.isBetweenRequests {
-            if case .awaitingHead(var waiting) = state {
+            if phase == .awaitingHead, case .awaitingHead(var waiting) = takeState() {
                 waiting.startedAt = now
                 state = .awaitingHead(waiting)
             }
@@ -565,32 +718,33 @@ struct ConnectionStateMachine {
     /// `output`: the connection's output as it is now.
     mutating func parse(_ input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
                                                     output: OutputState) -> ParseResult {
-        stoppedForOutput = false
+        if stoppedForOutput { markStoppedForOutput(false) }
         while true {
             // What the last step decided goes out first, whether or not reading goes on.
             if hasEffects { return .performEffects }
-            guard isReadingRequests else { break }
-            if let call = takeDueStreamCall() { return call }
+            // The case is read once a step: each read of it goes through the whole state.
+            let phase = self.phase
+            guard phase.isReadingRequests else { break }
+            let isStream = phase == .streaming || phase == .startingStream
+            if isStream, let call = takeDueStreamCall(now: now) { return call }
             if output.isBackedUp {
-                stoppedForOutput = true
+                markStoppedForOutput(true)
                 break
             }
-            if !heldInput.isEmpty {
+            if phase == .streaming, let resumed = resumeHeldInput(isDrained: output.isDrained) {
                 // A paused stream goes on once its output has gone, before any later byte.
-                guard output.isDrained else { break }
-                resumeHeldInput()
+                guard resumed else { break }
                 continue
             }
             guard let event = framer.next(input, index: &index) else { break }
             switch event {
             case .head(let head):
                 var waiting = AwaitingHead(startedAt: now, hasAnswered: true)
-                if case .awaitingHead = state, case .awaitingHead(let awaiting) = state { waiting = awaiting }
+                if phase == .awaitingHead, case .awaitingHead(let awaiting) = takeState() { waiting = awaiting }
                 state = .routing(waiting)
                 return .route(head)
             case .body(let range):
-                receivedBody(range, of: input, now: now)
-                if let bytes = askedBytes { return .reserve(bytes: bytes) }
+                if let bytes = receivedBody(range, of: input, now: now) { return .reserve(bytes: bytes) }
             case .end:
                 return requestComplete(input, index: &index, now: now, output: output)
             case .failure(let error, let summary):
@@ -606,7 +760,7 @@ struct ConnectionStateMachine {
     mutating func streamHandlerMade(_ handler: any StreamedRequestHandler,
                                                                 input: UnsafeRawBufferPointer, index: inout Int,
                                                                 now: Int64, output: OutputState) -> ParseResult {
-        if case .startingStream = state, case .startingStream(let exchange) = takeState() {
+        if phase == .startingStream, case .startingStream(let exchange) = takeState() {
             state = .streaming(Stream(exchange: exchange, handler: handler))
         }
         return parse(input, index: &index, now: now, output: output)
@@ -620,33 +774,37 @@ struct ConnectionStateMachine {
         _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output written: inout [UInt8],
         input: UnsafeRawBufferPointer, index: inout Int, now: Int64, output: OutputState
     ) -> ParseResult {
-        answered(call, progress: progress, heldBytes: heldBytes, output: &written, input: input, now: now)
+        let asked = answered(call, progress: progress, heldBytes: heldBytes, output: &written, input: input, now: now)
         written.removeAll()  // what it wrote before its answer began, or in a cut unheard, goes
-        if let bytes = askedBytes { return .reserve(bytes: bytes) }
+        if let bytes = asked { return .reserve(bytes: bytes) }
         return parse(input, index: &index, now: now, output: output)
     }
 
+    /// Returns the bytes asked of the budget for the stream to go on, if any.
     private mutating func answered(
         _ call: StreamCall, progress: StreamedProgress?, heldBytes: Int, output: inout [UInt8],
         input: UnsafeRawBufferPointer, now: Int64
-    ) {
-        guard case .streaming = state, case .streaming(let stream) = takeState() else { return }
+    ) -> Int? {
+        guard phase == .streaming, case .streaming(let stream) = takeState() else { return nil }
         switch (call, progress) {
         case (.cut, .end(let trailers, _, let logFields)?):
             // Its status has gone: the handler ended its answer saying why (in-band), and
             // nothing more is read.
-            apply(.end(trailers: trailers, readsRest: false, logFields: logFields), to: stream, output: &output,
-                  pauseFrom: .none, input: input, heldBytes: heldBytes, bodyEnded: false, now: now)
+            return apply(.end(trailers: trailers, readsRest: false, logFields: logFields), to: stream,
+                         output: &output, pauseFrom: .none, input: input, heldBytes: heldBytes, bodyEnded: false,
+                         now: now)
         case (.cut, _):
             closeAfterWhatWasWritten(stream)
+            return nil
         case (.bodyEnded, let progress?):
-            apply(progress, to: stream, output: &output, pauseFrom: .none, input: input, heldBytes: heldBytes,
-                  bodyEnded: true, now: now)
+            return apply(progress, to: stream, output: &output, pauseFrom: .none, input: input, heldBytes: heldBytes,
+                         bodyEnded: true, now: now)
         case (.receive(_, let pauseFrom), let progress?):
-            apply(progress, to: stream, output: &output, pauseFrom: pauseFrom, input: input, heldBytes: heldBytes,
-                  bodyEnded: false, now: now)
+            return apply(progress, to: stream, output: &output, pauseFrom: pauseFrom, input: input,
+                         heldBytes: heldBytes, bodyEnded: false, now: now)
         case (.bodyEnded, nil), (.receive, nil):
             state = .streaming(stream)  // only `cut` may have no answer
+            return nil
         }
     }
 
@@ -664,7 +822,7 @@ struct ConnectionStateMachine {
     /// The peer closed its side (a read returned 0).
     mutating func peerClosed(hasPendingOutput: Bool) -> Action {
         peerClosedInput = true
-        switch state {
+        switch phase {
         case .awaitingHead:
             // An incomplete request can no longer complete; answers already queued still go out.
             guard hasPendingOutput else { return .close }
@@ -691,13 +849,13 @@ struct ConnectionStateMachine {
                    summary: HeadSummary(), now: now)
             return .proceed
         case .memoryRetry:
-            guard case .awaitingMemory = state, case .awaitingMemory(let exchange, var waiting) = takeState() else {
+            guard phase == .awaitingMemory, case .awaitingMemory(var waiting) = takeState() else {
                 return .none
             }
             waiting.isLastTry = now - waiting.since >= Int64(settings.memoryWait * 1e9)
-            let bytes = exchange.streams ? streamShare(exchange) : share(of: waiting.bodyBytes)
-            state = .awaitingMemory(exchange, waiting)
-            asked = .admission(bytes: bytes)
+            let bytes = waiting.exchange.streams ? streamShare(waiting.exchange) : share(of: waiting.bodyBytes)
+            waiting.exchange.asked = .admission(bytes: bytes)
+            state = .awaitingMemory(waiting)
             return .reserve(bytes: bytes)
         case .header, .idle, .send, .linger:
             return .close
@@ -710,9 +868,9 @@ struct ConnectionStateMachine {
     mutating func headRouted(_ head: consuming RequestHead, to choice: consuming Router.Choice,
                                                          input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
                                                          output: OutputState) -> ParseResult {
-        if case .routing = state, case .routing(let waiting) = state {
-            receivedHead(head, choice: choice, startedAt: waiting.startedAt, now: now)
-            if let bytes = askedBytes { return .reserve(bytes: bytes) }
+        if phase == .routing, let startedAt = waitingSince,
+           let bytes = receivedHead(head, choice: choice, startedAt: startedAt, now: now) {
+            return .reserve(bytes: bytes)
         }
         return parse(input, index: &index, now: now, output: output)
     }
@@ -735,8 +893,7 @@ struct ConnectionStateMachine {
     /// The handler `parse` asked for has answered: its answer to send, as the only thing
     /// decided (`send`) or among the effects (`proceed`).
     mutating func handlerFinished(_ response: consuming HTTPResponse, now: Int64) -> Answered {
-        // The tag first: a state bound whole (`case let other`) was copied on every answer.
-        guard case .running = state, case .running(let exchange) = takeState() else { return .none }
+        guard phase == .running, case .running(let exchange) = takeState() else { return .none }
         let answer = answer(response, exchange: exchange, forceClose: false, now: now)
         guard !hasEffects else {
             emit(.send(answer))
@@ -745,18 +902,18 @@ struct ConnectionStateMachine {
         return .send(answer)
     }
 
-    /// The body of the last answer (`Effect.send`) has been queued to its end: at once
-    /// when it went whole, or when its stream ended. What the request held is given back
-    /// (`performEffects`).
-    mutating func answerBodyQueued() -> Action {
-        releaseReservation()
+    /// The body of an answer (`Effect.send`) has been queued to its end: at once when it
+    /// went whole, or when its stream ended (or was cut by a close). What its request held
+    /// (`Answer.holding`) is given back (`performEffects`).
+    mutating func answerBodyQueued(_ holding: Holding) -> Action {
+        release(holding)
         return outboxIndex < outboxCount ? .performEffects : .none
     }
 
     /// Output has been sent as far as the socket takes it (`hasPendingOutput`: some is left;
     /// `sentSome`: the socket took bytes since the last wait): what to wait for next.
     mutating func nextWait(hasPendingOutput: Bool, sentSome: Bool, now: Int64) -> Wait {
-        if case .closingAfterWrite(let linger, let allowance) = state, !hasPendingOutput {
+        if !hasPendingOutput, let (linger, allowance) = closingAfterWrite {
             guard linger, !peerClosedInput else { return .close }
             state = .lingering(Lingering(allowance: allowance))
             arm(.linger, now: now)
@@ -765,26 +922,24 @@ struct ConnectionStateMachine {
         // Draining: an answer that was still going out when the drain began has now
         // gone; the connection is idle and closes like the idle ones did then.
         if draining, !hasRequestInFlight(hasPendingOutput: hasPendingOutput) { return .close }
-        defer { timer.bodyProgress = false }
-        switch state {
-        case .awaitingHead(let waiting):
+        switch phase {
+        case .awaitingHead:
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
-            if framer.isBetweenRequests { return .poll(.read, rearm(waiting.hasAnswered ? .idle : .header, now: now)) }
+            if framer.isBetweenRequests { return .poll(.read, rearm(hasAnswered ? .idle : .header, now: now)) }
             return .poll(.read, rearm(.header, now: now))
         case .receivingBody, .streaming, .startingStream:
             // A stream's output waiting for the peer stops reading (backpressure): the
             // send timeout runs, and the body timeout starts again once it has gone.
             // The wait is not the sender's, so the rate clock starts again too.
             if hasPendingOutput {
-                if case .streaming = state { rateClock.restart(at: now) }
+                if phase == .streaming { rateClock.restart(at: now) }
                 return .poll(.write, armSend(sentSome: sentSome, now: now))
             }
             if framer.isInsideHead { return .poll(.read, rearm(.header, now: now)) }
-            if timer.kind != .body || timer.bodyProgress {
-                arm(.body, now: now)
-                return .poll(.read, .arm(.body, deadline: timer.deadline))
-            }
-            return .poll(.read, .keep)
+            guard timer.kind != .body || bodyProgress else { return .poll(.read, .keep) }
+            if bodyProgress { modifyReadingExchange { $0.bodyProgress = false } }
+            arm(.body, now: now)
+            return .poll(.read, .arm(.body, deadline: timer.deadline))
         case .routing, .running, .closingAfterWrite:
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
             timer.kind = nil
@@ -808,10 +963,12 @@ struct ConnectionStateMachine {
     /// what it held and logs a stream it cut.
     mutating func closed() -> Action {
         // A stream cut by the peer is still one answer in the access log.
-        if case .streaming(let stream) = state { logCutStream(stream) }
+        if phase == .streaming, case .streaming(let stream) = takeState() {
+            logCutStream(stream)
+            state = .streaming(stream)
+        }
         // An offloaded handler still holds its request: its completion gives the share back.
-        if case .running = state {} else { releaseReservation() }
-        heldInput = []
+        if phase != .running { release(currentHolding) }
         state = .closed
         timer.kind = nil
         return outboxIndex < outboxCount ? .performEffects : .none
@@ -819,21 +976,20 @@ struct ConnectionStateMachine {
 
     // MARK: Requests
 
-    /// Moves the state out, leaving `.modifying`: a case's payload is then taken, not
-    /// copied (a copy retains everything in an `Exchange`, and a body appended to while
-    /// the state still refers to it would be copied whole).
+    /// Moves the state out, leaving `.modifying`, so a case's payload is taken out of it
+    /// by matching (`if phase == .x, case .x(var payload) = takeState()`), changed in
+    /// place and put back. The state, an exchange and a stream are not copyable, so this
+    /// is a move: no payload is copied and destroyed on the way, and a body appended to
+    /// is the only reference to its storage.
     private mutating func takeState() -> State {
-        var taken = State.modifying
-        swap(&taken, &state)
-        return taken
+        exchange(&state, with: .modifying)
     }
 
-    /// Every path sets the state (`.routing` until then).
+    /// Every path sets the state (`.routing` until then). Returns the bytes asked of the
+    /// budget before the body is read, if any.
     private mutating func receivedHead(_ head: RequestHead, choice: Router.Choice,
-                                                                   startedAt: Int64, now: Int64) {
-        var exchange = Exchange(head: head, routeIndex: nil, decided: nil, keepsBody: false, startedAt: startedAt)
-        body = []  // a refused request's part-read body goes; a completed one's was taken
-        heldInput = []
+                                                                   startedAt: Int64, now: Int64) -> Int? {
+        var exchange = Exchange(head: head, routeIndex: nil, keepsBody: false, startedAt: startedAt)
         switch choice {
         case .respond(let decided):
             exchange.decided = decided
@@ -859,26 +1015,27 @@ struct ConnectionStateMachine {
             refuse(HTTPError(status: 413, detail: "the body of \(length) bytes is over the limit of \(bodyLimit) bytes"),
                    summary: HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent),
                    now: now)
-            return
+            return nil
         }
         if let response = exchange.decided, response.status >= 400, head.framing != .none,
            head.expectsContinue || head.hasUnsupportedExpectation {
             // Refused early: the client holds its body back, so answer now and close
             // rather than read a body nobody wants (http.md "Protocol edge cases").
             finish(response, exchange: exchange, forceClose: true, now: now)
-            return
+            return nil
         }
         if exchange.streams {
             if head.framing == .chunked { framer.limitBody(to: settings.maxStreamBytes) }
-            state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: 0))
-            asked = .admission(bytes: streamShare(exchange))
-            return
+            let bytes = streamShare(exchange)
+            exchange.asked = .admission(bytes: bytes)
+            state = .awaitingMemory(AwaitingMemory(exchange: exchange, since: now, bodyBytes: 0))
+            return bytes
         }
         switch head.framing {
         case .length(let length) where exchange.keepsBody:
-            reserve(bodyBytes: length, exchange: exchange, now: now)
+            return reserve(bodyBytes: length, exchange: exchange)
         case .chunked where exchange.keepsBody:
-            reserve(bodyBytes: min(Self.chunkedReservationBytes, settings.maxBodyBytes), exchange: exchange, now: now)
+            return reserve(bodyBytes: min(Self.chunkedReservationBytes, settings.maxBodyBytes), exchange: exchange)
         case .length, .chunked:
             // Read and discarded, so it takes nothing of the budget.
             if head.expectsContinue { emit(.sendContinue) }
@@ -886,30 +1043,35 @@ struct ConnectionStateMachine {
         case .none:
             state = .receivingBody(exchange)
         }
+        return nil
     }
 
+    /// Returns the bytes asked of the budget before more is read, if any.
     private mutating func receivedBody(_ range: Range<Int>, of input: UnsafeRawBufferPointer,
-                                                                   now: Int64) {
-        timer.bodyProgress = true
-        switch takeState() {
-        case .streaming(var stream):
-            if case .ended = stream.answer {} else {
-                stream.receivedBytes += range.count
-                stream.due = .receive(.read(range), pauseFrom: .read(range))
+                                                                   now: Int64) -> Int? {
+        if phase == .receivingBody, case .receivingBody(var exchange) = takeState() {
+            exchange.bodyProgress = true
+            guard exchange.keepsBody else {
+                state = .receivingBody(exchange)  // a body read and discarded
+                return nil
             }
-            state = .streaming(stream)  // once the answer has ended, the rest is thrown away
-        case .receivingBody(let exchange) where exchange.keepsBody:
-            body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
-            if body.count > reservedBodyBytes {
+            exchange.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
+            if exchange.body.count > exchange.holding.bodyBytes {
                 // A chunked body outgrew its share: take the next step of it.
-                let more = max(Self.chunkedReservationBytes, body.count - reservedBodyBytes)
-                reserve(bodyBytes: more, exchange: exchange, now: now)
-            } else {
-                state = .receivingBody(exchange)
+                let more = max(Self.chunkedReservationBytes, exchange.body.count - exchange.holding.bodyBytes)
+                return reserve(bodyBytes: more, exchange: exchange)
             }
-        case let other:
-            state = other  // a body read and discarded
+            state = .receivingBody(exchange)
+            return nil
         }
+        guard phase == .streaming, case .streaming(var stream) = takeState() else { return nil }
+        stream.exchange.bodyProgress = true
+        if case .ended = stream.answer {} else {
+            stream.receivedBytes += range.count
+            stream.due = .receive(.read(range), pauseFrom: .read(range))
+        }
+        state = .streaming(stream)  // once the answer has ended, the rest is thrown away
+        return nil
     }
 
     /// The request's body has ended: its handler is asked for, or (an answer decided
@@ -929,8 +1091,11 @@ struct ConnectionStateMachine {
                 state = .streaming(stream)
             }
             return parse(input, index: &index, now: now, output: output)
-        default:
-            preconditionFailure("a request ends only while its body is received")
+        case let other:
+            // The framer ended a request no body was read for: the server's fault, not the client's.
+            state = other
+            failed("a request ended outside its body", now: now)
+            return .performEffects
         }
         if let response = exchange.decided.take() {
             finish(response, exchange: exchange, forceClose: false, now: now)
@@ -941,7 +1106,7 @@ struct ConnectionStateMachine {
             return parse(input, index: &index, now: now, output: output)
         }
         var received: [UInt8] = []
-        swap(&received, &body)
+        swap(&received, &exchange.body)
         let request = exchange.head.request(body: received)
         state = .running(exchange)
         return request.body.count > settings.offloadBodyBytes
@@ -949,7 +1114,7 @@ struct ConnectionStateMachine {
     }
 
     /// Queues the answer to the current request and decides what the connection does next.
-    private mutating func finish(_ response: consuming HTTPResponse, exchange: Exchange, forceClose: Bool, now: Int64,
+    private mutating func finish(_ response: consuming HTTPResponse, exchange: borrowing Exchange, forceClose: Bool, now: Int64,
                                  lingerAllowance: Int = maxLingerBytes, overload: ServerMetrics.OverloadCause? = nil) {
         emit(.send(answer(response, exchange: exchange, forceClose: forceClose, now: now,
                           lingerAllowance: lingerAllowance, overload: overload)))
@@ -957,7 +1122,7 @@ struct ConnectionStateMachine {
 
     /// The answer to the current request (what its body holds beyond its share is held
     /// first), and what the connection does next.
-    private mutating func answer(_ response: consuming HTTPResponse, exchange: Exchange, forceClose: Bool, now: Int64,
+    private mutating func answer(_ response: consuming HTTPResponse, exchange: borrowing Exchange, forceClose: Bool, now: Int64,
                                  lingerAllowance: Int = maxLingerBytes,
                                  overload: ServerMetrics.OverloadCause? = nil) -> Answer {
         let keepAlive = exchange.head.keepAlive && !forceClose && !draining && !peerClosedInput
@@ -967,10 +1132,11 @@ struct ConnectionStateMachine {
                                           startedAt: exchange.startedAt, fields: response.logFields,
                                           routeIndex: exchange.routeIndex, overload: overload)
         // The answer's work is held already: counted, never refused, until it has gone.
-        let held = response.heldBytes - share(of: reservedBodyBytes)
+        var holding = exchange.holding
+        let held = response.heldBytes - share(of: holding.bodyBytes)
         if held > 0 {
             emit(.holdMemory(held))
-            heldAnswerBytes = held
+            holding.answerBytes = held
         }
         let framing = Self.framing(of: response, to: exchange.head)
         rateClock.restart(at: now)  // a request pipelined behind this one is timed from here
@@ -978,17 +1144,18 @@ struct ConnectionStateMachine {
         state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: exchange.startedAt, hasAnswered: true))
                           : .closingAfterWrite(linger: true, lingerAllowance: lingerAllowance)
         return Answer(response: response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
-                      accessLine: accessLine)
+                      accessLine: accessLine, holding: holding)
     }
 
     /// A framing error or timeout: answer, then close with a lingering close.
     private mutating func refuse(_ error: HTTPError, summary: HeadSummary, now: Int64) {
-        if case .streaming = state, case .streaming(var stream) = takeState() {
+        if phase == .streaming, case .streaming(var stream) = takeState() {
+            let undecided = stream.isUndecided
             switch stream.answer {
             case .begun:
                 // Its status has gone: the handler is asked to end its answer saying why
                 // (`streamHandlerAnswered`).
-                heldInput = []
+                stream.heldInput = []
                 stream.due = .cut(error)
                 state = .streaming(stream)
             case .ended:
@@ -996,26 +1163,14 @@ struct ConnectionStateMachine {
             case .undecided:
                 state = .streaming(stream)
             }
-            guard case .undecided = stream.answer else { return }
+            guard undecided else { return }
         }
         var summary = summary
-        var startedAt: Int64 = rateClock.startedAt
-        switch state {
-        case .receivingBody(let exchange), .awaitingMemory(let exchange, _), .running(let exchange),
-             .startingStream(let exchange):
-            let head = exchange.head
-            summary = HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
-            startedAt = exchange.startedAt
-        case .streaming(let stream):
-            let head = stream.exchange.head
-            summary = HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent)
-            startedAt = stream.exchange.startedAt
-        case .awaitingHead(let waiting), .routing(let waiting):
-            startedAt = waiting.startedAt
-        case .closingAfterWrite, .lingering, .closed, .modifying:
-            break
+        var startedAt = waitingSince ?? rateClock.startedAt
+        if let request = withCurrentExchange({ (summary: $0.summary, startedAt: $0.startedAt) }) {
+            (summary, startedAt) = request
         }
-        releaseReservation()
+        release(currentHolding)
         let response = error.response
         let bytes = response.body.count
         emit(.sendRefusal(response))
@@ -1029,14 +1184,15 @@ struct ConnectionStateMachine {
     // MARK: Streamed requests
 
     /// What a streamed request holds of the budget: its route's constant share.
-    private func streamShare(_ exchange: Exchange) -> Int {
+    private func streamShare(_ exchange: borrowing Exchange) -> Int {
         exchange.routeIndex.flatMap { settings.streamedBodies[$0]?.memoryShare } ?? StreamedBody.defaultMemoryShare
     }
 
     /// The budget took the stream's share: its handler is made (`makeStreamHandler`),
     /// then its body read.
-    private mutating func startStream(_ exchange: Exchange, now: Int64) {
-        reservedStreamShare = streamShare(exchange)
+    private mutating func startStream(_ exchange: consuming Exchange, now: Int64) {
+        var exchange = exchange
+        exchange.holding.streamShare = streamShare(exchange)
         if exchange.head.expectsContinue { emit(.sendContinue) }
         rateClock.restart(at: now)  // a wait for the budget was the server's, not the client's
         emit(.streamStarted)
@@ -1045,66 +1201,77 @@ struct ConnectionStateMachine {
 
     /// What `parse` asks for first, if it is due: the stream's handler is made or
     /// called, and nothing else is parsed, until it has answered.
-    private mutating func takeDueStreamCall() -> ParseResult? {
-        // One tag check on every request's path: binding a payload copies the whole state.
-        switch state {
-        case .streaming, .startingStream: break
-        default: return nil
-        }
-        if case .streaming = state, case .streaming(var stream) = takeState() {
+    private mutating func takeDueStreamCall(now: Int64) -> ParseResult? {
+        switch phase {
+        case .streaming:
+            guard case .streaming(var stream) = takeState() else { return nil }
             let due = stream.due.take()
+            let handler = stream.handler
             state = .streaming(stream)
-            return due.map { .callStreamHandler(stream.handler, $0) }
+            guard let due else { return nil }
+            return .callStreamHandler(handler, due)
+        case .startingStream:
+            let call: (StreamedBody, HTTPRequest)? = withCurrentExchange { exchange in
+                guard let routeIndex = exchange.routeIndex, let streamed = settings.streamedBodies[routeIndex] else {
+                    return nil
+                }
+                return (streamed, exchange.head.request(body: []))
+            } ?? nil
+            guard let (streamed, request) = call else {
+                failed("a stream started for a route without a streamed body", now: now)
+                return .performEffects
+            }
+            return .makeStreamHandler(streamed, request)
+        default:
+            return nil
         }
-        guard case .startingStream = state, case .startingStream(let exchange) = state else { return nil }
-        guard let routeIndex = exchange.routeIndex, let streamed = settings.streamedBodies[routeIndex] else {
-            preconditionFailure("a stream starts only for a route with a streamed body")
-        }
-        return .makeStreamHandler(streamed, exchange.head.request(body: []))
     }
 
     /// Its status has gone: the handler hears nothing more, and the connection closes
     /// after what was written (a chunked answer then lacks its last chunk).
-    private mutating func closeAfterWhatWasWritten(_ stream: Stream) {
-        heldInput = []
+    private mutating func closeAfterWhatWasWritten(_ stream: borrowing Stream) {
         logCutStream(stream)
-        releaseReservation()
+        release(stream.exchange.holding)
         state = .closingAfterWrite(linger: false, lingerAllowance: 0)
     }
 
     /// Performs what the handler decided after a call (`bodyEnded`: the call was `bodyEnded`).
     /// `pauseFrom`: the bytes whose rest a `pause` keeps (`input`: the bytes last given to `parse`).
     /// `heldBytes`: what the handler says it holds now.
+    /// Returns the bytes asked of the budget for the stream to go on, if any.
     private mutating func apply(_ progress: StreamedProgress, to stream: consuming Stream,
                                                             output: inout [UInt8], pauseFrom: StreamInput,
                                                             input: UnsafeRawBufferPointer, heldBytes: Int, bodyEnded: Bool,
-                                                            now: Int64) {
+                                                            now: Int64) -> Int? {
         var stream = stream
         switch progress {
         case .more, .completedUnit:
-            precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
-            precondition(!stream.isUndecided || output.isEmpty, "a streamed handler wrote before its answer began")
+            if bodyEnded { return brokeContract(stream, "it asked for more body after the body had ended", now: now) }
+            if stream.isUndecided && !output.isEmpty {
+                return brokeContract(stream, "it wrote before its answer began", now: now)
+            }
             queueOutput(&output, of: &stream)
             if case .completedUnit = progress { rateClock.restart(at: now) }
+            let asked = followHeldBytes(of: &stream, heldBytes: heldBytes)
             state = .streaming(stream)
-            followHeldBytes(of: stream, heldBytes: heldBytes, now: now)
+            return asked
         case .pause(let unread):
-            precondition(!bodyEnded, "a streamed handler must begin, end or respond once the body has ended")
-            precondition(!stream.isUndecided, "a streamed handler paused before its answer began")
+            if bodyEnded { return brokeContract(stream, "it paused after the body had ended", now: now) }
+            if stream.isUndecided { return brokeContract(stream, "it paused before its answer began", now: now) }
             queueOutput(&output, of: &stream)
             pauseFrom.withBytes(in: input) { input in
                 let kept = min(max(unread, 0), input.count)
-                if kept > 0 { heldInput = Array(input[(input.count - kept)...]) }
+                if kept > 0 { stream.heldInput = Array(input[(input.count - kept)...]) }
             }
             rateClock.restart(at: now)  // a unit was completed
+            let asked = followHeldBytes(of: &stream, heldBytes: heldBytes)
             state = .streaming(stream)
-            followHeldBytes(of: stream, heldBytes: heldBytes, now: now)
+            return asked
         case .respond(let response):
-            precondition(stream.isUndecided, "a streamed handler responded after its answer began")
-            heldInput = []
+            guard stream.isUndecided else { return brokeContract(stream, "it responded after its answer began", now: now) }
             finish(response, exchange: stream.exchange, forceClose: true, now: now)
         case .begin(var response, let trailers):
-            precondition(stream.isUndecided, "a streamed handler began its answer twice")
+            guard stream.isUndecided else { return brokeContract(stream, "it began its answer twice", now: now) }
             let head = stream.exchange.head
             let chunked = head.version == .http1_1
             let keepAlive = chunked && head.keepAlive && !draining && !peerClosedInput
@@ -1119,7 +1286,7 @@ struct ConnectionStateMachine {
             state = .streaming(stream)
         case .end(let trailers, let readsRest, let logFields):
             guard case .begun(let status, let chunked, let keepAlive) = stream.answer else {
-                preconditionFailure("a streamed handler ended an answer it had not begun")
+                return brokeContract(stream, "it ended an answer it had not begun", now: now)
             }
             queueOutput(&output, of: &stream)
             if chunked { emit(.sendStreamedEnd(trailers: trailers)) }
@@ -1136,6 +1303,7 @@ struct ConnectionStateMachine {
                 endStream(stream, keepAlive: false, now: now)
             }
         }
+        return nil
     }
 
     /// Queues what the handler wrote in its last call, once the answer has begun.
@@ -1147,14 +1315,43 @@ struct ConnectionStateMachine {
         emit(.sendStreamedBytes(piece, chunked: chunked))
     }
 
-    /// Hands a paused stream the rest of the read it did not take (the next call).
-    private mutating func resumeHeldInput() {
-        var held: [UInt8] = []
-        swap(&held, &heldInput)
-        guard case .streaming = state, case .streaming(var stream) = takeState() else { return }
-        stream.due = .receive(.held(held), pauseFrom: .held(held))
+    /// Hands a paused stream the rest of the read it did not take (the next call) once
+    /// its output has gone (`isDrained`). True when it did, false when the rest waits,
+    /// nil when nothing is held.
+    private mutating func resumeHeldInput(isDrained: Bool) -> Bool? {
+        guard phase == .streaming, case .streaming(var stream) = takeState() else { return nil }
+        let resumed: Bool? = stream.heldInput.isEmpty ? nil : isDrained
+        if resumed == true {
+            var held: [UInt8] = []
+            swap(&held, &stream.heldInput)
+            stream.due = .receive(.held(held), pauseFrom: .held(held))
+        }
         state = .streaming(stream)
+        return resumed
     }
+
+    /// A stream's handler answered what its contract rules out: logged (what, never the
+    /// request's data); a `500` when nothing of its answer was sent, else a close after
+    /// what was written. The server goes on.
+    private mutating func brokeContract(_ stream: consuming Stream, _ what: String, now: Int64) -> Int? {
+        emit(.logError("a streamed request's handler broke its contract: \(what)"))
+        if stream.isUndecided {
+            finish(Self.failure, exchange: stream.exchange, forceClose: true, now: now)
+        } else {
+            closeAfterWhatWasWritten(stream)
+        }
+        return nil
+    }
+
+    /// The machine found itself where its own rules never lead: logged, and the request
+    /// gets `500` and a lingering close.
+    private mutating func failed(_ what: String, now: Int64) {
+        emit(.logError("the connection failed: \(what)"))
+        refuse(HTTPError(status: 500, detail: Self.failureDetail), summary: HeadSummary(), now: now)
+    }
+
+    static let failureDetail = "the server failed to answer this request"
+    static var failure: HTTPResponse { ProblemDetails(status: 500, detail: failureDetail).response }
 
     static var noBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
 
@@ -1165,24 +1362,26 @@ struct ConnectionStateMachine {
     /// route's base share, what its handler holds (`heldBytes`) and a paused read's rest
     /// (its output waiting for the peer is counted by the connection as it waits). When
     /// the budget cannot take more, the stream ends: `503`, in-band once its answer began.
-    private mutating func followHeldBytes(of stream: borrowing Stream, heldBytes: Int,
-                                                                      now: Int64) {
-        let held = streamShare(stream.exchange) + max(0, heldBytes) + heldInput.count
+    /// Returns the bytes asked of the budget for the stream to grow, if any.
+    private mutating func followHeldBytes(of stream: inout Stream, heldBytes: Int) -> Int? {
+        let held = streamShare(stream.exchange) + max(0, heldBytes) + stream.heldInput.count
         let step = Self.streamShareStep
         let wanted = (held + step - 1) / step * step
-        if wanted < reservedStreamShare {
-            emit(.releaseMemory(reservedStreamShare - wanted))
-            reservedStreamShare = wanted
-        } else if wanted > reservedStreamShare {
-            asked = .streamGrowth(wanted: wanted)
+        let reserved = stream.exchange.holding.streamShare
+        if wanted < reserved {
+            emit(.releaseMemory(reserved - wanted))
+            stream.exchange.holding.streamShare = wanted
+        } else if wanted > reserved {
+            stream.exchange.asked = .streamGrowth(wanted: wanted)
+            return wanted - reserved
         }
+        return nil
     }
 
     /// The stream's answer has been queued whole and its body read (or left unread):
     /// the next request, or a lingering close.
-    private mutating func endStream(_ stream: Stream, keepAlive: Bool, now: Int64) {
-        heldInput = []
-        releaseReservation()
+    private mutating func endStream(_ stream: borrowing Stream, keepAlive: Bool, now: Int64) {
+        release(stream.exchange.holding)
         rateClock.restart(at: now)
         timer.kind = nil
         state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: stream.exchange.startedAt, hasAnswered: true))
@@ -1191,7 +1390,7 @@ struct ConnectionStateMachine {
 
     /// A stream whose answer had begun is cut (a timeout, a framing error, the stream
     /// limit, the peer): its access line says what was sent.
-    private mutating func logCutStream(_ stream: Stream) {
+    private mutating func logCutStream(_ stream: borrowing Stream) {
         guard case .begun(let status, _, _) = stream.answer else { return }
         let head = stream.exchange.head
         emit(.streamedAnswerEnded(accessLine: AccessLineFields(
@@ -1208,102 +1407,104 @@ struct ConnectionStateMachine {
 
     /// Asks the budget for `bodyBytes` more of the current body (`reserve`); reading
     /// waits for its answer, and until it takes them (`timerFired` with `.memoryRetry`).
-    private mutating func reserve(bodyBytes: Int, exchange: consuming Exchange, now: Int64) {
-        var length: Int?
-        if case .length(let bytes) = exchange.head.framing { length = bytes }
-        asked = .body(bodyBytes: bodyBytes, length: length, expectsContinue: exchange.head.expectsContinue)
+    /// Returns the bytes asked.
+    private mutating func reserve(bodyBytes: Int, exchange: consuming Exchange) -> Int {
+        var exchange = exchange
+        exchange.asked = .body(bodyBytes: bodyBytes)
         state = .receivingBody(exchange)
+        return share(of: bodyBytes)
     }
 
     /// The budget's answer to what was asked (`reserve`): a request waiting for memory
     /// goes on, waits for the retry timer, or gets `503` after its last try; a stream
     /// that cannot hold more ends with `503`.
     private mutating func reservationAnswered(granted: Bool, now: Int64) {
-        let wasAsked = asked
-        asked = .none
-        switch wasAsked {
-        case .none:
-            return
-        case .admission:
-            guard case .awaitingMemory = state, case .awaitingMemory(let exchange, let waiting) = takeState() else { return }
-            if granted && exchange.streams {
-                startStream(exchange, now: now)
+        switch takeState() {
+        case .awaitingMemory(var waiting):
+            guard case .admission = waiting.exchange.asked else {
+                state = .awaitingMemory(waiting)
+                return
+            }
+            waiting.exchange.asked = .none
+            if granted && waiting.exchange.streams {
+                startStream(waiting.exchange, now: now)
             } else if granted {
-                var length: Int?
-                if case .length(let bytes) = exchange.head.framing { length = bytes }
-                admitted(bodyBytes: waiting.bodyBytes, length: length, expectsContinue: exchange.head.expectsContinue,
-                         now: now)
+                var exchange = waiting.exchange
+                admitted(bodyBytes: waiting.bodyBytes, of: &exchange, now: now)
                 state = .receivingBody(exchange)
             } else if waiting.isLastTry {
-                refuseOverBudget(exchange, now: now)
+                refuseOverBudget(waiting.exchange, now: now)
             } else {
-                state = .awaitingMemory(exchange, waiting)
+                state = .awaitingMemory(waiting)
             }
-        case .body(let bodyBytes, let length, let expectsContinue):
-            if granted {
-                admitted(bodyBytes: bodyBytes, length: length, expectsContinue: expectsContinue, now: now)
-            } else if case .receivingBody = state, case .receivingBody(let exchange) = takeState() {
-                state = .awaitingMemory(exchange, AwaitingMemory(since: now, bodyBytes: bodyBytes))
+        case .receivingBody(var exchange):
+            guard case .body(let bodyBytes) = exchange.asked else {
+                state = .receivingBody(exchange)
+                return
             }
-        case .streamGrowth(let wanted):
-            guard case .streaming = state else { return }
+            exchange.asked = .none
             if granted {
-                reservedStreamShare = wanted
+                admitted(bodyBytes: bodyBytes, of: &exchange, now: now)
+                state = .receivingBody(exchange)
             } else {
-                refuse(HTTPError(status: 503, detail: "the server's memory budget of \(settings.memoryLimit) bytes for requests in flight cannot hold this stream's next \(wanted - reservedStreamShare) bytes; retry later"),
+                state = .awaitingMemory(AwaitingMemory(exchange: exchange, since: now, bodyBytes: bodyBytes))
+            }
+        case .streaming(var stream):
+            guard case .streamGrowth(let wanted) = stream.exchange.asked else {
+                state = .streaming(stream)
+                return
+            }
+            stream.exchange.asked = .none
+            let more = wanted - stream.exchange.holding.streamShare
+            if granted { stream.exchange.holding.streamShare = wanted }
+            state = .streaming(stream)
+            if !granted {
+                refuse(HTTPError(status: 503, detail: "the server's memory budget of \(settings.memoryLimit) bytes for requests in flight cannot hold this stream's next \(more) bytes; retry later"),
                        summary: HeadSummary(), now: now)
             }
+        case let other:
+            state = other
         }
     }
 
-    /// The bytes asked for, if a reservation is waiting for its answer.
-    private var askedBytes: Int? {
-        switch asked {
-        case .none: nil
-        case .admission(let bytes): bytes
-        case .body(let bodyBytes, _, _): share(of: bodyBytes)
-        case .streamGrowth(let wanted): wanted - reservedStreamShare
-        }
-    }
-
-    /// The budget took its share of `bodyBytes` more of the current body: (go on) reading it.
-    /// `length`: its Content-Length, if counted.
-    private mutating func admitted(bodyBytes: Int, length: Int?, expectsContinue: Bool, now: Int64) {
-        reservedBodyBytes += bodyBytes
-        if body.isEmpty {
-            if let length { body.reserveCapacity(length) }
-            if expectsContinue { emit(.sendContinue) }
+    /// The budget took its share of `bodyBytes` more of `exchange`'s body: (go on) reading it.
+    private mutating func admitted(bodyBytes: Int, of exchange: inout Exchange, now: Int64) {
+        exchange.holding.bodyBytes += bodyBytes
+        if exchange.body.isEmpty {
+            if case .length(let length) = exchange.head.framing { exchange.body.reserveCapacity(length) }
+            if exchange.head.expectsContinue { emit(.sendContinue) }
         }
         rateClock.restart(at: now)  // the wait was the server's, not the client's
     }
 
-    private mutating func releaseReservation() {
-        if reservedStreamShare > 0 {
-            emit(.releaseMemory(reservedStreamShare))
-            reservedStreamShare = 0
+    /// Gives back what a request held of the budget.
+    private mutating func release(_ holding: Holding) {
+        if holding.streamShare > 0 {
+            emit(.releaseMemory(holding.streamShare))
             // However it ended (its end, a cut, a peer that never read and left), a
             // stream's lines, state and output were freed: the heap is trimmed once quiet.
             emit(.largeWorkEnded)
         }
-        if heldAnswerBytes > 0 {
-            emit(.releaseMemory(heldAnswerBytes))
-            heldAnswerBytes = 0
+        if holding.answerBytes > 0 {
+            emit(.releaseMemory(holding.answerBytes))
             emit(.largeWorkEnded)
         }
-        guard reservedBodyBytes > 0 else { return }
-        emit(.releaseMemory(share(of: reservedBodyBytes)))
-        if reservedBodyBytes >= settings.offloadBodyBytes { emit(.largeWorkEnded) }
-        reservedBodyBytes = 0
+        guard holding.bodyBytes > 0 else { return }
+        emit(.releaseMemory(share(of: holding.bodyBytes)))
+        if holding.bodyBytes >= settings.offloadBodyBytes { emit(.largeWorkEnded) }
     }
+
+    /// What the current request holds of the budget (none between requests).
+    private var currentHolding: Holding { withCurrentExchange { $0.holding } ?? Holding() }
 
     /// The body did not fit within `memoryWait`: `503` at once, before reading it; then a
     /// lingering close that takes in the rest of a body the client sends anyway.
-    private mutating func refuseOverBudget(_ exchange: Exchange, now: Int64) {
+    private mutating func refuseOverBudget(_ exchange: borrowing Exchange, now: Int64) {
         var response = ProblemDetails(status: 503, detail: "the server's memory budget of \(settings.memoryLimit) bytes for requests in flight is in use; retry later").response
         response.headers.append(("Retry-After", "1"))
         var allowance = Self.maxLingerBytes
         if !exchange.head.expectsContinue, case .length(let length) = exchange.head.framing {
-            allowance += max(0, length - body.count)
+            allowance += max(0, length - exchange.body.count)
         }
         finish(response, exchange: exchange, forceClose: true, now: now, lingerAllowance: allowance,
                overload: .memory)

@@ -24,6 +24,8 @@ final class HTTPConnection {
         let chunked: Bool
         var sentBytes: Int
         let accessLine: AccessLineFields?
+        /// What its request holds of the budget, given back once the body has gone.
+        let holding: ConnectionStateMachine.Holding
         /// The last two pieces. A new piece starts only once less than a piece waits,
         /// so the older one has normally been sent and dropped by the output queue: its
         /// memory is written again instead of allocating (and page-faulting in) a fresh
@@ -187,7 +189,10 @@ final class HTTPConnection {
         if output.count >= OutputQueue.retainedCapacity { loop.largeWorkEnded() }
         output = OutputQueue()
         countOutput()
-        if streamedBody.take() != nil { loop.largeWorkEnded() }
+        if let streamed = streamedBody.take() {
+            perform(machine.answerBodyQueued(streamed.holding))  // cut by the close: what it held is given back
+            loop.largeWorkEnded()
+        }
         pending = []
         stopAnswering()
         loop.close(self)
@@ -295,6 +300,8 @@ final class HTTPConnection {
                 loop.context.memoryBudget.adjust(by: -bytes)
             case .holdMemory(let bytes):
                 loop.context.memoryBudget.adjust(by: bytes)
+            case .logError(let message):
+                loop.context.logger.log(.error, message)
             }
         }
     }
@@ -303,8 +310,8 @@ final class HTTPConnection {
     /// it gives back goes before the effects after it).
     private func queue(_ answer: borrowing ConnectionStateMachine.Answer) {
         if !queueAnswer(answer.response, omitsBody: answer.omitsBody, framing: answer.framing,
-                        connection: answer.connection, accessLine: answer.accessLine) {
-            perform(machine.answerBodyQueued())
+                        connection: answer.connection, accessLine: answer.accessLine, holding: answer.holding) {
+            perform(machine.answerBodyQueued(answer.holding))
         }
     }
 
@@ -313,7 +320,8 @@ final class HTTPConnection {
     /// an answer that goes whole is serialized from the effect, never copied.
     private func queueAnswer(_ response: borrowing HTTPResponse, omitsBody isHead: Bool,
                              framing decided: ConnectionStateMachine.AnswerFraming,
-                             connection field: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?) -> Bool {
+                             connection field: ResponseSerializer.ConnectionField, accessLine: AccessLineFields?,
+                             holding: ConnectionStateMachine.Holding) -> Bool {
         var streamed: (stream: any HTTPBodyStream, firstPiece: WrittenBytes)?
         var framing = ResponseSerializer.BodyFraming.whole
         switch decided {
@@ -332,7 +340,8 @@ final class HTTPConnection {
                 var whole = copy response
                 whole.bodyStream = nil
                 whole.body = firstPiece.bytes
-                return queueAnswer(whole, omitsBody: isHead, framing: .whole, connection: field, accessLine: accessLine)
+                return queueAnswer(whole, omitsBody: isHead, framing: .whole, connection: field, accessLine: accessLine,
+                                   holding: holding)
             }
         }
         appendOutput {
@@ -342,7 +351,7 @@ final class HTTPConnection {
         }
         if let streamed {
             streamedBody = StreamedBody(stream: streamed.stream, chunked: framing == .chunked,
-                                        sentBytes: streamed.firstPiece.count, accessLine: accessLine,
+                                        sentBytes: streamed.firstPiece.count, accessLine: accessLine, holding: holding,
                                         recycled: (nil, streamed.firstPiece))
             return true
         }
@@ -388,7 +397,7 @@ final class HTTPConnection {
             streamedBody = streamed
             return
         }
-        perform(machine.answerBodyQueued())
+        perform(machine.answerBodyQueued(streamed.holding))
         loop.largeWorkEnded()
         answered(streamed.accessLine, bytes: streamed.sentBytes)
     }
