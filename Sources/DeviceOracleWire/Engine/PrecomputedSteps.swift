@@ -177,6 +177,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         DeviceOracleWire.takeFindings(&mismatches, &diagnostics)
     }
 
+    var hasFindings: Bool { mismatches.carried || !mismatches.entries.isEmpty || !diagnostics.isEmpty }
+
     /// Reads and runs every event. A function of its own, small enough that the
     /// walk, the reader and `run` inline into one loop.
     @inline(never)

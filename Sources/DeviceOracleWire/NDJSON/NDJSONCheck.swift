@@ -335,9 +335,10 @@ public final class NDJSONCheck {
             return
         }
         stepCount += 1
+        // Most lines found nothing: no lists to hand over.
         let taken = stream.takeFindings()
-        if keepsFirstMismatch, divergence == nil { keep(taken.mismatches.entries.first, line: line, index: index) }
-        let failing = findings.absorb(taken.mismatches, taken.diagnostics, document: line.document)
+        if keepsFirstMismatch, divergence == nil { keep(taken?.mismatches.entries.first, line: line, index: index) }
+        let failing = taken.map { findings.absorb($0.mismatches, $0.diagnostics, document: line.document) } ?? false
         switch detail {
         case .all: break
         case .failing: guard failing else { return }
@@ -368,7 +369,7 @@ public final class NDJSONCheck {
     /// Takes the stream's new findings into the summary's; whether there were any.
     @discardableResult
     private func absorbFindings(document: JSONDocument) -> Bool {
-        let taken = stream.takeFindings()
+        guard let taken = stream.takeFindings() else { return false }
         return findings.absorb(taken.mismatches, taken.diagnostics, document: document)
     }
 
@@ -385,7 +386,7 @@ public final class NDJSONCheck {
         let observedFinalDocument = tail?.document ?? headDocument
         let ended = stream.end(observedFinalDocument)
         usualStart = ended.answer.usualStart
-        let taken = stream.takeFindings()
+        let taken = stream.takeFindings() ?? (MismatchList(), [])
         if keepsFirstMismatch, divergence == nil, let mismatch = taken.mismatches.entries.first {
             divergence = KeptDivergence(mismatch: mismatch, values: observedFinalDocument, step: lastStep,
                                         observedFinal: observedFinalDocument.member(observedFinalDocument.root, "observedFinal"),
