@@ -39,6 +39,8 @@ public struct JSONDocument: Sendable {
             self.duplicateKeys = duplicateKeys
             inputBytes = self.input.withUnsafeBufferPointer { $0 }
             decodedBytes = self.decoded.withUnsafeBufferPointer { $0 }
+            allocatedBytes = 0
+            allocatedBytes = measuredBytes
         }
 
         deinit { nodes.deallocate() }
@@ -54,7 +56,11 @@ public struct JSONDocument: Sendable {
             // `input` keeps its length (its capacity, for the next texts); the text is
             // its first bytes, copied in one go: emptying and appending to the array
             // cost ten times the copy on short lines.
-            if input.count < text.count { input = [UInt8](repeating: 0, count: max(text.count, 2 * input.count)) }
+            var grew = false
+            if input.count < text.count {
+                input = [UInt8](repeating: 0, count: max(text.count, 2 * input.count))
+                grew = true
+            }
             inputBytes = input.withUnsafeMutableBufferPointer { buffer in
                 UnsafeMutableRawBufferPointer(buffer).copyMemory(from: text)
                 return UnsafeBufferPointer(start: buffer.baseAddress, count: text.count)
@@ -69,14 +75,20 @@ public struct JSONDocument: Sendable {
                 failure = error
             }
             nodeCount = tape.count
+            grew = grew || tape.capacity != nodeCapacity || !decoded.isEmpty || !duplicateKeys.isEmpty
             nodeCapacity = tape.capacity
             nodes = tape.release()
             decodedBytes = decoded.withUnsafeBufferPointer { $0 }
+            // Measured again only when a part may have grown (its memory is kept when
+            // emptied), not for each line.
+            if grew { allocatedBytes = measuredBytes }
             if let failure { throw failure }
         }
 
         /// The memory this storage holds, in bytes: what a reused one keeps between texts.
-        var allocatedBytes: Int {
+        @exclusivity(unchecked) private(set) var allocatedBytes: Int
+
+        private var measuredBytes: Int {
             input.capacity + nodeCapacity * MemoryLayout<JSONNode>.stride + decoded.capacity
                 + duplicateKeys.capacity * MemoryLayout<JSONValue>.stride
         }
