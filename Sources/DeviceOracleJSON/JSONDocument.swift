@@ -259,6 +259,14 @@ extension JSONDocument {
     }
 
     /// Elements of an array or members of an object.
+    /// Whether `value` is an object of one member, named `key` (an NDJSON body's tail;
+    /// asked of every line, so read off the tape: the object, then its member's name).
+    @inlinable @inline(__always)
+    public func isObject(_ value: JSONValue, withOnlyMember key: StaticString) -> Bool {
+        let node = nodes[value.index]
+        return node.tag == .object && node.count == 1 && string(JSONValue(index: value.index + 1), equals: key)
+    }
+
     @inlinable public func count(_ value: JSONValue) -> Int {
         let node = nodes[value.index]
         return node.tag == .array || node.tag == .object ? Int(node.count) : 0
