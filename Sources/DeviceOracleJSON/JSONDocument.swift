@@ -117,6 +117,8 @@ public struct JSONDocument: Sendable {
     /// Key nodes that repeat an earlier key of the same object, in document order
     /// (RFC 8259 leaves duplicates undefined; we reject them at their pointer).
     public var duplicateKeys: [JSONValue] { storage.duplicateKeys }
+    /// Whether `duplicateKeys` has any, read in place.
+    @inlinable public var hasDuplicateKeys: Bool { !storage.duplicateKeys.isEmpty }
     @usableFromInline var nodes: UnsafeMutablePointer<JSONNode> { storage.nodes }
     /// Strings that held escapes, decoded.
     @usableFromInline var decoded: [UInt8] { _read { yield storage.decoded } }
