@@ -558,41 +558,7 @@ extension EventLogAnswer {
                                 final: PrecomputedSteps<D>.Session, usualStart: ShownState?, lateStart: LateStartAnswer?,
                                 sessions: [(name: [UInt8], slot: Int)]?,
                                 steps: [EventLogStep], specialSteps: SpecialSteps, unfixedSteps: [UnfixedStep<D>]) {
-        let parts = RulesetParts(document: document, tables: tables, settings: settings, final: final, lateStart: lateStart,
-                                 sessions: sessions, specialSteps: specialSteps, unfixedSteps: unfixedSteps)
-        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps,
-                  write: { parts.write($0, to: &$1) }, readValues: { parts.values(of: $0) },
-                  finalState: tables.shownState(final.slot), usualStart: usualStart,
-                  staticCheckFailures: D.staticCheckFailures(settings, document: document))
-    }
-
-    /// What the answer's two closures read, in one object that each holds as its whole
-    /// context: closures that captured the parts themselves allocated a context each and
-    /// retained every part, for every request.
-    private final class RulesetParts<D: FiniteRulesetDescription>: Sendable {
-        let document: JSONDocument
-        let tables: RulesetTables<D>
-        let settings: D.Settings
-        let final: PrecomputedSteps<D>.Session
-        let lateStart: LateStartAnswer?
-        let sessions: [(name: [UInt8], slot: Int)]?
-        let specialSteps: SpecialSteps
-        let unfixedSteps: [UnfixedStep<D>]
-
-        init(document: JSONDocument, tables: RulesetTables<D>, settings: D.Settings, final: PrecomputedSteps<D>.Session,
-             lateStart: LateStartAnswer?, sessions: [(name: [UInt8], slot: Int)]?, specialSteps: SpecialSteps,
-             unfixedSteps: [UnfixedStep<D>]) {
-            self.document = document
-            self.tables = tables
-            self.settings = settings
-            self.final = final
-            self.lateStart = lateStart
-            self.sessions = sessions
-            self.specialSteps = specialSteps
-            self.unfixedSteps = unfixedSteps
-        }
-
-        func write(_ part: Part, to writer: inout JSONWriter) {
+        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps, write: { part, writer in
             switch part {
             case .head:
                 D.writeHead(settings, to: &writer, document: document)
@@ -614,10 +580,9 @@ extension EventLogAnswer {
             case .summary:
                 D.writeSummary(of: final.machine, to: &writer)
             }
-        }
-
-        func values(of step: EventLogStep) -> StepValues {
+        }, readValues: { step in
             PrecomputedSteps<D>.values(of: step, tables: tables, specialSteps: specialSteps, unfixedSteps: unfixedSteps)
-        }
+        }, finalState: tables.shownState(final.slot), usualStart: usualStart,
+           staticCheckFailures: D.staticCheckFailures(settings, document: document))
     }
 }
