@@ -39,8 +39,6 @@ public struct JSONDocument: Sendable {
             self.duplicateKeys = duplicateKeys
             inputBytes = self.input.withUnsafeBufferPointer { $0 }
             decodedBytes = self.decoded.withUnsafeBufferPointer { $0 }
-            allocatedBytes = 0
-            allocatedBytes = measuredBytes
         }
 
         deinit { nodes.deallocate() }
@@ -81,12 +79,15 @@ public struct JSONDocument: Sendable {
             decodedBytes = decoded.withUnsafeBufferPointer { $0 }
             // Measured again only when a part may have grown (its memory is kept when
             // emptied), not for each line.
-            if grew { allocatedBytes = measuredBytes }
+            if grew || measured < 0 { measured = measuredBytes }
             if let failure { throw failure }
         }
 
         /// The memory this storage holds, in bytes: what a reused one keeps between texts.
-        @exclusivity(unchecked) private(set) var allocatedBytes: Int
+        var allocatedBytes: Int { measured >= 0 ? measured : measuredBytes }
+        /// `allocatedBytes` as a refill last measured it; -1 until one has (a document
+        /// parsed at once never asks, and measuring each was ~30 instructions a request).
+        @exclusivity(unchecked) private var measured = -1
 
         private var measuredBytes: Int {
             input.capacity + nodeCapacity * MemoryLayout<JSONNode>.stride + decoded.capacity
