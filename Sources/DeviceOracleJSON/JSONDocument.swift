@@ -46,11 +46,13 @@ public struct JSONDocument: Sendable {
         /// Makes this storage another text's: `fill` gets the parts (the input already
         /// replaced by `text`, the tape, decoded strings and duplicate keys emptied with
         /// their memory kept) and gives them back filled, whether it succeeded or threw.
-        /// Called only while no document shares this storage.
+        /// Called only while no document shares this storage. Returns whether a part may
+        /// have grown (`allocatedBytes` is then worth asking again; memory is kept when emptied).
+        @discardableResult
         func refill<Failure: Error>(
             _ text: UnsafeRawBufferPointer,
             _ fill: (_ input: UnsafeBufferPointer<UInt8>, inout JSONNodeBuffer, inout [UInt8], inout [JSONValue]) throws(Failure) -> Void
-        ) throws(Failure) {
+        ) throws(Failure) -> Bool {
             // `input` keeps its length (its capacity, for the next texts); the text is
             // its first bytes, copied in one go: emptying and appending to the array
             // cost ten times the copy on short lines.
@@ -77,19 +79,12 @@ public struct JSONDocument: Sendable {
             nodeCapacity = tape.capacity
             nodes = tape.release()
             decodedBytes = decoded.withUnsafeBufferPointer { $0 }
-            // Measured again only when a part may have grown (its memory is kept when
-            // emptied), not for each line.
-            if grew || measured < 0 { measured = measuredBytes }
             if let failure { throw failure }
+            return grew
         }
 
         /// The memory this storage holds, in bytes: what a reused one keeps between texts.
-        var allocatedBytes: Int { measured >= 0 ? measured : measuredBytes }
-        /// `allocatedBytes` as a refill last measured it; -1 until one has (a document
-        /// parsed at once never asks, and measuring each was ~30 instructions a request).
-        @exclusivity(unchecked) private var measured = -1
-
-        private var measuredBytes: Int {
+        var allocatedBytes: Int {
             input.capacity + nodeCapacity * MemoryLayout<JSONNode>.stride + decoded.capacity
                 + duplicateKeys.capacity * MemoryLayout<JSONValue>.stride
         }
@@ -261,7 +256,6 @@ extension JSONDocument {
         }
     }
 
-    /// Elements of an array or members of an object.
     /// Whether `value` is an object of one member, named `key` (an NDJSON body's tail;
     /// asked of every line, so read off the tape: the object, then its member's name).
     @inlinable @inline(__always)
@@ -270,6 +264,7 @@ extension JSONDocument {
         return node.tag == .object && node.count == 1 && string(JSONValue(index: value.index + 1), equals: key)
     }
 
+    /// Elements of an array or members of an object.
     @inlinable public func count(_ value: JSONValue) -> Int {
         let node = nodes[value.index]
         return node.tag == .array || node.tag == .object ? Int(node.count) : 0
