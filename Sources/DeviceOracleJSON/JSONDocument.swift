@@ -238,7 +238,7 @@ extension JSONDocument {
     }
 
     /// Whether a string node holds exactly `text`, without allocating.
-    @inlinable public func string(_ value: JSONValue, equals text: StaticString) -> Bool {
+    @inlinable @inline(__always) public func string(_ value: JSONValue, equals text: StaticString) -> Bool {
         let node = nodes[value.index]
         guard node.tag == .string || node.tag == .escapedString,
               Int(node.count) == text.utf8CodeUnitCount else { return false }
