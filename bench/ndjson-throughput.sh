@@ -40,22 +40,7 @@ mkdir -p "$inputs"
 log_for() {
   local log="$inputs/playback-plain-${1}gib.ndjson"
   if [[ ! -s $log ]]; then
-    python3 - "$log" "$(awk -v g="$1" 'BEGIN { printf "%d", g * 2^30 }')" <<'PY'
-import json, sys
-TYPES = ["interruptionBegan", "interruptionEnded", "outputDisconnected", "userPaused", "userPlayed"]
-x, lines = 12345, []
-for _ in range(100_000):  # gen-large.py's LCG and mix
-    x = (x * 1103515245 + 12345) % 2**31
-    event = {"type": TYPES[(x >> 16) % len(TYPES)]}
-    if event["type"] == "interruptionEnded":
-        event["shouldResume"] = (x >> 8) % 4 != 0
-    lines.append(json.dumps(event, separators=(",", ":")))
-block = ("\n".join(lines) + "\n").encode()
-with open(sys.argv[1] + ".part", "wb") as out:
-    out.write(b'{"initial":{"isPlaying":true,"resumeAfterInterruption":false}}\n')
-    for _ in range(max(1, int(sys.argv[2]) // len(block))):
-        out.write(block)
-PY
+    python3 "$here/playback_plain_log.py" "$log.part" --bytes "$(awk -v g="$1" 'BEGIN { printf "%d", g * 2^30 }')"
     mv "$log.part" "$log"
   fi
   echo "$log"

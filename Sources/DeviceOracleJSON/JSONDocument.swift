@@ -46,15 +46,21 @@ public struct JSONDocument: Sendable {
         /// Makes this storage another text's: `fill` gets the parts (the input already
         /// replaced by `text`, the tape, decoded strings and duplicate keys emptied with
         /// their memory kept) and gives them back filled, whether it succeeded or threw.
-        /// Called only while no document shares this storage.
+        /// Called only while no document shares this storage. Returns whether a part may
+        /// have grown (`allocatedBytes` is then worth asking again; memory is kept when emptied).
+        @discardableResult
         func refill<Failure: Error>(
             _ text: UnsafeRawBufferPointer,
             _ fill: (_ input: UnsafeBufferPointer<UInt8>, inout JSONNodeBuffer, inout [UInt8], inout [JSONValue]) throws(Failure) -> Void
-        ) throws(Failure) {
+        ) throws(Failure) -> Bool {
             // `input` keeps its length (its capacity, for the next texts); the text is
             // its first bytes, copied in one go: emptying and appending to the array
             // cost ten times the copy on short lines.
-            if input.count < text.count { input = [UInt8](repeating: 0, count: max(text.count, 2 * input.count)) }
+            var grew = false
+            if input.count < text.count {
+                input = [UInt8](repeating: 0, count: max(text.count, 2 * input.count))
+                grew = true
+            }
             inputBytes = input.withUnsafeMutableBufferPointer { buffer in
                 UnsafeMutableRawBufferPointer(buffer).copyMemory(from: text)
                 return UnsafeBufferPointer(start: buffer.baseAddress, count: text.count)
@@ -69,10 +75,12 @@ public struct JSONDocument: Sendable {
                 failure = error
             }
             nodeCount = tape.count
+            grew = grew || tape.capacity != nodeCapacity || !decoded.isEmpty || !duplicateKeys.isEmpty
             nodeCapacity = tape.capacity
             nodes = tape.release()
             decodedBytes = decoded.withUnsafeBufferPointer { $0 }
             if let failure { throw failure }
+            return grew
         }
 
         /// The memory this storage holds, in bytes: what a reused one keeps between texts.
@@ -105,6 +113,8 @@ public struct JSONDocument: Sendable {
     /// Key nodes that repeat an earlier key of the same object, in document order
     /// (RFC 8259 leaves duplicates undefined; we reject them at their pointer).
     public var duplicateKeys: [JSONValue] { storage.duplicateKeys }
+    /// Whether `duplicateKeys` has any, read in place.
+    @inlinable public var hasDuplicateKeys: Bool { !storage.duplicateKeys.isEmpty }
     @usableFromInline var nodes: UnsafeMutablePointer<JSONNode> { storage.nodes }
     /// Strings that held escapes, decoded.
     @usableFromInline var decoded: [UInt8] { _read { yield storage.decoded } }
@@ -228,7 +238,7 @@ extension JSONDocument {
     }
 
     /// Whether a string node holds exactly `text`, without allocating.
-    @inlinable public func string(_ value: JSONValue, equals text: StaticString) -> Bool {
+    @inlinable @inline(__always) public func string(_ value: JSONValue, equals text: StaticString) -> Bool {
         let node = nodes[value.index]
         guard node.tag == .string || node.tag == .escapedString,
               Int(node.count) == text.utf8CodeUnitCount else { return false }
@@ -244,6 +254,14 @@ extension JSONDocument {
         return text.withUTF8 { expected in
             withUTF8(value) { $0.hasSameBytes(as: expected) }
         }
+    }
+
+    /// Whether `value` is an object of one member, named `key` (an NDJSON body's tail;
+    /// asked of every line, so read off the tape: the object, then its member's name).
+    @inlinable @inline(__always)
+    public func isObject(_ value: JSONValue, withOnlyMember key: StaticString) -> Bool {
+        let node = nodes[value.index]
+        return node.tag == .object && node.count == 1 && string(JSONValue(index: value.index + 1), equals: key)
     }
 
     /// Elements of an array or members of an object.

@@ -13,6 +13,9 @@ public struct JSONLineReader {
     private let maxDepth: Int
     /// The storage of the last document handed out, or nil when it was too large to keep.
     private var last: JSONDocument.Storage?
+    /// `last`'s memory, in bytes: measured again only when a text may have grown it
+    /// (its parts keep their memory when emptied), not for each line.
+    private var lastBytes = 0
 
     public init(maxDepth: Int = JSONReader.defaultMaxDepth) {
         self.maxDepth = maxDepth
@@ -20,23 +23,29 @@ public struct JSONLineReader {
 
     /// The document of `text`, valid and unchanged for as long as it is held.
     public mutating func parse(_ text: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONDocument {
+        // Whether `lastBytes` is this storage's.
+        var measured = last != nil
         var storage = last.take() ?? Self.emptyStorage()
-        if !isKnownUniquelyReferenced(&storage) { storage = Self.emptyStorage() }
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = Self.emptyStorage()
+            measured = false
+        }
         do {
-            try JSONReader.parse(text, into: storage, maxDepth: maxDepth)
+            let grew = try JSONReader.parse(text, into: storage, maxDepth: maxDepth)
+            keep(storage, measure: grew || !measured)
         } catch {
-            keep(storage)
+            keep(storage, measure: true)
             throw error
         }
-        keep(storage)
         return JSONDocument(storage: storage)
     }
 
     /// The memory kept for the next text, in bytes.
-    public var heldBytes: Int { last?.allocatedBytes ?? 0 }
+    public var heldBytes: Int { last == nil ? 0 : lastBytes }
 
-    private mutating func keep(_ storage: JSONDocument.Storage) {
-        last = storage.allocatedBytes <= Self.keptBytes ? storage : nil
+    private mutating func keep(_ storage: JSONDocument.Storage, measure: Bool) {
+        if measure { lastBytes = storage.allocatedBytes }
+        last = lastBytes <= Self.keptBytes ? storage : nil
     }
 
     private static func emptyStorage() -> JSONDocument.Storage {

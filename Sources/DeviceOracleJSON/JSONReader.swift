@@ -33,10 +33,13 @@ public enum JSONReader {
         }
     }
 
-    /// Parses `text` into `storage`, which no document shares (`JSONLineReader`).
-    static func parse(_ text: UnsafeRawBufferPointer, into storage: JSONDocument.Storage, maxDepth: Int) throws(JSONSyntaxError) {
+    /// Parses `text` into `storage`, which no document shares (`JSONLineReader`);
+    /// whether a part of it may have grown (`Storage.refill`).
+    @discardableResult
+    static func parse(_ text: UnsafeRawBufferPointer, into storage: JSONDocument.Storage, maxDepth: Int) throws(JSONSyntaxError)
+        -> Bool {
         try checkSize(text.count)
-        try storage.refill(text) { (input, tape, decoded, duplicateKeys) throws(JSONSyntaxError) in
+        return try storage.refill(text) { (input, tape, decoded, duplicateKeys) throws(JSONSyntaxError) in
             tape.reserve(Parser.expectedNodes(input.count))
             var parser = Parser(maxDepth: maxDepth, nodes: tape)
             swap(&parser.decoded, &decoded)

@@ -81,4 +81,18 @@ final class JSONLineReaderTests: XCTestCase {
         XCTAssertGreaterThan(reader.heldBytes, 0)
         XCTAssertLessThanOrEqual(reader.heldBytes, JSONLineReader.keptBytes)
     }
+
+    func testMemoryALineGrewIsCountedWhileItIsKeptForTheNext() throws {
+        var reader = JSONLineReader()
+        _ = try parse(&reader, #"{"id":""# + String(repeating: "a", count: 8_000) + #""}"#)
+        let plain = reader.heldBytes
+        // As long, but its escapes are decoded into memory of their own, kept for the next line.
+        _ = try parse(&reader, #"{"id":""# + String(repeating: #"\n"#, count: 4_000) + #""}"#)
+        let decoded = reader.heldBytes
+
+        _ = try parse(&reader, #"{"type":"userPaused"}"#)
+
+        XCTAssertGreaterThanOrEqual(decoded, plain + 4_000)
+        XCTAssertEqual(reader.heldBytes, decoded)
+    }
 }

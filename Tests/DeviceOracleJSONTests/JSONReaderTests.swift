@@ -16,6 +16,20 @@ final class JSONReaderTests: XCTestCase {
         }
     }
 
+    func testAnObjectOfOneMemberIsToldByThatMembersName() throws {
+        func only(_ text: String) throws -> Bool {
+            let document = try parse(text)
+            return document.isObject(document.root, withOnlyMember: "observedFinal")
+        }
+        XCTAssertTrue(try only(#"{"observedFinal":{"isPlaying":true}}"#))
+        XCTAssertTrue(try only(#"{"observed\u0046inal":null}"#))
+        XCTAssertFalse(try only(#"{"observedFinal":{},"type":"userPaused"}"#))
+        XCTAssertFalse(try only(#"{"observed":{}}"#))
+        XCTAssertFalse(try only(#"{}"#))
+        XCTAssertFalse(try only(#"["observedFinal"]"#))
+        XCTAssertFalse(try only(#""observedFinal""#))
+    }
+
     func testObjectMembersKeepDocumentOrderAndKinds() throws {
         let document = try parse(#"{"b": true, "a": [1, 2.5, "x", null, {}], "c": false}"#)
         let members = Array(document.members(document.root))

@@ -13,12 +13,23 @@ struct RequestDecoder {
     private var recorded: [RecordedProblem] = []
     /// How many were reported.
     private var recordedCount = 0
-    /// The document's repeated keys inside the value this decoder reads.
-    private let duplicateKeys: [JSONValue]
-    /// The value this decoder reads, and the pointer to it, which its caller knows:
-    /// finding it again for each case of a batch would make the batch quadratic.
-    private let scope: JSONValue
-    private let scopePointer: String
+    /// Set when this decoder reads one value of the document (a case of a batch); nil
+    /// for the whole document, whose own repeated keys are read in place. An NDJSON
+    /// line makes a decoder: a copy of the keys and a pointer string of its own were
+    /// releases a line.
+    private let scoped: Scope?
+    /// Whether the keys this decoder answers for repeat any: a problem from the start.
+    private let repeatsKeys: Bool
+    private var duplicateKeys: [JSONValue] { scoped?.duplicateKeys ?? document.duplicateKeys }
+
+    /// The value a decoder reads, the pointer to it, which its caller knows (finding it
+    /// again for each case of a batch would make the batch quadratic), and the
+    /// document's repeated keys inside it.
+    private struct Scope {
+        let value: JSONValue
+        let pointer: String
+        let duplicateKeys: [JSONValue]
+    }
 
     private struct RecordedProblem {
         /// Document position, for ordering.
@@ -34,9 +45,8 @@ struct RequestDecoder {
     /// Reads the whole document.
     init(document: JSONDocument) {
         self.document = document
-        duplicateKeys = document.duplicateKeys
-        scope = document.root
-        scopePointer = ""
+        scoped = nil
+        repeatsKeys = document.hasDuplicateKeys
     }
 
     /// Reads one value of the document (a case of a batch), which `pointer` points
@@ -44,17 +54,18 @@ struct RequestDecoder {
     init(document: JSONDocument, scope: JSONValue, at pointer: String) {
         self.document = document
         let end = document.end(of: scope)
-        duplicateKeys = document.duplicateKeys.filter { $0.index >= scope.index && $0.index < end }
-        self.scope = scope
-        scopePointer = pointer
+        let duplicateKeys = document.duplicateKeys.filter { $0.index >= scope.index && $0.index < end }
+        scoped = Scope(value: scope, pointer: pointer, duplicateKeys: duplicateKeys)
+        repeatsKeys = !duplicateKeys.isEmpty
     }
 
     /// The JSON Pointer to a value inside the scope, from the document's root.
     func pointer(to value: JSONValue) -> String {
-        scopePointer + document.pointer(to: value, from: scope)
+        guard let scoped else { return document.pointer(to: value, from: document.root) }
+        return scoped.pointer + document.pointer(to: value, from: scoped.value)
     }
 
-    var hasProblems: Bool { !recorded.isEmpty || !duplicateKeys.isEmpty }
+    var hasProblems: Bool { repeatsKeys || !recorded.isEmpty }
 
     mutating func report(_ detail: String, at value: JSONValue) {
         record(RecordedProblem(position: value.index, value: value, missingMember: nil, detail: detail))

@@ -106,6 +106,8 @@ struct EventLogDriver<D: RulesetDescription> {
     func lastStepValues() -> StepValues? { steps.lastStepValues() }
     /// Hands over the mismatches and diagnostics found since the last call.
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) { steps.takeFindings() }
+    /// Whether `takeFindings` has anything to hand over (false may be said only when it has not).
+    var hasFindings: Bool { steps.hasFindings }
     /// What an NDJSON log holds between lines beyond its fixed parts (refresh: its
     /// store), counted in the memory budget.
     var heldBytes: Int { steps.heldBytes }
@@ -181,6 +183,8 @@ protocol LogSteps {
     mutating func end(_ head: inout LogHead<Self>, observedFinalIn document: JSONDocument,
                       head decoder: RequestDecoder) -> Answer
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic])
+    /// `EventLogDriver.hasFindings`.
+    var hasFindings: Bool { get }
     /// `EventLogDriver.heldBytes`.
     var heldBytes: Int { get }
     var startsUnknown: Bool { get }
@@ -190,6 +194,7 @@ protocol LogSteps {
 }
 
 extension LogSteps {
+    var hasFindings: Bool { true }
     var startsUnknown: Bool { false }
     var reportedFindings: (findings: ListedFindings, carried: Bool)? { nil }
     var reportedCandidate: Int? { nil }

@@ -138,10 +138,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
                              decoder: inout RequestDecoder) -> Bool {
         // What an NDJSON log keeps is its machines: the last step is written already.
-        // A line leaves one step: popped, where `removeAll(keepingCapacity:)` takes
-        // `replaceSubrange`'s general path each line.
-        while steps.popLast() != nil {}
-        unfixedSteps.removeAll(keepingCapacity: true)
+        steps.empty()
+        unfixedSteps.empty()
         specialSteps.removeAll()
         let tables = tables, document = decoder.document
         var held = HeldAside()
@@ -178,6 +176,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) {
         DeviceOracleWire.takeFindings(&mismatches, &diagnostics)
     }
+
+    var hasFindings: Bool { mismatches.carried || !mismatches.entries.isEmpty || !diagnostics.isEmpty }
 
     /// Reads and runs every event. A function of its own, small enough that the
     /// walk, the reader and `run` inline into one loop.
@@ -417,8 +417,8 @@ struct SpecialSteps: Sendable {
     }
 
     mutating func removeAll() {
-        steps.removeAll(keepingCapacity: true)
-        echoedTexts.removeAll(keepingCapacity: true)
+        steps.empty()
+        echoedTexts.empty()
     }
 
     /// Writes special step number `number`; `unfixedTail` writes the tail of `UnfixedStep` number `Int`.
@@ -431,6 +431,21 @@ struct SpecialSteps: Sendable {
             }
         case .unfixed(let unfixedIndex):
             unfixedTail(unfixedIndex, &writer)
+        }
+    }
+}
+
+extension Array {
+    /// Empties the array and keeps its memory, at the cost of what it held: an NDJSON
+    /// line leaves at most one step in each list. `removeAll(keepingCapacity:)` checks
+    /// uniqueness and takes `replaceSubrange`'s general path even for an empty array
+    /// (and makes a new empty buffer for one that never held anything), each line.
+    @inline(__always)
+    fileprivate mutating func empty() {
+        if count == 1 {
+            removeLast()
+        } else if !isEmpty {
+            removeAll(keepingCapacity: true)
         }
     }
 }

@@ -40,8 +40,11 @@ struct LogStream<D: RulesetDescription> {
     /// The step `element` just ran, as values.
     func lastStepValues() -> StepValues? { evaluation.lastStepValues() }
 
-    /// The mismatches and diagnostics found since the last call.
-    mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) { evaluation.takeFindings() }
+    /// The mismatches and diagnostics found since the last call; nil when there were
+    /// none (most lines of a long log: no lists handed over and let go).
+    mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic])? {
+        evaluation.hasFindings ? evaluation.takeFindings() : nil
+    }
 
     /// What the evaluation holds between lines (`EventLogDriver.heldBytes`).
     var heldBytes: Int { evaluation.heldBytes }
@@ -85,7 +88,7 @@ struct LineStream {
     let element: (JSONValue, Int, inout RequestDecoder) -> Bool
     let writeStep: (Int, inout JSONWriter, JSONDocument) -> Void
     let lastStepValues: () -> StepValues?
-    let takeFindings: () -> (mismatches: MismatchList, diagnostics: [Diagnostic])
+    let takeFindings: () -> (mismatches: MismatchList, diagnostics: [Diagnostic])?
     let readObservedFinal: (JSONValue, inout RequestDecoder) -> Void
     let end: (JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
     let heldBytes: () -> Int

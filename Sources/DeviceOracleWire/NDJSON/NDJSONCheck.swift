@@ -59,7 +59,21 @@ public final class NDJSONCheck {
     /// The head line until the answer begins.
     private var head: NDJSONLayout.Line?
     private var tail: NDJSONLayout.Line?
-    @exclusivity(unchecked) private var phase = Phase.awaitingHead
+    @exclusivity(unchecked) private var phase = Phase.awaitingHead {
+        didSet {
+            switch phase {
+            case .awaitingHead: (isReading, isStreaming) = (true, false)
+            case .streaming: (isReading, isStreaming) = (true, true)
+            case .ended, .done: (isReading, isStreaming) = (false, false)
+            }
+        }
+    }
+    /// Whether lines are still read (no problem, no end yet), and whether the answer
+    /// has begun and not ended: `phase` as flags, asked several times a line, where
+    /// matching `phase` (whose `ended` carries a rejection) cost ~30 instructions a line.
+    @exclusivity(unchecked) private var isReading = true
+    @exclusivity(unchecked) private var isStreaming = false
+    private var awaitsHead: Bool { isReading && !isStreaming }
     /// The answer began in this call: `take` says `begin` before anything else.
     private var beganNow = false
     private var sawLine = false
@@ -122,12 +136,15 @@ public final class NDJSONCheck {
         lines = NDJSONLines(maxLineBytes: maxLineBytes)
         layout = NDJSONLayout(headMembers: versions.headMembers, tailWinsOverHead: oslog != nil)
         input = oslog.map { OSLogInput(selection: $0, headMembers: versions.headMembers) }
+        readsCapture = oslog != nil
         atInSeconds = versions.newest.shortName == "refresh"
         stream = versions.stream()
     }
 
     /// The unified-log form's input stage, when the body is a capture.
     @exclusivity(unchecked) private var input: OSLogInput?
+    /// Whether `input` is set: asked each line, where matching the optional was an outlined call.
+    private let readsCapture: Bool
     /// Whether an element's `at` is in seconds (refresh's runs) rather than milliseconds.
     private let atInSeconds: Bool
 
@@ -192,14 +209,6 @@ public final class NDJSONCheck {
         return take(completedLine: true, output: &output)
     }
 
-    /// Whether lines are still read: no problem, no end yet.
-    private var isReading: Bool {
-        switch phase {
-        case .awaitingHead, .streaming: true
-        case .ended, .done: false
-        }
-    }
-
     /// What this call decided, and the bytes it wrote.
     private func take(completedLine completed: Bool, output: inout [UInt8]) -> Progress {
         writer.move(into: &output)
@@ -229,7 +238,7 @@ public final class NDJSONCheck {
         case .tooLong(let number):
             fail(line: number, RequestRejection(kind: .invalidRequest, detail: "line \(number) is longer than \(lines.maxLineBytes) bytes (--max-line-bytes)",
                                                 problems: [.init(pointer: "", detail: "the line is longer than \(lines.maxLineBytes) bytes")]))
-        case .line(let number, let bytes) where input != nil:
+        case .line(let number, let bytes) where readsCapture:
             guard let outcome = input?.read(number: number, bytes: bytes, diagnose: { findings.absorbLog($0) }) else { return }
             switch outcome {
             case .skip:
@@ -250,7 +259,7 @@ public final class NDJSONCheck {
             } catch {
                 return fail(line: number, RequestBody.rejection(error, inLine: number))
             }
-            if !sawLine, input == nil {
+            if !sawLine, !readsCapture {
                 // Neither a head nor an element: the request as a whole is not NDJSON of objects.
                 sawLine = true
                 var decoder = RequestDecoder(document: document)
@@ -268,12 +277,12 @@ public final class NDJSONCheck {
         case .head:
             head = line
         case .element(let index):
-            if case .awaitingHead = phase { begin() }
-            guard case .streaming = phase else { return }
+            if awaitsHead { begin() }
+            guard isStreaming else { return }
             run(line, index: index)
         case .tail(let repeatsHead):
-            if case .awaitingHead = phase { begin() }
-            guard case .streaming = phase else { return }
+            if awaitsHead { begin() }
+            guard isStreaming else { return }
             tail = line
             if repeatsHead {
                 var decoder = RequestDecoder(document: line.document)
@@ -335,9 +344,10 @@ public final class NDJSONCheck {
             return
         }
         stepCount += 1
+        // Most lines found nothing: no lists to hand over.
         let taken = stream.takeFindings()
-        if keepsFirstMismatch, divergence == nil { keep(taken.mismatches.entries.first, line: line, index: index) }
-        let failing = findings.absorb(taken.mismatches, taken.diagnostics, document: line.document)
+        if keepsFirstMismatch, divergence == nil { keep(taken?.mismatches.entries.first, line: line, index: index) }
+        let failing = taken.map { findings.absorb($0.mismatches, $0.diagnostics, document: line.document) } ?? false
         switch detail {
         case .all: break
         case .failing: guard failing else { return }
@@ -368,7 +378,7 @@ public final class NDJSONCheck {
     /// Takes the stream's new findings into the summary's; whether there were any.
     @discardableResult
     private func absorbFindings(document: JSONDocument) -> Bool {
-        let taken = stream.takeFindings()
+        guard let taken = stream.takeFindings() else { return false }
         return findings.absorb(taken.mismatches, taken.diagnostics, document: document)
     }
 
@@ -385,7 +395,7 @@ public final class NDJSONCheck {
         let observedFinalDocument = tail?.document ?? headDocument
         let ended = stream.end(observedFinalDocument)
         usualStart = ended.answer.usualStart
-        let taken = stream.takeFindings()
+        let taken = stream.takeFindings() ?? (MismatchList(), [])
         if keepsFirstMismatch, divergence == nil, let mismatch = taken.mismatches.entries.first {
             divergence = KeptDivergence(mismatch: mismatch, values: observedFinalDocument, step: lastStep,
                                         observedFinal: observedFinalDocument.member(observedFinalDocument.root, "observedFinal"),

@@ -110,7 +110,6 @@ struct NDJSONLayout {
     }
 
     private static func mayBeTail(_ document: JSONDocument) -> Bool {
-        guard document.kind(document.root) == .object, document.count(document.root) == 1 else { return false }
-        return document.members(document.root).allSatisfy { document.string($0.key, equals: "observedFinal") }
+        document.isObject(document.root, withOnlyMember: "observedFinal")
     }
 }

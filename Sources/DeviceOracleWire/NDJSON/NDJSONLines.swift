@@ -119,13 +119,15 @@ struct NDJSONLines {
     }
 
     private func complete(_ bytes: UnsafeRawBufferPointer) -> Piece? {
-        var line = bytes[...]
-        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        // By count and index, not `Slice.last`/`dropLast`: their generic code was called per line.
+        var count = bytes.count
+        if count > 0, bytes[count - 1] == UInt8(ascii: "\r") { count -= 1 }
+        let line = UnsafeRawBufferPointer(start: bytes.baseAddress, count: count)
         func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") }
-        if line.count > maxLineBytes {
+        if count > maxLineBytes {
             return .tooLong(number: number)
-        } else if let first = line.first, !isBlank(first) || !line.allSatisfy(isBlank) {
-            return .line(number: number, bytes: UnsafeRawBufferPointer(rebasing: line))
+        } else if count > 0, !isBlank(line[0]) || !line.allSatisfy(isBlank) {
+            return .line(number: number, bytes: line)
         }
         return nil
     }
