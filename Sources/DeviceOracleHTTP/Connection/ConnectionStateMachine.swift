@@ -231,9 +231,8 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
+    /// When its head's first byte arrived is `headStartedAt`, beside the state.
     struct AwaitingHead {
-        /// When the current head's first byte arrived (for the access line's duration).
-        var startedAt: Int64
         /// The connection has answered a request before: its wait is the idle timeout.
         var hasAnswered: Bool
         /// The last `parse` stopped here because output waited (`Exchange.stoppedForOutput`).
@@ -463,6 +462,10 @@ struct ConnectionStateMachine: ~Copyable {
     /// or `takeState`, which set it. Most decisions read the case alone, and reading it
     /// from the state is an outlined call through the whole enum's layout.
     private var phase: Phase
+    /// Beside: when the head awaited or being routed began to arrive (the access line's
+    /// duration counts from it). Set on every read between requests: in the payload, each
+    /// such read took the state out and put it back, a transition a request.
+    private var headStartedAt: Int64
     /// Beside: the byte stream's parser, whose position spans requests (a pipelined head
     /// may be half read while the previous request is answered) and which parses in place.
     private var framer: RequestFramer
@@ -488,8 +491,9 @@ struct ConnectionStateMachine: ~Copyable {
     init(settings: Settings, now: Int64, draining: Bool = false) {
         self.settings = settings
         self.draining = draining
-        state = .awaitingHead(AwaitingHead(startedAt: now, hasAnswered: false))
+        state = .awaitingHead(AwaitingHead(hasAnswered: false))
         phase = .awaitingHead
+        headStartedAt = now
         framer = RequestFramer(limits: settings.headLimits, maxBodyBytes: settings.maxBodyBytes, checksContentLength: false)
         rateClock = ReceiveRateClock(startedAt: now)
         timer = ArmedTimer(kind: .header, deadline: now + settings.timerNanoseconds[TimerKind.header.rawValue])
@@ -616,11 +620,7 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// When the head awaited or being routed began to arrive.
     private var waitingSince: Int64? {
-        switch state {
-        case .awaitingHead(let waiting): waiting.startedAt
-        case .routing(let waiting): waiting.startedAt
-        default: nil
-        }
+        phase == .awaitingHead || phase == .routing ? headStartedAt : nil
     }
 
     /// The connection awaits a head after answering a request (its wait is the idle timeout).
@@ -717,10 +717,7 @@ struct ConnectionStateMachine: ~Copyable {
             return isOver ? .close : .discarded
         }
         if framer.isBetweenRequests {
-            if phase == .awaitingHead, case .awaitingHead(var waiting) = takeState() {
-                waiting.startedAt = now
-                put(.awaitingHead(waiting))
-            }
+            if phase == .awaitingHead { headStartedAt = now }
             rateClock.restart(at: now)
         }
         rateClock.bytes += count
@@ -752,8 +749,12 @@ struct ConnectionStateMachine: ~Copyable {
             guard let event = framer.next(input, index: &index) else { break }
             switch event {
             case .head(let head):
-                var waiting = AwaitingHead(startedAt: now, hasAnswered: true)
-                if phase == .awaitingHead, case .awaitingHead(let awaiting) = takeState() { waiting = awaiting }
+                var waiting = AwaitingHead(hasAnswered: true)
+                if phase == .awaitingHead, case .awaitingHead(let awaiting) = takeState() {
+                    waiting = awaiting
+                } else {
+                    headStartedAt = now
+                }
                 put(.routing(waiting))
                 return .route(head)
             case .body(let range):
@@ -1156,7 +1157,8 @@ struct ConnectionStateMachine: ~Copyable {
         rateClock.restart(at: now)  // a request pipelined behind this one is timed from here
         timer.kind = nil  // the idle clock starts again after every answer
         if keepAlive {
-            put(.awaitingHead(AwaitingHead(startedAt: exchange.startedAt, hasAnswered: true)))
+            headStartedAt = exchange.startedAt
+            put(.awaitingHead(AwaitingHead(hasAnswered: true)))
         } else {
             put(.closingAfterWrite(linger: true, lingerAllowance: lingerAllowance))
         }
@@ -1402,7 +1404,8 @@ struct ConnectionStateMachine: ~Copyable {
         rateClock.restart(at: now)
         timer.kind = nil
         if keepAlive {
-            put(.awaitingHead(AwaitingHead(startedAt: stream.exchange.startedAt, hasAnswered: true)))
+            headStartedAt = stream.exchange.startedAt
+            put(.awaitingHead(AwaitingHead(hasAnswered: true)))
         } else {
             put(.closingAfterWrite(linger: true, lingerAllowance: Self.maxStreamLingerBytes))
         }
