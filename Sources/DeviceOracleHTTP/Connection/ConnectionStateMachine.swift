@@ -274,7 +274,7 @@ struct ConnectionStateMachine: ~Copyable {
         case awaitingHead(AwaitingHead)
         /// A head has arrived and the loop routes it (`route`, `headRouted`); nothing
         /// more is parsed until then.
-        case routing(AwaitingHead)
+        case routing
         /// A head has arrived; its body (maybe empty) is read.
         case receivingBody(Exchange)
         /// A head has arrived whose body goes to a `StreamedRequestHandler` as it is read;
@@ -749,13 +749,8 @@ struct ConnectionStateMachine: ~Copyable {
             guard let event = framer.next(input, index: &index) else { break }
             switch event {
             case .head(let head):
-                var waiting = AwaitingHead(hasAnswered: true)
-                if phase == .awaitingHead, case .awaitingHead(let awaiting) = takeState() {
-                    waiting = awaiting
-                } else {
-                    headStartedAt = now
-                }
-                put(.routing(waiting))
+                if phase != .awaitingHead { headStartedAt = now }
+                put(.routing)
                 return .route(head)
             case .body(let range):
                 if let bytes = receivedBody(range, of: input, now: now) { return .reserve(bytes: bytes) }
