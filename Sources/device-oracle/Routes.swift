@@ -281,11 +281,11 @@ enum ServiceRoutes {
 /// written out at every answer they were two allocations a request.
 private struct VerdictFields {
     let headers: [(String, String)]
-    let logFields: [(String, String)]
+    let logFields: [LogField]
 
     private init(_ verdict: Verdict) {
         headers = [("Oracle-Verdict", verdict.rawValue)]
-        logFields = [("verdict", verdict.rawValue)]
+        logFields = [ServiceRoutes.verdictCounter.field(verdict.rawValue)]
     }
 
     private static let pass = VerdictFields(.pass), fail = VerdictFields(.fail), unchecked = VerdictFields(.unchecked)
@@ -388,7 +388,7 @@ final class NDJSONRequest: StreamedRequestHandler {
         case .end(let verdict):
             // After a problem line the rest is not read: the connection closes.
             return .end(trailers: [("Oracle-Verdict", verdict)], readsRest: verdict != NDJSONCheck.invalidVerdict,
-                        logFields: [("verdict", verdict)])
+                        logFields: [ServiceRoutes.verdictCounter.field(verdict)])
         }
     }
 }

@@ -7,7 +7,7 @@ final class AccessLineTests: XCTestCase {
     private func line(id: UInt64, milliseconds: Int, elapsedNanoseconds: Int64, method: String? = "POST",
                       path: String? = "/playback/apply", userAgent: String? = nil) -> String {
         var out = JSONWriter()
-        let fields = AccessLineFields(method: method, path: path, status: 200, startedAt: 0, fields: [("verdict", "pass")],
+        let fields = AccessLineFields(method: method, path: path, status: 200, startedAt: 0, fields: [LogField("verdict", "pass")],
                                       userAgent: userAgent)
         AccessLine.append(fields, bytes: 15, elapsedNanoseconds: elapsedNanoseconds, id: id,
                           timestampPrefix: Array("2026-11-30T01:44:15.".utf8), milliseconds: milliseconds, to: &out)

@@ -86,7 +86,7 @@ final class ConnectionStateMachineTests: XCTestCase {
                              headers: [(String, String)])] = []
         var streamedBytes: [UInt8] = []
         var streamedTrailers: [[(String, String)]] = []
-        var accessFields: [[(String, String)]] = []
+        var accessFields: [[LogField]] = []
         var streamsInFlight = 0
 
         func reserveMemory(_ bytes: Int) -> Bool {
@@ -927,14 +927,14 @@ final class ConnectionStateMachineTests: XCTestCase {
     func testTheAnswerEndsWithItsTrailersAndOneAccessRecordWithTheHandlersLogFields() {
         accept()
         handler.onReceive = [("", begin200), ("B\n", .more)]
-        handler.onBodyEnded = [("C\n", .end(trailers: [("X-Lines", "2")], readsRest: true, logFields: [("verdict", "pass")]))]
+        handler.onBodyEnded = [("C\n", .end(trailers: [("X-Lines", "2")], readsRest: true, logFields: [LogField("verdict", "pass")]))]
 
         read(streamHead() + chunk("a\n") + chunk("b\n") + "0\r\n\r\n", at: start)
 
         XCTAssertEqual(String(decoding: effects.streamedBytes, as: UTF8.self), "B\nC\n")
         XCTAssertEqual(effects.streamedTrailers.map { $0.map(\.0) + $0.map(\.1) }, [["X-Lines", "2"]])
         XCTAssertEqual(effects.accessStatuses, [200])
-        XCTAssertEqual(effects.accessFields.first?.map(\.1), ["pass"])
+        XCTAssertEqual(effects.accessFields.first?.map(\.value), ["pass"])
         XCTAssertEqual(effects.streamsInFlight, 0)
         XCTAssertEqual(wait(start), .poll(.read, .arm(.idle, deadline: start + 60 * second)), "kept alive")
     }

@@ -66,10 +66,24 @@ final class ServerMetricsTests: XCTestCase {
         let metrics = metrics()
         var recorder = metrics.recorder()
 
-        recorder.answered(route: 0, status: 200, nanoseconds: 0, logFields: [("verdict", "fail")], overload: nil)
-        recorder.answered(route: 0, status: 200, nanoseconds: 0, logFields: [("verdict", "fail")], overload: nil)
-        recorder.answered(route: 1, status: 200, nanoseconds: 0, logFields: [("verdict", "pass")], overload: nil)
+        recorder.answered(route: 0, status: 200, nanoseconds: 0, logFields: [LogField("verdict", "fail")], overload: nil)
+        recorder.answered(route: 0, status: 200, nanoseconds: 0, logFields: [LogField("verdict", "fail")], overload: nil)
+        recorder.answered(route: 1, status: 200, nanoseconds: 0, logFields: [LogField("verdict", "pass")], overload: nil)
         recorder.answered(route: 0, status: 422, nanoseconds: 0, logFields: [], overload: nil)
+        metrics.publish(&recorder, loop: 0)
+
+        let counted = lines(metrics).filter { $0.hasPrefix("test_verdicts_total{") }
+        XCTAssertEqual(counted, [#"test_verdicts_total{ruleset="toy/1",verdict="pass"} 0"#,
+                                 #"test_verdicts_total{ruleset="toy/1",verdict="fail"} 2"#])
+    }
+
+    func testAFieldTheCounterMadeIsCountedLikeOneNamedByHand() {
+        let metrics = metrics()
+        var recorder = metrics.recorder()
+
+        recorder.answered(route: 0, status: 200, nanoseconds: 0, logFields: [verdicts.field("fail")], overload: nil)
+        recorder.answered(route: 0, status: 200, nanoseconds: 0, logFields: [LogField("verdict", "fail")], overload: nil)
+        recorder.answered(route: 0, status: 200, nanoseconds: 0, logFields: [verdicts.field("maybe")], overload: nil)
         metrics.publish(&recorder, loop: 0)
 
         let counted = lines(metrics).filter { $0.hasPrefix("test_verdicts_total{") }

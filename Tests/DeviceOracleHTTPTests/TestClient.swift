@@ -193,7 +193,7 @@ final class TestServer: Sendable {
             HTTPResponse(status: 200, contentType: "text/plain", body: Array("hello".utf8))
         },
         Route(path: "/echo", methods: [.POST], body: .json) { request in
-            .json(200, request.body, logFields: [("verdict", "pass")])
+            .json(200, request.body, logFields: [LogField("verdict", "pass")])
         },
         Route(path: "/gate", methods: [.POST], body: .json) { request in  // ?name=N
             HandlerGate.named(String(request.query.dropFirst(5))).pass()
@@ -341,7 +341,7 @@ final class UppercaseLines: StreamedRequestHandler {
     func bodyEnded(output: inout [UInt8]) -> StreamedProgress {
         if !partial.isEmpty { emitLine(to: &output) }
         guard begun else { return begin() }
-        return .end(trailers: [("X-Lines", "\(lines)")], readsRest: true, logFields: [("verdict", "pass")])
+        return .end(trailers: [("X-Lines", "\(lines)")], readsRest: true, logFields: [LogField("verdict", "pass")])
     }
 
     private func begin() -> StreamedProgress {

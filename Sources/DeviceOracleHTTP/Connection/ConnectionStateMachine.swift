@@ -231,9 +231,8 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
+    /// When its head's first byte arrived is `headStartedAt`, beside the state.
     struct AwaitingHead {
-        /// When the current head's first byte arrived (for the access line's duration).
-        var startedAt: Int64
         /// The connection has answered a request before: its wait is the idle timeout.
         var hasAnswered: Bool
         /// The last `parse` stopped here because output waited (`Exchange.stoppedForOutput`).
@@ -275,7 +274,7 @@ struct ConnectionStateMachine: ~Copyable {
         case awaitingHead(AwaitingHead)
         /// A head has arrived and the loop routes it (`route`, `headRouted`); nothing
         /// more is parsed until then.
-        case routing(AwaitingHead)
+        case routing
         /// A head has arrived; its body (maybe empty) is read.
         case receivingBody(Exchange)
         /// A head has arrived whose body goes to a `StreamedRequestHandler` as it is read;
@@ -459,6 +458,14 @@ struct ConnectionStateMachine: ~Copyable {
     /// Everything of a request lives in its case's payload. What follows beside it is the
     /// connection's, each with why it is not in a payload.
     private var state: State
+    /// Beside, and always the state's case: every change of the state goes through `put`
+    /// or `takeState`, which set it. Most decisions read the case alone, and reading it
+    /// from the state is an outlined call through the whole enum's layout.
+    private var phase: Phase
+    /// Beside: when the head awaited or being routed began to arrive (the access line's
+    /// duration counts from it). Set on every read between requests: in the payload, each
+    /// such read took the state out and put it back, a transition a request.
+    private var headStartedAt: Int64
     /// Beside: the byte stream's parser, whose position spans requests (a pipelined head
     /// may be half read while the previous request is answered) and which parses in place.
     private var framer: RequestFramer
@@ -484,7 +491,9 @@ struct ConnectionStateMachine: ~Copyable {
     init(settings: Settings, now: Int64, draining: Bool = false) {
         self.settings = settings
         self.draining = draining
-        state = .awaitingHead(AwaitingHead(startedAt: now, hasAnswered: false))
+        state = .awaitingHead(AwaitingHead(hasAnswered: false))
+        phase = .awaitingHead
+        headStartedAt = now
         framer = RequestFramer(limits: settings.headLimits, maxBodyBytes: settings.maxBodyBytes, checksContentLength: false)
         rateClock = ReceiveRateClock(startedAt: now)
         timer = ArmedTimer(kind: .header, deadline: now + settings.timerNanoseconds[TimerKind.header.rawValue])
@@ -572,8 +581,16 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
+    /// Puts `new` in the state, and its case in `phase`. Inlined: where the case is
+    /// written out, as at almost every call, finding it costs nothing.
     @inline(__always)
-    private var phase: Phase {
+    private mutating func put(_ new: consuming State) {
+        phase = Self.phase(of: new)
+        state = new
+    }
+
+    @inline(__always)
+    private static func phase(of state: borrowing State) -> Phase {
         switch state {
         case .awaitingHead: .awaitingHead
         case .routing: .routing
@@ -603,11 +620,7 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// When the head awaited or being routed began to arrive.
     private var waitingSince: Int64? {
-        switch state {
-        case .awaitingHead(let waiting): waiting.startedAt
-        case .routing(let waiting): waiting.startedAt
-        default: nil
-        }
+        phase == .awaitingHead || phase == .routing ? headStartedAt : nil
     }
 
     /// The connection awaits a head after answering a request (its wait is the idle timeout).
@@ -640,7 +653,7 @@ struct ConnectionStateMachine: ~Copyable {
     private mutating func markStoppedForOutput(_ stopped: Bool) {
         if phase == .awaitingHead, case .awaitingHead(var waiting) = takeState() {
             waiting.stoppedForOutput = stopped
-            state = .awaitingHead(waiting)
+            put(.awaitingHead(waiting))
         } else {
             modifyReadingExchange { $0.stoppedForOutput = stopped }
         }
@@ -660,12 +673,12 @@ struct ConnectionStateMachine: ~Copyable {
         switch takeState() {
         case .receivingBody(var exchange):
             change(&exchange)
-            state = .receivingBody(exchange)
+            put(.receivingBody(exchange))
         case .streaming(var stream):
             change(&stream.exchange)
-            state = .streaming(stream)
+            put(.streaming(stream))
         case let other:
-            state = other
+            put(other)
         }
     }
 
@@ -700,14 +713,11 @@ struct ConnectionStateMachine: ~Copyable {
         if phase == .lingering, case .lingering(var lingering) = takeState() {
             lingering.discarded += count
             let isOver = lingering.discarded >= lingering.allowance
-            state = .lingering(lingering)
+            put(.lingering(lingering))
             return isOver ? .close : .discarded
         }
         if framer.isBetweenRequests {
-            if phase == .awaitingHead, case .awaitingHead(var waiting) = takeState() {
-                waiting.startedAt = now
-                state = .awaitingHead(waiting)
-            }
+            if phase == .awaitingHead { headStartedAt = now }
             rateClock.restart(at: now)
         }
         rateClock.bytes += count
@@ -739,9 +749,8 @@ struct ConnectionStateMachine: ~Copyable {
             guard let event = framer.next(input, index: &index) else { break }
             switch event {
             case .head(let head):
-                var waiting = AwaitingHead(startedAt: now, hasAnswered: true)
-                if phase == .awaitingHead, case .awaitingHead(let awaiting) = takeState() { waiting = awaiting }
-                state = .routing(waiting)
+                if phase != .awaitingHead { headStartedAt = now }
+                put(.routing)
                 return .route(head)
             case .body(let range):
                 if let bytes = receivedBody(range, of: input, now: now) { return .reserve(bytes: bytes) }
@@ -761,7 +770,7 @@ struct ConnectionStateMachine: ~Copyable {
                                                                 input: UnsafeRawBufferPointer, index: inout Int,
                                                                 now: Int64, output: OutputState) -> ParseResult {
         if phase == .startingStream, case .startingStream(let exchange) = takeState() {
-            state = .streaming(Stream(exchange: exchange, handler: handler))
+            put(.streaming(Stream(exchange: exchange, handler: handler)))
         }
         return parse(input, index: &index, now: now, output: output)
     }
@@ -803,7 +812,7 @@ struct ConnectionStateMachine: ~Copyable {
             return apply(progress, to: stream, output: &output, pauseFrom: pauseFrom, input: input,
                          heldBytes: heldBytes, bodyEnded: false, now: now)
         case (.bodyEnded, nil), (.receive, nil):
-            state = .streaming(stream)  // only `cut` may have no answer
+            put(.streaming(stream))  // only `cut` may have no answer
             return nil
         }
     }
@@ -826,7 +835,7 @@ struct ConnectionStateMachine: ~Copyable {
         case .awaitingHead:
             // An incomplete request can no longer complete; answers already queued still go out.
             guard hasPendingOutput else { return .close }
-            state = .closingAfterWrite(linger: false, lingerAllowance: 0)
+            put(.closingAfterWrite(linger: false, lingerAllowance: 0))
             return .proceed
         case .routing, .receivingBody, .streaming, .startingStream, .lingering:
             return .close
@@ -855,7 +864,7 @@ struct ConnectionStateMachine: ~Copyable {
             waiting.isLastTry = now - waiting.since >= Int64(settings.memoryWait * 1e9)
             let bytes = waiting.exchange.streams ? streamShare(waiting.exchange) : share(of: waiting.bodyBytes)
             waiting.exchange.asked = .admission(bytes: bytes)
-            state = .awaitingMemory(waiting)
+            put(.awaitingMemory(waiting))
             return .reserve(bytes: bytes)
         case .header, .idle, .send, .linger:
             return .close
@@ -915,7 +924,7 @@ struct ConnectionStateMachine: ~Copyable {
     mutating func nextWait(hasPendingOutput: Bool, sentSome: Bool, now: Int64) -> Wait {
         if !hasPendingOutput, let (linger, allowance) = closingAfterWrite {
             guard linger, !peerClosedInput else { return .close }
-            state = .lingering(Lingering(allowance: allowance))
+            put(.lingering(Lingering(allowance: allowance)))
             arm(.linger, now: now)
             return .shutdownWriteAndLinger(deadline: timer.deadline)
         }
@@ -965,11 +974,11 @@ struct ConnectionStateMachine: ~Copyable {
         // A stream cut by the peer is still one answer in the access log.
         if phase == .streaming, case .streaming(let stream) = takeState() {
             logCutStream(stream)
-            state = .streaming(stream)
+            put(.streaming(stream))
         }
         // An offloaded handler still holds its request: its completion gives the share back.
         if phase != .running { release(currentHolding) }
-        state = .closed
+        put(.closed)
         timer.kind = nil
         return outboxIndex < outboxCount ? .performEffects : .none
     }
@@ -982,7 +991,8 @@ struct ConnectionStateMachine: ~Copyable {
     /// is a move: no payload is copied and destroyed on the way, and a body appended to
     /// is the only reference to its storage.
     private mutating func takeState() -> State {
-        exchange(&state, with: .modifying)
+        phase = .modifying
+        return exchange(&state, with: .modifying)
     }
 
     /// Every path sets the state (`.routing` until then). Returns the bytes asked of the
@@ -1028,7 +1038,7 @@ struct ConnectionStateMachine: ~Copyable {
             if head.framing == .chunked { framer.limitBody(to: settings.maxStreamBytes) }
             let bytes = streamShare(exchange)
             exchange.asked = .admission(bytes: bytes)
-            state = .awaitingMemory(AwaitingMemory(exchange: exchange, since: now, bodyBytes: 0))
+            put(.awaitingMemory(AwaitingMemory(exchange: exchange, since: now, bodyBytes: 0)))
             return bytes
         }
         switch head.framing {
@@ -1039,9 +1049,9 @@ struct ConnectionStateMachine: ~Copyable {
         case .length, .chunked:
             // Read and discarded, so it takes nothing of the budget.
             if head.expectsContinue { emit(.sendContinue) }
-            state = .receivingBody(exchange)
+            put(.receivingBody(exchange))
         case .none:
-            state = .receivingBody(exchange)
+            put(.receivingBody(exchange))
         }
         return nil
     }
@@ -1052,7 +1062,7 @@ struct ConnectionStateMachine: ~Copyable {
         if phase == .receivingBody, case .receivingBody(var exchange) = takeState() {
             exchange.bodyProgress = true
             guard exchange.keepsBody else {
-                state = .receivingBody(exchange)  // a body read and discarded
+                put(.receivingBody(exchange))  // a body read and discarded
                 return nil
             }
             exchange.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[range]))
@@ -1061,7 +1071,7 @@ struct ConnectionStateMachine: ~Copyable {
                 let more = max(Self.chunkedReservationBytes, exchange.body.count - exchange.holding.bodyBytes)
                 return reserve(bodyBytes: more, exchange: exchange)
             }
-            state = .receivingBody(exchange)
+            put(.receivingBody(exchange))
             return nil
         }
         guard phase == .streaming, case .streaming(var stream) = takeState() else { return nil }
@@ -1070,7 +1080,7 @@ struct ConnectionStateMachine: ~Copyable {
             stream.receivedBytes += range.count
             stream.due = .receive(.read(range), pauseFrom: .read(range))
         }
-        state = .streaming(stream)  // once the answer has ended, the rest is thrown away
+        put(.streaming(stream))  // once the answer has ended, the rest is thrown away
         return nil
     }
 
@@ -1088,12 +1098,12 @@ struct ConnectionStateMachine: ~Copyable {
                 endStream(stream, keepAlive: keepAlive, now: now)
             } else {
                 stream.due = .bodyEnded
-                state = .streaming(stream)
+                put(.streaming(stream))
             }
             return parse(input, index: &index, now: now, output: output)
         case let other:
             // The framer ended a request no body was read for: the server's fault, not the client's.
-            state = other
+            put(other)
             failed("a request ended outside its body", now: now)
             return .performEffects
         }
@@ -1102,13 +1112,13 @@ struct ConnectionStateMachine: ~Copyable {
             return parse(input, index: &index, now: now, output: output)  // the answer goes out first
         }
         guard let routeIndex = exchange.routeIndex else {
-            state = .receivingBody(exchange)
+            put(.receivingBody(exchange))
             return parse(input, index: &index, now: now, output: output)
         }
         var received: [UInt8] = []
         swap(&received, &exchange.body)
         let request = exchange.head.request(body: received)
-        state = .running(exchange)
+        put(.running(exchange))
         return request.body.count > settings.offloadBodyBytes
             ? .offload(routeIndex: routeIndex, request: request) : .runHandler(routeIndex: routeIndex, request: request)
     }
@@ -1141,8 +1151,12 @@ struct ConnectionStateMachine: ~Copyable {
         let framing = Self.framing(of: response, to: exchange.head)
         rateClock.restart(at: now)  // a request pipelined behind this one is timed from here
         timer.kind = nil  // the idle clock starts again after every answer
-        state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: exchange.startedAt, hasAnswered: true))
-                          : .closingAfterWrite(linger: true, lingerAllowance: lingerAllowance)
+        if keepAlive {
+            headStartedAt = exchange.startedAt
+            put(.awaitingHead(AwaitingHead(hasAnswered: true)))
+        } else {
+            put(.closingAfterWrite(linger: true, lingerAllowance: lingerAllowance))
+        }
         return Answer(response: response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
                       accessLine: accessLine, holding: holding)
     }
@@ -1157,11 +1171,11 @@ struct ConnectionStateMachine: ~Copyable {
                 // (`streamHandlerAnswered`).
                 stream.heldInput = []
                 stream.due = .cut(error)
-                state = .streaming(stream)
+                put(.streaming(stream))
             case .ended:
                 closeAfterWhatWasWritten(stream)
             case .undecided:
-                state = .streaming(stream)
+                put(.streaming(stream))
             }
             guard undecided else { return }
         }
@@ -1178,7 +1192,7 @@ struct ConnectionStateMachine: ~Copyable {
             emit(.record(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
                                           startedAt: startedAt, userAgent: summary.userAgent), bytes: bytes))
         }
-        state = .closingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes)
+        put(.closingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes))
     }
 
     // MARK: Streamed requests
@@ -1196,7 +1210,7 @@ struct ConnectionStateMachine: ~Copyable {
         if exchange.head.expectsContinue { emit(.sendContinue) }
         rateClock.restart(at: now)  // a wait for the budget was the server's, not the client's
         emit(.streamStarted)
-        state = .startingStream(exchange)
+        put(.startingStream(exchange))
     }
 
     /// What `parse` asks for first, if it is due: the stream's handler is made or
@@ -1207,7 +1221,7 @@ struct ConnectionStateMachine: ~Copyable {
             guard case .streaming(var stream) = takeState() else { return nil }
             let due = stream.due.take()
             let handler = stream.handler
-            state = .streaming(stream)
+            put(.streaming(stream))
             guard let due else { return nil }
             return .callStreamHandler(handler, due)
         case .startingStream:
@@ -1232,7 +1246,7 @@ struct ConnectionStateMachine: ~Copyable {
     private mutating func closeAfterWhatWasWritten(_ stream: borrowing Stream) {
         logCutStream(stream)
         release(stream.exchange.holding)
-        state = .closingAfterWrite(linger: false, lingerAllowance: 0)
+        put(.closingAfterWrite(linger: false, lingerAllowance: 0))
     }
 
     /// Performs what the handler decided after a call (`bodyEnded`: the call was `bodyEnded`).
@@ -1253,7 +1267,7 @@ struct ConnectionStateMachine: ~Copyable {
             queueOutput(&output, of: &stream)
             if case .completedUnit = progress { rateClock.restart(at: now) }
             let asked = followHeldBytes(of: &stream, heldBytes: heldBytes)
-            state = .streaming(stream)
+            put(.streaming(stream))
             return asked
         case .pause(let unread):
             if bodyEnded { return brokeContract(stream, "it paused after the body had ended", now: now) }
@@ -1265,7 +1279,7 @@ struct ConnectionStateMachine: ~Copyable {
             }
             rateClock.restart(at: now)  // a unit was completed
             let asked = followHeldBytes(of: &stream, heldBytes: heldBytes)
-            state = .streaming(stream)
+            put(.streaming(stream))
             return asked
         case .respond(let response):
             guard stream.isUndecided else { return brokeContract(stream, "it responded after its answer began", now: now) }
@@ -1283,7 +1297,7 @@ struct ConnectionStateMachine: ~Copyable {
             // Called once more at once, with no bytes: what the same call decided after
             // the answer began (more lines, or its end) comes out without waiting for bytes.
             stream.due = bodyEnded ? .bodyEnded : .receive(.none, pauseFrom: pauseFrom)
-            state = .streaming(stream)
+            put(.streaming(stream))
         case .end(let trailers, let readsRest, let logFields):
             guard case .begun(let status, let chunked, let keepAlive) = stream.answer else {
                 return brokeContract(stream, "it ended an answer it had not begun", now: now)
@@ -1298,7 +1312,7 @@ struct ConnectionStateMachine: ~Copyable {
             if bodyEnded {
                 endStream(stream, keepAlive: keepAlive, now: now)
             } else if readsRest {
-                state = .streaming(stream)
+                put(.streaming(stream))
             } else {
                 endStream(stream, keepAlive: false, now: now)
             }
@@ -1326,7 +1340,7 @@ struct ConnectionStateMachine: ~Copyable {
             swap(&held, &stream.heldInput)
             stream.due = .receive(.held(held), pauseFrom: .held(held))
         }
-        state = .streaming(stream)
+        put(.streaming(stream))
         return resumed
     }
 
@@ -1384,8 +1398,12 @@ struct ConnectionStateMachine: ~Copyable {
         release(stream.exchange.holding)
         rateClock.restart(at: now)
         timer.kind = nil
-        state = keepAlive ? .awaitingHead(AwaitingHead(startedAt: stream.exchange.startedAt, hasAnswered: true))
-                          : .closingAfterWrite(linger: true, lingerAllowance: Self.maxStreamLingerBytes)
+        if keepAlive {
+            headStartedAt = stream.exchange.startedAt
+            put(.awaitingHead(AwaitingHead(hasAnswered: true)))
+        } else {
+            put(.closingAfterWrite(linger: true, lingerAllowance: Self.maxStreamLingerBytes))
+        }
     }
 
     /// A stream whose answer had begun is cut (a timeout, a framing error, the stream
@@ -1411,7 +1429,7 @@ struct ConnectionStateMachine: ~Copyable {
     private mutating func reserve(bodyBytes: Int, exchange: consuming Exchange) -> Int {
         var exchange = exchange
         exchange.asked = .body(bodyBytes: bodyBytes)
-        state = .receivingBody(exchange)
+        put(.receivingBody(exchange))
         return share(of: bodyBytes)
     }
 
@@ -1422,7 +1440,7 @@ struct ConnectionStateMachine: ~Copyable {
         switch takeState() {
         case .awaitingMemory(var waiting):
             guard case .admission = waiting.exchange.asked else {
-                state = .awaitingMemory(waiting)
+                put(.awaitingMemory(waiting))
                 return
             }
             waiting.exchange.asked = .none
@@ -1431,39 +1449,39 @@ struct ConnectionStateMachine: ~Copyable {
             } else if granted {
                 var exchange = waiting.exchange
                 admitted(bodyBytes: waiting.bodyBytes, of: &exchange, now: now)
-                state = .receivingBody(exchange)
+                put(.receivingBody(exchange))
             } else if waiting.isLastTry {
                 refuseOverBudget(waiting.exchange, now: now)
             } else {
-                state = .awaitingMemory(waiting)
+                put(.awaitingMemory(waiting))
             }
         case .receivingBody(var exchange):
             guard case .body(let bodyBytes) = exchange.asked else {
-                state = .receivingBody(exchange)
+                put(.receivingBody(exchange))
                 return
             }
             exchange.asked = .none
             if granted {
                 admitted(bodyBytes: bodyBytes, of: &exchange, now: now)
-                state = .receivingBody(exchange)
+                put(.receivingBody(exchange))
             } else {
-                state = .awaitingMemory(AwaitingMemory(exchange: exchange, since: now, bodyBytes: bodyBytes))
+                put(.awaitingMemory(AwaitingMemory(exchange: exchange, since: now, bodyBytes: bodyBytes)))
             }
         case .streaming(var stream):
             guard case .streamGrowth(let wanted) = stream.exchange.asked else {
-                state = .streaming(stream)
+                put(.streaming(stream))
                 return
             }
             stream.exchange.asked = .none
             let more = wanted - stream.exchange.holding.streamShare
             if granted { stream.exchange.holding.streamShare = wanted }
-            state = .streaming(stream)
+            put(.streaming(stream))
             if !granted {
                 refuse(HTTPError(status: 503, detail: "the server's memory budget of \(settings.memoryLimit) bytes for requests in flight cannot hold this stream's next \(more) bytes; retry later"),
                        summary: HeadSummary(), now: now)
             }
         case let other:
-            state = other
+            put(other)
         }
     }
 

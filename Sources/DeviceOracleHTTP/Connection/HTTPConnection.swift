@@ -19,10 +19,12 @@ import Glibc
 final class HTTPConnection {
     /// A streamed body, and its access line, written once it has ended. Sent chunked,
     /// or to an HTTP/1.0 client as plain bytes after a Content-Length counted first.
-    private struct StreamedBody {
+    /// A reference: the connection asks whether one is going out several times a request,
+    /// and as an optional value of ~200 bytes each ask copied it (a `memcpy`).
+    private final class StreamedBody {
         let stream: any HTTPBodyStream
         let chunked: Bool
-        var sentBytes: Int
+        @exclusivity(unchecked) var sentBytes: Int
         let accessLine: AccessLineFields?
         /// What its request holds of the budget, given back once the body has gone.
         let holding: ConnectionStateMachine.Holding
@@ -30,11 +32,21 @@ final class HTTPConnection {
         /// so the older one has normally been sent and dropped by the output queue: its
         /// memory is written again instead of allocating (and page-faulting in) a fresh
         /// megabyte for every piece.
-        var recycled: (older: WrittenBytes?, newer: WrittenBytes?)
+        @exclusivity(unchecked) var recycled: (older: WrittenBytes?, newer: WrittenBytes?)
+
+        init(stream: any HTTPBodyStream, chunked: Bool, sentBytes: Int, accessLine: AccessLineFields?,
+             holding: ConnectionStateMachine.Holding, recycled: (older: WrittenBytes?, newer: WrittenBytes?)) {
+            self.stream = stream
+            self.chunked = chunked
+            self.sentBytes = sentBytes
+            self.accessLine = accessLine
+            self.holding = holding
+            self.recycled = recycled
+        }
 
         /// An empty piece for the next one: the older piece, memory and all, unless the
         /// output queue still holds it.
-        mutating func takePiece() -> WrittenBytes {
+        func takePiece() -> WrittenBytes {
             let older = recycled.older
             recycled = (recycled.newer, nil)
             guard var older, isKnownUniquelyReferenced(&older) else { return WrittenBytes() }
@@ -383,7 +395,7 @@ final class HTTPConnection {
     /// Appends the next piece of the streamed body once little output waits; after the
     /// last one, the last chunk, and the access line with the body's whole size.
     private func continueStreamedBody() {
-        guard output.count + loop.scratch.count < Self.streamPieceBytes, var streamed = streamedBody.take() else { return }
+        guard output.count + loop.scratch.count < Self.streamPieceBytes, let streamed = streamedBody.take() else { return }
         let piece = streamed.takePiece()
         let more = streamed.stream.next(into: piece, minimum: Self.streamPieceBytes)
         streamed.sentBytes += piece.count

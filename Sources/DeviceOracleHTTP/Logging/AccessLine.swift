@@ -6,6 +6,26 @@ enum AnswerRecording {
     case nothing, counts, lines
 }
 
+/// A member of an answer's access line, such as `"verdict": "pass"`. One made by the
+/// counter that counts it (`ServerMetrics.AnswerCounter.field(_:)`, once, not per answer)
+/// carries where `/metrics` counts it: no string is compared per answer.
+package struct LogField: Sendable {
+    package let name: String
+    package let value: String
+    /// The counter that made it (its `name`) and the place of `value` among its `values`.
+    let counted: (counter: String, value: Int)?
+
+    package init(_ name: String, _ value: String) {
+        self.init(name, value, counted: nil)
+    }
+
+    init(_ name: String, _ value: String, counted: (counter: String, value: Int)?) {
+        self.name = name
+        self.value = value
+        self.counted = counted
+    }
+}
+
 /// What an access line (and `/metrics`) says of a request besides its size: known once its answer is
 /// decided, written once the answer's body has been sent (a streamed one later). Method
 /// and path are missing when the request was refused before its head was read.
@@ -14,7 +34,7 @@ struct AccessLineFields {
     var path: String?
     let status: Int
     let startedAt: Int64
-    var fields: [(String, String)] = []
+    var fields: [LogField] = []
     var userAgent: String?
     /// For `/metrics`: the route that answered, and why a `503` was one.
     var routeIndex: Int?
@@ -24,7 +44,7 @@ struct AccessLineFields {
 extension AccessLineFields {
     /// The record of an answer to `head`, as much of it as `recording` keeps; `nil` when nothing is.
     init?(_ recording: AnswerRecording, head: RequestHead, status: Int, startedAt: Int64,
-          fields: [(String, String)] = [], routeIndex: Int?, overload: ServerMetrics.OverloadCause? = nil) {
+          fields: [LogField] = [], routeIndex: Int?, overload: ServerMetrics.OverloadCause? = nil) {
         switch recording {
         case .nothing:
             return nil
@@ -80,9 +100,9 @@ enum AccessLine {
         writer.integer(bytes)
         writer.key("ms")
         writer.number(thousandths: Int(elapsedNanoseconds / 1000))
-        for (name, value) in line.fields {
-            writer.key(escaping: name)
-            writer.string(escaping: value)
+        for field in line.fields {
+            writer.key(escaping: field.name)
+            writer.string(escaping: field.value)
         }
         if let userAgent = line.userAgent {
             writer.key("userAgent")

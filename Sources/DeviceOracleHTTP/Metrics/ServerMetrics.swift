@@ -55,6 +55,18 @@ package final class ServerMetrics: Sendable {
             self.values = values
         }
 
+        /// The log field this counter counts, with `value`: made once (a verdict's), it is
+        /// counted by its value's place, found here rather than per answer.
+        package func field(_ value: String) -> LogField {
+            LogField(field, value, counted: values.firstIndex(of: value).map { (counter: name, value: $0) })
+        }
+
+        /// The place of `field`'s value among `values` (`field` has this counter's field name).
+        fileprivate func position(of field: LogField) -> Int? {
+            if let counted = field.counted, counted.counter == name { return counted.value }
+            return values.firstIndex(of: field.value)
+        }
+
         /// The route labels in the order they are written.
         var labels: [String] { Array(Set(routes.values)).sorted() }
     }
@@ -133,7 +145,7 @@ package final class ServerMetrics: Sendable {
         /// One answered request: its route index (nil: no route matched, or refused
         /// before its head was read), status, time from its first byte to its last
         /// answer byte, and its log fields.
-        mutating func answered(route: Int?, status: Int, nanoseconds: Int64, logFields: [(String, String)],
+        mutating func answered(route: Int?, status: Int, nanoseconds: Int64, logFields: [LogField],
                                overload: OverloadCause?) {
             let tally = tally, counts = tally.counts
             let row = route ?? tally.rows - 1
@@ -213,14 +225,14 @@ package final class ServerMetrics: Sendable {
         }
 
         /// Counts an answer of `route` by the log field each counter counts.
-        func countAnswer(route: Int, logFields: [(String, String)]) {
+        func countAnswer(route: Int, logFields: [LogField]) {
             let routes = rows - 1
             for index in answerCounters.indices {
                 let start = answerStarts[index * routes + route]
                 guard start >= 0 else { continue }
                 // Read in place: copying an `AnswerCounter` out retained its strings, dictionary and array.
-                for (name, value) in logFields where name == answerCounters[index].field {
-                    if let position = answerCounters[index].values.firstIndex(of: value) { counts[start + position] += 1 }
+                for field in logFields where field.name == answerCounters[index].field {
+                    if let position = answerCounters[index].position(of: field) { counts[start + position] += 1 }
                     break
                 }
             }

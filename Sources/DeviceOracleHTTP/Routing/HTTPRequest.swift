@@ -75,8 +75,8 @@ package struct HTTPResponse: Sendable {
     /// Extra header fields, sent in this order.
     package var headers: [(String, String)]
     package var body: [UInt8]
-    /// Extra members of the access-log line, such as `("verdict", "pass")`.
-    package var logFields: [(String, String)]
+    /// Extra members of the access-log line, such as `"verdict": "pass"`.
+    package var logFields: [LogField]
     /// `bodyStream`, `heldBytes` and `streamLength`; nil while all three are unset.
     private var streaming: Streaming?
 
@@ -119,7 +119,7 @@ package struct HTTPResponse: Sendable {
     }
 
     package init(status: Int, contentType: String? = nil, headers: [(String, String)] = [],
-                body: [UInt8] = [], bodyStream: (any HTTPBodyStream)? = nil, logFields: [(String, String)] = []) {
+                body: [UInt8] = [], bodyStream: (any HTTPBodyStream)? = nil, logFields: [LogField] = []) {
         self.status = status
         self.contentType = contentType
         self.headers = headers
@@ -130,7 +130,7 @@ package struct HTTPResponse: Sendable {
 
     /// A JSON answer (`application/json`, UTF-8 by definition: RFC 8259 §8.1).
     package static func json(_ status: Int, _ body: [UInt8], headers: [(String, String)] = [],
-                            logFields: [(String, String)] = []) -> HTTPResponse {
+                            logFields: [LogField] = []) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", headers: headers, body: body, logFields: logFields)
     }
 }

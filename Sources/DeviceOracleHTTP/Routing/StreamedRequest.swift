@@ -75,7 +75,7 @@ package enum StreamedProgress {
     /// body is not read and the connection closes after the answer (a problem ended the
     /// stream); with true the body is read to its end and thrown away, and the connection
     /// may be kept. Returned once; no call follows.
-    case end(trailers: [(String, String)], readsRest: Bool, logFields: [(String, String)] = [])
+    case end(trailers: [(String, String)], readsRest: Bool, logFields: [LogField] = [])
 }
 
 /// The media types a route takes as a stream, and how it makes a handler for one request.
