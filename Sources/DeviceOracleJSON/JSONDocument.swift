@@ -29,6 +29,10 @@ public struct JSONDocument: Sendable {
         /// released the array every time: a long log reads every key and string that way.
         @usableFromInline @exclusivity(unchecked) private(set) var inputBytes: UnsafeBufferPointer<UInt8>
         @usableFromInline @exclusivity(unchecked) private(set) var decodedBytes: UnsafeBufferPointer<UInt8>
+        /// `input`'s memory when `refill` allocated it, so no one else holds that array
+        /// and the next text is copied straight in: writing through the array asked
+        /// whether it was shared, a call a line. Nil for an input handed over whole.
+        @exclusivity(unchecked) private var refillBase: UnsafeMutableRawPointer?
 
         init(input: [UInt8], nodes: consuming JSONNodeBuffer, decoded: [UInt8], duplicateKeys: [JSONValue]) {
             self.input = input
@@ -57,14 +61,15 @@ public struct JSONDocument: Sendable {
             // its first bytes, copied in one go: emptying and appending to the array
             // cost ten times the copy on short lines.
             var grew = false
-            if input.count < text.count {
+            if refillBase == nil || input.count < text.count {
                 input = [UInt8](repeating: 0, count: max(text.count, 2 * input.count))
+                refillBase = input.withUnsafeMutableBytes { $0.baseAddress }
                 grew = true
             }
-            inputBytes = input.withUnsafeMutableBufferPointer { buffer in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: text)
-                return UnsafeBufferPointer(start: buffer.baseAddress, count: text.count)
+            if let refillBase, let source = text.baseAddress {
+                refillBase.copyMemory(from: source, byteCount: text.count)
             }
+            inputBytes = UnsafeBufferPointer(start: refillBase?.assumingMemoryBound(to: UInt8.self), count: text.count)
             var tape = JSONNodeBuffer(adopting: nodes, capacity: nodeCapacity)
             if !decoded.isEmpty { decoded.removeAll(keepingCapacity: true) }
             if !duplicateKeys.isEmpty { duplicateKeys.removeAll(keepingCapacity: true) }

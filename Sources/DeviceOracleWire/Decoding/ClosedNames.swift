@@ -10,20 +10,23 @@ final class ClosedNames<Name: Sendable>: Sendable {
     /// The spellings, in documented order.
     let spellings: [String]
     private let names: [Name]
-    /// Every spelling's UTF-8 back to back, and where each one starts.
+    /// Every spelling's UTF-8 back to back (each one's place is in its slot).
     private let utf8: [UInt8]
-    private let starts: [Int]
-    /// Each name's `signature` (most names are told apart by one integer compare) and
-    /// position (`-1`: empty), at the slot its signature hashes to or the next free
-    /// one: a lookup costs the same for the last name as for the first, with no
-    /// branch that depends on which name a log uses, and reads one slot where the
-    /// signature and the position sit side by side.
+    /// Each name's `signature` (most names are told apart by one integer compare),
+    /// position (`-1`: empty), the name and its spelling's place, at the slot its
+    /// signature hashes to or the next free one: a lookup costs the same for the last
+    /// name as for the first, with no branch that depends on which name a log uses,
+    /// and reads one slot where all it needs sits side by side.
     private let slots: [Slot]
     private let slotShift: UInt64
 
     private struct Slot {
         var signature: UInt64 = 0
         var position = -1
+        /// The name, and where its spelling is in `utf8`: read with the signature, not
+        /// looked up again in `names` and a table of where spellings start.
+        var name: Name?
+        var start = 0, end = 0
     }
 
     init(_ kind: String, _ entries: [(String, Name)]) {
@@ -32,7 +35,7 @@ final class ClosedNames<Name: Sendable>: Sendable {
         names = entries.map(\.1)
         utf8 = entries.flatMap { Array($0.0.utf8) }
         var start = 0
-        starts = entries.map { entry in
+        let starts = entries.map { entry in
             defer { start += entry.0.utf8.count }
             return start
         }
@@ -49,7 +52,8 @@ final class ClosedNames<Name: Sendable>: Sendable {
             // finds its first entry, as a scan in documented order would.
             var slot = Self.home(of: signature, shift: slotShift)
             while slots[slot].position >= 0 { slot = (slot + 1) & (slots.count - 1) }
-            slots[slot] = Slot(signature: signature, position: position)
+            slots[slot] = Slot(signature: signature, position: position, name: names[position],
+                               start: starts[position], end: starts[position] + entries[position].0.utf8.count)
         }
         self.slots = slots
     }
@@ -100,8 +104,8 @@ final class ClosedNames<Name: Sendable>: Sendable {
                 let mask = slots.count - 1
                 var slot = Self.home(of: signature, shift: slotShift)
                 while case let entry = slots[slot], entry.position >= 0 {
-                    if entry.signature == signature, bytes.count <= 7 || spells(entry.position, bytes) {
-                        return names[entry.position]
+                    if entry.signature == signature, bytes.count <= 7 || spells(entry, bytes) {
+                        return entry.name
                     }
                     slot = (slot + 1) & mask
                 }
@@ -110,12 +114,11 @@ final class ClosedNames<Name: Sendable>: Sendable {
         }
     }
 
-    /// Whether the name at `position` is exactly `bytes` (8 bytes or more), eight
-    /// bytes at a time.
-    private func spells(_ position: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let start = starts[position]
-        let end = position + 1 < starts.count ? starts[position + 1] : utf8.count
-        guard end - start == bytes.count, let given = bytes.baseAddress.map(UnsafeRawPointer.init) else { return false }
+    /// Whether the name in `entry` is exactly `bytes` (8 bytes or more), eight bytes
+    /// at a time.
+    private func spells(_ entry: Slot, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let start = entry.start
+        guard entry.end - start == bytes.count, let given = bytes.baseAddress.map(UnsafeRawPointer.init) else { return false }
         return utf8.withUnsafeBytes { all in
             let known = all.baseAddress! + start
             var offset = 0

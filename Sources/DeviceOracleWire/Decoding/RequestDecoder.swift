@@ -8,19 +8,38 @@ struct RequestDecoder {
     static let listedProblems = 50
 
     let document: JSONDocument
-    /// The problems that may still be among the first listed: a body with millions of
-    /// problems keeps a few of them, not millions of sentences.
-    private var recorded: [RecordedProblem] = []
-    /// How many were reported.
-    private var recordedCount = 0
-    /// Set when this decoder reads one value of the document (a case of a batch); nil
-    /// for the whole document, whose own repeated keys are read in place. An NDJSON
-    /// line makes a decoder: a copy of the keys and a pointer string of its own were
-    /// releases a line.
-    private let scoped: Scope?
+    /// The problems and the scope, which most decoders never have: one optional
+    /// reference, so a decoder that found nothing (an NDJSON line's) is freed by its
+    /// document's release and a test of nil, not an outlined destroy of an array and
+    /// an optional scope (two releases a line).
+    private var extras: Extras?
     /// Whether the keys this decoder answers for repeat any: a problem from the start.
     private let repeatsKeys: Bool
+    private var scoped: Scope? { extras?.scoped }
     private var duplicateKeys: [JSONValue] { scoped?.duplicateKeys ?? document.duplicateKeys }
+
+    private final class Extras {
+        /// The problems that may still be among the first listed: a body with millions
+        /// of problems keeps a few of them, not millions of sentences.
+        var recorded: [RecordedProblem] = []
+        /// How many were reported.
+        var recordedCount = 0
+        /// Set when the decoder reads one value of the document (a case of a batch);
+        /// nil for the whole document, whose own repeated keys are read in place.
+        let scoped: Scope?
+
+        init(scoped: Scope?) {
+            self.scoped = scoped
+        }
+
+        /// A decoder's copy that records on its own.
+        func copy() -> Extras {
+            let copy = Extras(scoped: scoped)
+            copy.recorded = recorded
+            copy.recordedCount = recordedCount
+            return copy
+        }
+    }
 
     /// The value a decoder reads, the pointer to it, which its caller knows (finding it
     /// again for each case of a batch would make the batch quadratic), and the
@@ -45,7 +64,7 @@ struct RequestDecoder {
     /// Reads the whole document.
     init(document: JSONDocument) {
         self.document = document
-        scoped = nil
+        extras = nil
         repeatsKeys = document.hasDuplicateKeys
     }
 
@@ -55,7 +74,7 @@ struct RequestDecoder {
         self.document = document
         let end = document.end(of: scope)
         let duplicateKeys = document.duplicateKeys.filter { $0.index >= scope.index && $0.index < end }
-        scoped = Scope(value: scope, pointer: pointer, duplicateKeys: duplicateKeys)
+        extras = Extras(scoped: Scope(value: scope, pointer: pointer, duplicateKeys: duplicateKeys))
         repeatsKeys = !duplicateKeys.isEmpty
     }
 
@@ -65,7 +84,7 @@ struct RequestDecoder {
         return scoped.pointer + document.pointer(to: value, from: scoped.value)
     }
 
-    var hasProblems: Bool { repeatsKeys || !recorded.isEmpty }
+    var hasProblems: Bool { repeatsKeys || extras?.recorded.isEmpty == false }
 
     mutating func report(_ detail: String, at value: JSONValue) {
         record(RecordedProblem(position: value.index, value: value, missingMember: nil, detail: detail))
@@ -77,13 +96,15 @@ struct RequestDecoder {
     }
 
     private mutating func record(_ problem: RecordedProblem) {
+        if !isKnownUniquelyReferenced(&extras) { extras = extras?.copy() ?? Extras(scoped: nil) }
+        guard let extras else { return }
         var problem = problem
-        problem.sequence = recordedCount
-        recordedCount += 1
-        recorded.append(problem)
+        problem.sequence = extras.recordedCount
+        extras.recordedCount += 1
+        extras.recorded.append(problem)
         // Problems come mostly in document order, so the first listed are kept by a
         // sort now and then of a few times as many: linear in the problems reported.
-        if recorded.count == 4 * Self.listedProblems { recorded = Self.first(recorded) }
+        if extras.recorded.count == 4 * Self.listedProblems { extras.recorded = Self.first(extras.recorded) }
     }
 
     /// The first `listedProblems` in document order; stable.
@@ -183,7 +204,8 @@ struct RequestDecoder {
     /// The `422`, or `nil` when the request is valid.
     func rejection() -> RequestRejection? {
         guard hasProblems else { return nil }
-        var all = recorded
+        var all = extras?.recorded ?? []
+        let recordedCount = extras?.recordedCount ?? 0
         // In document order already: only the first can be listed.
         for (offset, key) in duplicateKeys.prefix(Self.listedProblems).enumerated() {
             all.append(RecordedProblem(position: key.index, sequence: recordedCount + offset, value: key, missingMember: nil,
