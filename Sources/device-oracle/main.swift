@@ -6,9 +6,6 @@ import Glibc
 /// (EndToEndTests.testOneVersionEverywhere); a release is tagged `v` + this on main.
 let deviceOracleVersion = "1.0.0"
 
-/// What `--help` prints: every subcommand and its flags, from `CommandLineHelp`.
-let usage = CommandLineHelp.text(version: deviceOracleVersion)
-
 func runHealthcheck(_ arguments: [String], environment: [String: String]) -> Never {
     do throws(UsageError) {
         let flags = try ServeOptions.flags(arguments, known: ["--port"])
@@ -35,7 +32,8 @@ switch arguments.first {
 case "--version":
     print("device-oracle \(deviceOracleVersion)")
 case "--help", "-h", "help":
-    print(usage, terminator: "")
+    // Written only when asked: the text lists the registry, which every other run need not read.
+    print(CommandLineHelp.text(version: deviceOracleVersion), terminator: "")
 case "check":
     exit(CheckCommand.run(Array(rawArguments.dropFirst())))
 case "plan":
