@@ -1030,21 +1030,24 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// Every path sets the state (`.routing` until then). Returns the bytes asked of the
     /// budget before the body is read, if any.
-    private mutating func receivedHead(_ head: RequestHead, choice: Router.Choice,
+    private mutating func receivedHead(_ head: consuming RequestHead, choice: Router.Choice,
                                                                    startedAt: Int64, now: Int64) -> Int? {
+        // What is decided here, read before the head moves into the exchange (not copied).
+        let framing = head.framing, expectsContinue = head.expectsContinue
+        let hasUnsupportedExpectation = head.hasUnsupportedExpectation
         var exchange = Exchange(head: head, routeIndex: nil, keepsBody: false, startedAt: startedAt)
         switch choice {
         case .respond(let decided):
             exchange.decided = decided
         case .handle(let index, let keeps):
-            if head.hasUnsupportedExpectation {
+            if hasUnsupportedExpectation {
                 exchange.decided = ProblemDetails(status: 417, detail: "only the expectation 100-continue is supported").response
             } else {
                 exchange.routeIndex = index
                 exchange.keepsBody = keeps
             }
         case .stream(let index):
-            if head.hasUnsupportedExpectation {
+            if hasUnsupportedExpectation {
                 exchange.decided = ProblemDetails(status: 417, detail: "only the expectation 100-continue is supported").response
             } else {
                 exchange.routeIndex = index
@@ -1054,34 +1057,34 @@ struct ConnectionStateMachine: ~Copyable {
         // The framer leaves the Content-Length to this check, since which limit applies
         // depends on the route; it is still a framing error, before 404/405/415.
         let bodyLimit = exchange.streams ? settings.maxStreamBytes : settings.maxBodyBytes
-        if case .length(let length) = head.framing, length > bodyLimit {
+        if case .length(let length) = framing, length > bodyLimit {
             refuse(HTTPError(status: 413, detail: "the body of \(length) bytes is over the limit of \(bodyLimit) bytes"),
-                   summary: HeadSummary(method: head.method.rawValue, path: head.path, userAgent: head.userAgent),
+                   summary: exchange.summary,
                    now: now)
             return nil
         }
-        if let response = exchange.decided, response.status >= 400, head.framing != .none,
-           head.expectsContinue || head.hasUnsupportedExpectation {
+        if let response = exchange.decided, response.status >= 400, framing != .none,
+           expectsContinue || hasUnsupportedExpectation {
             // Refused early: the client holds its body back, so answer now and close
             // rather than read a body nobody wants (http.md "Protocol edge cases").
             finish(response, exchange: exchange, forceClose: true, now: now)
             return nil
         }
         if exchange.streams {
-            if head.framing == .chunked { framer.limitBody(to: settings.maxStreamBytes) }
+            if framing == .chunked { framer.limitBody(to: settings.maxStreamBytes) }
             let bytes = streamShare(exchange)
             exchange.asked = .admission(bytes: bytes)
             put(.awaitingMemory(AwaitingMemory(exchange: exchange, since: now, bodyBytes: 0)))
             return bytes
         }
-        switch head.framing {
+        switch framing {
         case .length(let length) where exchange.keepsBody:
             return reserve(bodyBytes: length, exchange: exchange)
         case .chunked where exchange.keepsBody:
             return reserve(bodyBytes: min(Self.chunkedReservationBytes, settings.maxBodyBytes), exchange: exchange)
         case .length, .chunked:
             // Read and discarded, so it takes nothing of the budget.
-            if head.expectsContinue { emit(.sendContinue) }
+            if expectsContinue { emit(.sendContinue) }
             put(.receivingBody(exchange))
         case .none:
             put(.receivingBody(exchange))
