@@ -3,7 +3,7 @@ import DeviceOracleRules
 
 /// How a ruleset's state model meets its requests and answers: the request that
 /// replays a walk through the model, and the transitions a device log took. A value
-/// made once, with its endpoint: it holds the graphs it explored.
+/// made once, with its endpoint: it explores its graphs on first use and keeps them.
 protocol ModelCoding: Sendable {
     associatedtype Model: StateModel
     /// The reachable graph, explored once.
@@ -42,18 +42,18 @@ extension ModelGraphs: Sendable where Model.Machine: Sendable {}
 /// from its answer alone.
 struct FiniteModelCoding<D: FiniteRulesetDescription>: ReproCoding {
     typealias Model = D.Model
-    let graphs: ModelGraphs<Model>
+    private let explored = MadeOnFirstUse { ModelGraphs(D.model, machine: D.machine(startingAt:)) }
     /// The type of each event that carries nothing else, by its event.
     private let plainTypes: [D.Event: D.EventType]
     /// `routeChanged` with a reason AVAudioSession does not define, where the ruleset reads it.
     private let unknownRouteChange: D.Event?
 
     init() {
-        graphs = ModelGraphs(D.model, machine: D.machine(startingAt:))
         plainTypes = Dictionary(D.EventType.allCases.compactMap { type in D.event(type).map { ($0, type) } }) { first, _ in first }
         unknownRouteChange = D.notificationEvents?.routeChanged(nil)
     }
 
+    var graphs: ModelGraphs<Model> { explored.value }
     var graph: StateGraph<Model> { graphs.graph }
 
     func writeRequest(start: Int, events: [Model.Event], to writer: inout JSONWriter) {
@@ -78,6 +78,8 @@ struct FiniteModelCoding<D: FiniteRulesetDescription>: ReproCoding {
     /// whose event reached no machine took no transition of the model.
     func transitions(ofLog _: JSONValue, in _: JSONDocument, answer: RulesetAnswer) -> [Int?] {
         let stepped = answer.text.stepped
+        let graphs = graphs
+        let graph = graphs.graph
         return (0..<stepped.stepCount).map { index in
             let step = stepped.values(ofStep: index)
             guard let node = graphs.nodesByFields[step.before.fields], let event = step.event as? Model.Event else { return nil }

@@ -6,7 +6,8 @@ import DeviceOracleRules
 /// transitions from the clean start: its node follows from the runs before, as
 /// in the model, and each run's class from its pages and fault.
 struct RefreshModelCoding: ModelCoding {
-    let graph = StateGraph(RefreshModel())
+    private let explored = MadeOnFirstUse { StateGraph(RefreshModel()) }
+    var graph: StateGraph<RefreshModel> { explored.value }
 
     func writeRequest(start _: Int, events runs: [RefreshRun<Int>], to writer: inout JSONWriter) {
         writer.beginObject()
@@ -64,6 +65,7 @@ struct RefreshModelCoding: ModelCoding {
     /// steps show stores, not what a run leaves the next.
     func transitions(ofLog log: JSONValue, in document: JSONDocument, answer _: RulesetAnswer) -> [Int?] {
         guard let runs = document.member(log, "runs") else { return [] }
+        let graph = graph
         var node = graph.startNodes[0]
         return document.elements(runs).map { run in
             guard let eventClass = eventClass(ofRun: run, in: document) else { return nil }
