@@ -113,9 +113,12 @@ struct ConnectionStateMachine: ~Copyable {
     struct Exchange: ~Copyable {
         private let facts: UnsafeMutablePointer<Facts>
 
-        init(head: RequestHead, routeIndex: Int?, keepsBody: Bool, startedAt: Int64) {
+        /// A request whose head has arrived while `waiting`: its start, rate clock and
+        /// closing go on from there.
+        init(head: RequestHead, after waiting: AwaitingHead) {
             facts = .allocate(capacity: 1)
-            facts.initialize(to: Facts(head: head, routeIndex: routeIndex, keepsBody: keepsBody, startedAt: startedAt))
+            facts.initialize(to: Facts(head: head, startedAt: waiting.startedAt, rateClock: waiting.rateClock,
+                                       closing: waiting.closing))
         }
 
         deinit {
@@ -126,6 +129,18 @@ struct ConnectionStateMachine: ~Copyable {
         subscript<Value>(dynamicMember member: WritableKeyPath<Facts, Value>) -> Value {
             _read { yield facts.pointee[keyPath: member] }
             _modify { yield &facts.pointee[keyPath: member] }
+        }
+
+        /// `count` bytes read at `now` (`startsRequest`: the first of a request's) counted
+        /// by its rate clock where the facts are: borrowed from the state's payload, the
+        /// state is not taken out and put back for it (each read of a body).
+        func countRead(_ count: Int, at now: Int64, startsRequest: Bool) {
+            facts.pointee.rateClock.count(count, at: now, startsRequest: startsRequest)
+        }
+
+        /// Its rate clock starts again (a wait of the server's), where the facts are.
+        func restartRateClock(at now: Int64) {
+            facts.pointee.rateClock.restart(at: now)
         }
 
         /// The answer decided from the head alone (404, 405, 415...), sent once the body has been read.
@@ -143,13 +158,18 @@ struct ConnectionStateMachine: ~Copyable {
         struct Facts {
             var head: RequestHead
             /// The route that answers (its index in the router); nil when `decided` does.
-            var routeIndex: Int?
+            var routeIndex: Int? = nil
             /// `decided`, boxed: it is rare.
             fileprivate var decidedAnswer: DecidedAnswer?
-            var keepsBody: Bool
+            var keepsBody = false
             /// The body goes to the route's `StreamedRequestHandler` as it arrives.
             var streams = false
+            /// When its head began to arrive (the access line's duration counts from it).
             var startedAt: Int64
+            /// The minimum-rate clock, from its head's first read (restarted by the server's own waits).
+            var rateClock: ReceiveRateClock
+            /// Handed on to the next case: whether its answer may keep the connection.
+            var closing: Closing
             /// The body as read so far (a kept body only). Appended to in place: the
             /// exchange owns its facts, so this array is the only reference to its storage.
             var body: [UInt8] = []
@@ -164,11 +184,11 @@ struct ConnectionStateMachine: ~Copyable {
             /// parsing goes on once the output has gone, whether or not more bytes arrive.
             var stoppedForOutput = false
 
-            init(head: RequestHead, routeIndex: Int?, keepsBody: Bool, startedAt: Int64) {
+            init(head: RequestHead, startedAt: Int64, rateClock: ReceiveRateClock, closing: Closing) {
                 self.head = head
-                self.routeIndex = routeIndex
-                self.keepsBody = keepsBody
                 self.startedAt = startedAt
+                self.rateClock = rateClock
+                self.closing = closing
             }
         }
     }
@@ -264,12 +284,29 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
-    /// When its head's first byte arrived is `headStartedAt`, beside the state.
+    /// Between requests or inside a head, and (as `.routing`) a head being routed.
     struct AwaitingHead {
         /// The connection has answered a request before: its wait is the idle timeout.
         var hasAnswered: Bool
         /// The last `parse` stopped here because output waited (`Exchange.stoppedForOutput`).
         var stoppedForOutput = false
+        /// When the head began to arrive: its first read between requests, or, for a head
+        /// already read behind an answer (pipelined), that answer's request's start.
+        var startedAt: Int64
+        /// The minimum-rate clock of the head (and then its body), restarted at its first read.
+        var rateClock: ReceiveRateClock
+        var closing: Closing
+    }
+
+    /// What, once told, holds for the rest of the connection whatever its case: carried in
+    /// the payload of every case but `closed` (in an `Exchange`'s facts while a request is
+    /// in one) and handed on at each transition. Told by `peerClosed` and `drainBegan`,
+    /// which change it in whichever payload holds it.
+    struct Closing {
+        /// The peer closed its side: answers close, without lingering.
+        var peerClosedInput = false
+        /// The server drains: answers close, and an idle connection closes.
+        var draining = false
     }
 
     /// A request whose body waits for the memory budget.
@@ -300,14 +337,15 @@ struct ConnectionStateMachine: ~Copyable {
         /// What is read and discarded at most: more after a refusal whose client sends
         /// its body anyway, so it reads the answer instead of a reset.
         var allowance: Int
+        var closing: Closing
     }
 
     private enum State: ~Copyable {
         /// Between requests, or inside a head (the framer knows which).
         case awaitingHead(AwaitingHead)
         /// A head has arrived and the loop routes it (`route`, `headRouted`); nothing
-        /// more is parsed until then.
-        case routing
+        /// more is parsed until then. The payload is what it was awaited with.
+        case routing(AwaitingHead)
         /// A head has arrived; its body (maybe empty) is read.
         case receivingBody(Exchange)
         /// A head has arrived whose body goes to a `StreamedRequestHandler` as it is read;
@@ -322,7 +360,7 @@ struct ConnectionStateMachine: ~Copyable {
         /// The handler runs (on the worker pool when offloaded); nothing more is parsed.
         case running(Exchange)
         /// Send what is queued, then close, lingering (up to `lingerAllowance`) or not.
-        case closingAfterWrite(linger: Bool, lingerAllowance: Int)
+        case closingAfterWrite(linger: Bool, lingerAllowance: Int, closing: Closing)
         /// Write side shut; reading and discarding so the peer sees the answer, not a reset.
         case lingering(Lingering)
         case closed
@@ -471,14 +509,21 @@ struct ConnectionStateMachine: ~Copyable {
     }
 
     /// The minimum-rate clock of the request being received: since when, and how many
-    /// bytes have arrived since then.
-    private struct ReceiveRateClock {
+    /// bytes have arrived since then. In the payload of the cases that receive (a head's
+    /// `AwaitingHead`, an exchange's facts).
+    struct ReceiveRateClock {
         var startedAt: Int64
         var bytes = 0
 
         mutating func restart(at now: Int64) {
             startedAt = now
             bytes = 0
+        }
+
+        /// `count` bytes were read at `now`; `startsRequest`: the first of a request's.
+        mutating func count(_ count: Int, at now: Int64, startsRequest: Bool) {
+            if startsRequest { restart(at: now) }
+            bytes += count
         }
     }
 
@@ -488,30 +533,22 @@ struct ConnectionStateMachine: ~Copyable {
     }
 
     let settings: Settings
-    /// Everything of a request lives in its case's payload. What follows beside it is the
-    /// connection's, each with why it is not in a payload.
+    /// Everything of a request lives in its case's payload, and so do a head's start and
+    /// rate clock (`AwaitingHead`, then the `Exchange`) and what holds once told
+    /// (`Closing`). What follows beside it is the connection's, each with why it is not in
+    /// a payload.
     private var state: State
     /// Beside, and always the state's case: every change of the state goes through `put`
     /// or `takeState`, which set it. Most decisions read the case alone, and reading it
     /// from the state is an outlined call through the whole enum's layout.
     private var phase: Phase
-    /// Beside: when the head awaited or being routed began to arrive (the access line's
-    /// duration counts from it). Set on every read between requests: in the payload, each
-    /// such read took the state out and put it back, a transition a request.
-    private var headStartedAt: Int64
-    /// Beside: the byte stream's parser, whose position spans requests (a pipelined head
-    /// may be half read while the previous request is answered) and which parses in place.
+    /// Beside: the input channel, as the outbox is the output one. The byte stream's
+    /// parser, whose position spans requests (a pipelined head may be half read while the
+    /// previous request is answered) and which parses in place.
     private var framer: RequestFramer
-    /// Beside: it counts every read whatever the case (a head, its body, a stream) and is
-    /// restarted by the server's own waits; in a payload each read would move the state.
-    private var rateClock: ReceiveRateClock
     /// Beside: what the loop's one timer was last asked for (an echo of an output, as the
     /// outbox is); the send timeout runs across cases.
     private var timer = ArmedTimer()
-    /// Beside: once the peer closed its side, answers close, in every case from then on.
-    private var peerClosedInput = false
-    /// Beside: once the server drains (`drainBegan`), answers close, in every case from then on.
-    private var draining: Bool
     /// Not state but the output channel: effects decided and not yet taken by the loop
     /// (`nextEffect`), `outbox[outboxIndex..<outboxCount]`. Its slots are reused (a taken
     /// one holds a placeholder), so a request allocates nothing.
@@ -523,12 +560,10 @@ struct ConnectionStateMachine: ~Copyable {
     /// head is due within the header timeout.
     init(settings: Settings, now: Int64, draining: Bool = false) {
         self.settings = settings
-        self.draining = draining
-        state = .awaitingHead(AwaitingHead(hasAnswered: false))
+        state = .awaitingHead(AwaitingHead(hasAnswered: false, startedAt: now, rateClock: ReceiveRateClock(startedAt: now),
+                                           closing: Closing(draining: draining)))
         phase = .awaitingHead
-        headStartedAt = now
         framer = RequestFramer(limits: settings.headLimits, maxBodyBytes: settings.maxBodyBytes, checksContentLength: false)
-        rateClock = ReceiveRateClock(startedAt: now)
         timer = ArmedTimer(kind: .header, deadline: now + settings.timerNanoseconds[TimerKind.header.rawValue])
     }
 
@@ -653,7 +688,74 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// When the head awaited or being routed began to arrive.
     private var waitingSince: Int64? {
-        phase == .awaitingHead || phase == .routing ? headStartedAt : nil
+        switch state {
+        case .awaitingHead(let waiting): waiting.startedAt
+        case .routing(let waiting): waiting.startedAt
+        default: nil
+        }
+    }
+
+    /// The minimum-rate clock of the request being received (a head's, or a body's).
+    private var rateClock: ReceiveRateClock? {
+        switch state {
+        case .awaitingHead(let waiting): waiting.rateClock
+        case .receivingBody(let exchange): exchange.rateClock
+        case .startingStream(let exchange): exchange.rateClock
+        case .streaming(let stream): stream.exchange.rateClock
+        default: nil
+        }
+    }
+
+    /// What holds once told (the peer's close, the drain), from the current case's payload.
+    private var closing: Closing {
+        switch state {
+        case .awaitingHead(let waiting): waiting.closing
+        case .routing(let waiting): waiting.closing
+        case .receivingBody(let exchange): exchange.closing
+        case .startingStream(let exchange): exchange.closing
+        case .running(let exchange): exchange.closing
+        case .awaitingMemory(let waiting): waiting.exchange.closing
+        case .streaming(let stream): stream.exchange.closing
+        case .closingAfterWrite(_, _, let closing): closing
+        case .lingering(let lingering): lingering.closing
+        case .closed: Closing()
+        case .modifying: Closing()
+        }
+    }
+
+    /// Tells `closing` in whichever payload holds it (`peerClosed`, `drainBegan`: rare).
+    private mutating func modifyClosing(_ change: (inout Closing) -> Void) {
+        switch takeState() {
+        case .awaitingHead(var waiting):
+            change(&waiting.closing)
+            put(.awaitingHead(waiting))
+        case .routing(var waiting):
+            change(&waiting.closing)
+            put(.routing(waiting))
+        case .receivingBody(var exchange):
+            change(&exchange.closing)
+            put(.receivingBody(exchange))
+        case .startingStream(var exchange):
+            change(&exchange.closing)
+            put(.startingStream(exchange))
+        case .running(var exchange):
+            change(&exchange.closing)
+            put(.running(exchange))
+        case .awaitingMemory(var waiting):
+            change(&waiting.exchange.closing)
+            put(.awaitingMemory(waiting))
+        case .streaming(var stream):
+            change(&stream.exchange.closing)
+            put(.streaming(stream))
+        case .closingAfterWrite(let linger, let allowance, var closing):
+            change(&closing)
+            put(.closingAfterWrite(linger: linger, lingerAllowance: allowance, closing: closing))
+        case .lingering(var lingering):
+            change(&lingering.closing)
+            put(.lingering(lingering))
+        case let other:
+            put(other)
+        }
     }
 
     /// The connection awaits a head after answering a request (its wait is the idle timeout).
@@ -664,9 +766,9 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
-    private var closingAfterWrite: (linger: Bool, allowance: Int)? {
+    private var closingAfterWrite: (linger: Bool, allowance: Int, closing: Closing)? {
         switch state {
-        case .closingAfterWrite(let linger, let allowance): (linger, allowance)
+        case .closingAfterWrite(let linger, let allowance, let closing): (linger, allowance, closing)
         default: nil
         }
     }
@@ -749,11 +851,27 @@ struct ConnectionStateMachine: ~Copyable {
             put(.lingering(lingering))
             return isOver ? .close : .discarded
         }
-        if framer.isBetweenRequests {
-            if phase == .awaitingHead { headStartedAt = now }
-            rateClock.restart(at: now)
+        // The rate clock of the request being received counts them where it is: in the
+        // exchange's facts, changed through the borrowed payload; a head's is in its
+        // `AwaitingHead` (taken out and put back). The other cases receive no request
+        // (what a pipelined one sends meanwhile is timed from its predecessor's answer).
+        let startsRequest = framer.isBetweenRequests
+        switch phase {
+        case .awaitingHead:
+            guard case .awaitingHead(var waiting) = takeState() else { break }
+            if startsRequest { waiting.startedAt = now }
+            waiting.rateClock.count(count, at: now, startsRequest: startsRequest)
+            put(.awaitingHead(waiting))
+        case .receivingBody, .startingStream, .streaming:
+            switch state {
+            case .receivingBody(let exchange): exchange.countRead(count, at: now, startsRequest: startsRequest)
+            case .startingStream(let exchange): exchange.countRead(count, at: now, startsRequest: startsRequest)
+            case .streaming(let stream): stream.exchange.countRead(count, at: now, startsRequest: startsRequest)
+            default: break
+            }
+        case .routing, .running, .awaitingMemory, .closingAfterWrite, .lingering, .closed, .modifying:
+            break
         }
-        rateClock.bytes += count
         return .parse
     }
 
@@ -782,8 +900,7 @@ struct ConnectionStateMachine: ~Copyable {
             guard let event = framer.next(input, index: &index) else { break }
             switch event {
             case .head(let head):
-                if phase != .awaitingHead { headStartedAt = now }
-                put(.routing)
+                beginRouting(now: now)
                 return .route(head)
             case .body(let range):
                 if let bytes = receivedBody(range, of: input, now: now) { return .reserve(bytes: bytes) }
@@ -850,10 +967,32 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
+    /// The wait for output is the server's, not the sender's: a stream's rate clock starts again.
+    private mutating func restartStreamsRateClock(at now: Int64) {
+        switch state {
+        case .streaming(let stream): stream.exchange.restartRateClock(at: now)
+        default: break
+        }
+    }
+
+    /// The head `parse` found is routed, with what it was awaited with.
+    private mutating func beginRouting(now: Int64) {
+        if phase == .awaitingHead, case .awaitingHead(let waiting) = takeState() {
+            put(.routing(waiting))
+            return
+        }
+        // A head behind a request that did not end as the rules say (never expected):
+        // timed from now.
+        let waiting = AwaitingHead(hasAnswered: true, startedAt: now, rateClock: ReceiveRateClock(startedAt: now),
+                                   closing: closing)
+        put(.routing(waiting))
+    }
+
     /// After a read's bytes were parsed: past its grace period, a request that has
     /// averaged under the minimum rate is refused. Then the loop goes on (`proceed`).
     mutating func readEnded(now: Int64) -> Action {
-        guard isReadingRequests, !framer.isBetweenRequests, settings.minReceiveRate > 0 else { return .proceed }
+        guard isReadingRequests, !framer.isBetweenRequests, settings.minReceiveRate > 0,
+              let rateClock else { return .proceed }
         let seconds = Double(now - rateClock.startedAt) / 1e9 - settings.minReceiveRateGrace
         guard seconds > 0 && Double(rateClock.bytes) < settings.minReceiveRate * seconds else { return .proceed }
         refuse(HTTPError(status: 408, detail: "the request arrived at under \(settings.minReceiveRate) bytes/s on average after its first \(settings.minReceiveRateGrace) s"),
@@ -863,16 +1002,18 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// The peer closed its side (a read returned 0).
     mutating func peerClosed(hasPendingOutput: Bool) -> Action {
-        peerClosedInput = true
         switch phase {
         case .awaitingHead:
             // An incomplete request can no longer complete; answers already queued still go out.
             guard hasPendingOutput else { return .close }
-            put(.closingAfterWrite(linger: false, lingerAllowance: 0))
+            var closing = self.closing
+            closing.peerClosedInput = true
+            put(.closingAfterWrite(linger: false, lingerAllowance: 0, closing: closing))
             return .proceed
         case .routing, .receivingBody, .streaming, .startingStream, .lingering:
             return .close
         case .running, .awaitingMemory, .closingAfterWrite, .closed, .modifying:
+            modifyClosing { $0.peerClosedInput = true }
             return .setInterest(hasPendingOutput ? .write : .none)
         }
     }
@@ -910,8 +1051,8 @@ struct ConnectionStateMachine: ~Copyable {
     mutating func headRouted(_ head: consuming RequestHead, to choice: consuming Router.Choice,
                                                          input: UnsafeRawBufferPointer, index: inout Int, now: Int64,
                                                          output: OutputState) -> ParseResult {
-        if phase == .routing, let startedAt = waitingSince,
-           let bytes = receivedHead(head, choice: choice, startedAt: startedAt, now: now) {
+        if phase == .routing, case .routing(let waiting) = takeState(),
+           let bytes = receivedHead(head, choice: choice, after: waiting, now: now) {
             return .reserve(bytes: bytes)
         }
         return parse(input, index: &index, now: now, output: output)
@@ -955,15 +1096,15 @@ struct ConnectionStateMachine: ~Copyable {
     /// Output has been sent as far as the socket takes it (`hasPendingOutput`: some is left;
     /// `sentSome`: the socket took bytes since the last wait): what to wait for next.
     mutating func nextWait(hasPendingOutput: Bool, sentSome: Bool, now: Int64) -> Wait {
-        if !hasPendingOutput, let (linger, allowance) = closingAfterWrite {
-            guard linger, !peerClosedInput else { return .close }
-            put(.lingering(Lingering(allowance: allowance)))
+        if !hasPendingOutput, let (linger, allowance, closing) = closingAfterWrite {
+            guard linger, !closing.peerClosedInput else { return .close }
+            put(.lingering(Lingering(allowance: allowance, closing: closing)))
             arm(.linger, now: now)
             return .shutdownWriteAndLinger(deadline: timer.deadline)
         }
         // Draining: an answer that was still going out when the drain began has now
         // gone; the connection is idle and closes like the idle ones did then.
-        if draining, !hasRequestInFlight(hasPendingOutput: hasPendingOutput) { return .close }
+        if !hasRequestInFlight(hasPendingOutput: hasPendingOutput), closing.draining { return .close }
         switch phase {
         case .awaitingHead:
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
@@ -974,7 +1115,7 @@ struct ConnectionStateMachine: ~Copyable {
             // send timeout runs, and the body timeout starts again once it has gone.
             // The wait is not the sender's, so the rate clock starts again too.
             if hasPendingOutput {
-                if phase == .streaming { rateClock.restart(at: now) }
+                if phase == .streaming { restartStreamsRateClock(at: now) }
                 return .poll(.write, armSend(sentSome: sentSome, now: now))
             }
             if framer.isInsideHead { return .poll(.read, rearm(.header, now: now)) }
@@ -997,7 +1138,7 @@ struct ConnectionStateMachine: ~Copyable {
     /// The server began to drain: an idle connection closes now (`close`); one with a
     /// request in flight answers it with `Connection: close`, then closes.
     mutating func drainBegan(hasPendingOutput: Bool) -> Action {
-        draining = true
+        modifyClosing { $0.draining = true }
         return hasRequestInFlight(hasPendingOutput: hasPendingOutput) ? .none : .close
     }
 
@@ -1031,11 +1172,11 @@ struct ConnectionStateMachine: ~Copyable {
     /// Every path sets the state (`.routing` until then). Returns the bytes asked of the
     /// budget before the body is read, if any.
     private mutating func receivedHead(_ head: consuming RequestHead, choice: Router.Choice,
-                                                                   startedAt: Int64, now: Int64) -> Int? {
+                                                                   after waiting: AwaitingHead, now: Int64) -> Int? {
         // What is decided here, read before the head moves into the exchange (not copied).
         let framing = head.framing, expectsContinue = head.expectsContinue
         let hasUnsupportedExpectation = head.hasUnsupportedExpectation
-        var exchange = Exchange(head: head, routeIndex: nil, keepsBody: false, startedAt: startedAt)
+        var exchange = Exchange(head: head, after: waiting)
         switch choice {
         case .respond(let decided):
             exchange.decided = decided
@@ -1171,7 +1312,8 @@ struct ConnectionStateMachine: ~Copyable {
     private mutating func answer(_ response: consuming HTTPResponse, exchange: borrowing Exchange, forceClose: Bool, now: Int64,
                                  lingerAllowance: Int = maxLingerBytes,
                                  overload: ServerMetrics.OverloadCause? = nil) -> Answer {
-        let keepAlive = exchange.head.keepAlive && !forceClose && !draining && !peerClosedInput
+        let closing = exchange.closing
+        let keepAlive = exchange.head.keepAlive && !forceClose && !closing.draining && !closing.peerClosedInput
         let field: ResponseSerializer.ConnectionField =
             !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
         let accessLine = AccessLineFields(settings.answerRecording, head: exchange.head, status: response.status,
@@ -1185,13 +1327,13 @@ struct ConnectionStateMachine: ~Copyable {
             holding.answerBytes = held
         }
         let framing = Self.framing(of: response, to: exchange.head)
-        rateClock.restart(at: now)  // a request pipelined behind this one is timed from here
         timer.kind = nil  // the idle clock starts again after every answer
         if keepAlive {
-            headStartedAt = exchange.startedAt
-            put(.awaitingHead(AwaitingHead(hasAnswered: true)))
+            // A request pipelined behind this one is timed from here.
+            put(.awaitingHead(AwaitingHead(hasAnswered: true, startedAt: exchange.startedAt,
+                                           rateClock: ReceiveRateClock(startedAt: now), closing: closing)))
         } else {
-            put(.closingAfterWrite(linger: true, lingerAllowance: lingerAllowance))
+            put(.closingAfterWrite(linger: true, lingerAllowance: lingerAllowance, closing: closing))
         }
         return Answer(response: response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
                       accessLine: accessLine, holding: holding)
@@ -1199,6 +1341,7 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// A framing error or timeout: answer, then close with a lingering close.
     private mutating func refuse(_ error: HTTPError, summary: HeadSummary, now: Int64) {
+        let closing = self.closing
         if phase == .streaming, case .streaming(var stream) = takeState() {
             let undecided = stream.isUndecided
             switch stream.answer {
@@ -1216,7 +1359,7 @@ struct ConnectionStateMachine: ~Copyable {
             guard undecided else { return }
         }
         var summary = summary
-        var startedAt = waitingSince ?? rateClock.startedAt
+        var startedAt = waitingSince ?? now
         if let request = withCurrentExchange({ (summary: $0.summary, startedAt: $0.startedAt) }) {
             (summary, startedAt) = request
         }
@@ -1228,7 +1371,7 @@ struct ConnectionStateMachine: ~Copyable {
             emit(.record(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
                                           startedAt: startedAt, userAgent: summary.userAgent), bytes: bytes))
         }
-        put(.closingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes))
+        put(.closingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes, closing: closing))
     }
 
     // MARK: Streamed requests
@@ -1244,7 +1387,7 @@ struct ConnectionStateMachine: ~Copyable {
         var exchange = exchange
         exchange.holding.streamShare = streamShare(exchange)
         if exchange.head.expectsContinue { emit(.sendContinue) }
-        rateClock.restart(at: now)  // a wait for the budget was the server's, not the client's
+        exchange.rateClock.restart(at: now)  // a wait for the budget was the server's, not the client's
         emit(.streamStarted)
         put(.startingStream(exchange))
     }
@@ -1282,7 +1425,7 @@ struct ConnectionStateMachine: ~Copyable {
     private mutating func closeAfterWhatWasWritten(_ stream: borrowing Stream) {
         logCutStream(stream)
         release(stream.exchange.holding)
-        put(.closingAfterWrite(linger: false, lingerAllowance: 0))
+        put(.closingAfterWrite(linger: false, lingerAllowance: 0, closing: stream.exchange.closing))
     }
 
     /// Performs what the handler decided after a call (`bodyEnded`: the call was `bodyEnded`).
@@ -1301,7 +1444,7 @@ struct ConnectionStateMachine: ~Copyable {
                 return brokeContract(stream, "it wrote before its answer began", now: now)
             }
             queueOutput(&output, of: &stream)
-            if case .completedUnit = progress { rateClock.restart(at: now) }
+            if case .completedUnit = progress { stream.exchange.rateClock.restart(at: now) }
             let asked = followHeldBytes(of: &stream, heldBytes: heldBytes)
             put(.streaming(stream))
             return asked
@@ -1313,7 +1456,7 @@ struct ConnectionStateMachine: ~Copyable {
                 let kept = min(max(unread, 0), input.count)
                 if kept > 0 { stream.heldInput = Array(input[(input.count - kept)...]) }
             }
-            rateClock.restart(at: now)  // a unit was completed
+            stream.exchange.rateClock.restart(at: now)  // a unit was completed
             let asked = followHeldBytes(of: &stream, heldBytes: heldBytes)
             put(.streaming(stream))
             return asked
@@ -1324,7 +1467,8 @@ struct ConnectionStateMachine: ~Copyable {
             guard stream.isUndecided else { return brokeContract(stream, "it began its answer twice", now: now) }
             let head = stream.exchange.head
             let chunked = head.version == .http1_1
-            let keepAlive = chunked && head.keepAlive && !draining && !peerClosedInput
+            let closing = stream.exchange.closing
+            let keepAlive = chunked && head.keepAlive && !closing.draining && !closing.peerClosedInput
             if chunked && !trailers.isEmpty { response.headers.append(("Trailer", trailers.joined(separator: ", "))) }
             emit(.sendStreamedHead(response, framing: chunked ? .chunked : .closeDelimited,
                                    connection: keepAlive ? .none : .close))
@@ -1432,13 +1576,13 @@ struct ConnectionStateMachine: ~Copyable {
     /// the next request, or a lingering close.
     private mutating func endStream(_ stream: borrowing Stream, keepAlive: Bool, now: Int64) {
         release(stream.exchange.holding)
-        rateClock.restart(at: now)
         timer.kind = nil
+        let closing = stream.exchange.closing
         if keepAlive {
-            headStartedAt = stream.exchange.startedAt
-            put(.awaitingHead(AwaitingHead(hasAnswered: true)))
+            put(.awaitingHead(AwaitingHead(hasAnswered: true, startedAt: stream.exchange.startedAt,
+                                           rateClock: ReceiveRateClock(startedAt: now), closing: closing)))
         } else {
-            put(.closingAfterWrite(linger: true, lingerAllowance: Self.maxStreamLingerBytes))
+            put(.closingAfterWrite(linger: true, lingerAllowance: Self.maxStreamLingerBytes, closing: closing))
         }
     }
 
@@ -1528,7 +1672,7 @@ struct ConnectionStateMachine: ~Copyable {
             if case .length(let length) = exchange.head.framing { exchange.body.reserveCapacity(length) }
             if exchange.head.expectsContinue { emit(.sendContinue) }
         }
-        rateClock.restart(at: now)  // the wait was the server's, not the client's
+        exchange.rateClock.restart(at: now)  // the wait was the server's, not the client's
     }
 
     /// Gives back what a request held of the budget.
@@ -1588,6 +1732,9 @@ struct ConnectionStateMachine: ~Copyable {
 
 extension Router {
     /// What the connection does with `head` (`ConnectionStateMachine.ParseResult.route`).
+    /// Always inlined: out of line, the router (its routes) was copied into the closure's
+    /// context and the path's comparison called out of line, ~450 instructions a request.
+    @inline(__always)
     func choose(for head: RequestHead) -> Choice {
         head.withPathAndContentType { choose(method: head.method, path: $0, contentType: $1) { head.query } }
     }
