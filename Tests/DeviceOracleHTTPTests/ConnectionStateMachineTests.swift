@@ -685,6 +685,19 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + 10 * second), .close)
     }
 
+    func testASendTimeoutArmedForAnAnswerRunsOnWhileAPipelinedRequestIsRead() {
+        accept()
+        read(hello, at: start)
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: true, sentSome: false, now: start),
+                       .poll(.write, .arm(.send, deadline: start + 30 * second)))
+
+        read(postHead(3) + "[1", at: start + 10 * second)
+        let wait = machine.nextWait(hasPendingOutput: true, sentSome: false, now: start + 10 * second)
+
+        XCTAssertEqual(wait, .poll(.write, .keep), "its deadline stands in the next request's case")
+        XCTAssertEqual(fire(at: start + 30 * second), .close)
+    }
+
     // MARK: When a request began
 
     func testARequestIsTimedFromItsHeadsFirstReadNotFromTheAnswerBefore() {

@@ -118,7 +118,7 @@ struct ConnectionStateMachine: ~Copyable {
         init(head: RequestHead, after waiting: AwaitingHead) {
             facts = .allocate(capacity: 1)
             facts.initialize(to: Facts(head: head, startedAt: waiting.startedAt, rateClock: waiting.rateClock,
-                                       closing: waiting.closing))
+                                       closing: waiting.closing, timer: waiting.timer))
         }
 
         deinit {
@@ -141,6 +141,11 @@ struct ConnectionStateMachine: ~Copyable {
         /// Its rate clock starts again (a wait of the server's), where the facts are.
         func restartRateClock(at now: Int64) {
             facts.pointee.rateClock.restart(at: now)
+        }
+
+        /// Arms (or disarms) the timer in its facts, where they are (`setTimer`).
+        func setTimer(_ timer: ArmedTimer) {
+            facts.pointee.timer = timer
         }
 
         /// The answer decided from the head alone (404, 405, 415...), sent once the body has been read.
@@ -170,6 +175,8 @@ struct ConnectionStateMachine: ~Copyable {
             var rateClock: ReceiveRateClock
             /// Handed on to the next case: whether its answer may keep the connection.
             var closing: Closing
+            /// The header, body, send or memory-retry timeout, as last armed.
+            var timer: ArmedTimer
             /// The body as read so far (a kept body only). Appended to in place: the
             /// exchange owns its facts, so this array is the only reference to its storage.
             var body: [UInt8] = []
@@ -184,11 +191,13 @@ struct ConnectionStateMachine: ~Copyable {
             /// parsing goes on once the output has gone, whether or not more bytes arrive.
             var stoppedForOutput = false
 
-            init(head: RequestHead, startedAt: Int64, rateClock: ReceiveRateClock, closing: Closing) {
+            init(head: RequestHead, startedAt: Int64, rateClock: ReceiveRateClock, closing: Closing,
+                 timer: ArmedTimer) {
                 self.head = head
                 self.startedAt = startedAt
                 self.rateClock = rateClock
                 self.closing = closing
+                self.timer = timer
             }
         }
     }
@@ -296,6 +305,8 @@ struct ConnectionStateMachine: ~Copyable {
         /// The minimum-rate clock of the head (and then its body), restarted at its first read.
         var rateClock: ReceiveRateClock
         var closing: Closing
+        /// The header or idle timeout, or the send timeout of the answer before.
+        var timer = ArmedTimer()
     }
 
     /// What, once told, holds for the rest of the connection whatever its case: carried in
@@ -338,6 +349,15 @@ struct ConnectionStateMachine: ~Copyable {
         /// its body anyway, so it reads the answer instead of a reset.
         var allowance: Int
         var closing: Closing
+        var timer: ArmedTimer
+    }
+
+    /// Send what is queued, then close, lingering (up to `lingerAllowance`) or not.
+    struct ClosingAfterWrite {
+        var linger: Bool
+        var lingerAllowance: Int
+        var closing: Closing
+        var timer: ArmedTimer
     }
 
     private enum State: ~Copyable {
@@ -359,8 +379,7 @@ struct ConnectionStateMachine: ~Copyable {
         case awaitingMemory(AwaitingMemory)
         /// The handler runs (on the worker pool when offloaded); nothing more is parsed.
         case running(Exchange)
-        /// Send what is queued, then close, lingering (up to `lingerAllowance`) or not.
-        case closingAfterWrite(linger: Bool, lingerAllowance: Int, closing: Closing)
+        case closingAfterWrite(ClosingAfterWrite)
         /// Write side shut; reading and discarding so the peer sees the answer, not a reset.
         case lingering(Lingering)
         case closed
@@ -527,24 +546,24 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
-    private struct ArmedTimer {
+    /// What the loop's one timer is armed for, and when it fires: in the payload of every
+    /// case but `closed` (an exchange's facts while a request is in one), handed on at each
+    /// transition: the send timeout, armed while an answer goes out, spans cases.
+    struct ArmedTimer {
         var kind: TimerKind?
         var deadline: Int64 = 0
     }
 
     let settings: Settings
     /// Everything of a request lives in its case's payload, and so do a head's start and
-    /// rate clock (`AwaitingHead`, then the `Exchange`) and what holds once told
-    /// (`Closing`). What follows beside it is the connection's, each with why it is not in
-    /// a payload.
+    /// rate clock (`AwaitingHead`, then the `Exchange`), what holds once told (`Closing`)
+    /// and what the timer is armed for (`ArmedTimer`). Beside it are only the two
+    /// channels, input and output, each with why it is not in a payload.
     private var state: State
     /// Beside: the input channel, as the outbox is the output one. The byte stream's
     /// parser, whose position spans requests (a pipelined head may be half read while the
     /// previous request is answered) and which parses in place.
     private var framer: RequestFramer
-    /// Beside: what the loop's one timer was last asked for (an echo of an output, as the
-    /// outbox is); the send timeout runs across cases.
-    private var timer = ArmedTimer()
     /// Not state but the output channel: effects decided and not yet taken by the loop
     /// (`nextEffect`), `outbox[outboxIndex..<outboxCount]`. Its slots are reused (a taken
     /// one holds a placeholder), so a request allocates nothing.
@@ -556,15 +575,17 @@ struct ConnectionStateMachine: ~Copyable {
     /// head is due within the header timeout.
     init(settings: Settings, now: Int64, draining: Bool = false) {
         self.settings = settings
-        state = .awaitingHead(AwaitingHead(hasAnswered: false, startedAt: now, rateClock: ReceiveRateClock(startedAt: now),
-                                           closing: Closing(draining: draining)))
+        state = .awaitingHead(AwaitingHead(
+            hasAnswered: false, startedAt: now, rateClock: ReceiveRateClock(startedAt: now),
+            closing: Closing(draining: draining),
+            timer: ArmedTimer(kind: .header, deadline: now + settings.timerNanoseconds[TimerKind.header.rawValue])))
         framer = RequestFramer(limits: settings.headLimits, maxBodyBytes: settings.maxBodyBytes, checksContentLength: false)
-        timer = ArmedTimer(kind: .header, deadline: now + settings.timerNanoseconds[TimerKind.header.rawValue])
     }
 
     /// The timer the loop has armed for this connection, if any.
     var armedTimer: (kind: TimerKind, deadline: Int64)? {
-        timer.kind.map { ($0, timer.deadline) }
+        let timer = self.timer
+        return timer.kind.map { ($0, timer.deadline) }
     }
 
     /// Where the body being read is stored (tests check that reads append in place).
@@ -711,7 +732,7 @@ struct ConnectionStateMachine: ~Copyable {
         case .running(let exchange): exchange.closing
         case .awaitingMemory(let waiting): waiting.exchange.closing
         case .streaming(let stream): stream.exchange.closing
-        case .closingAfterWrite(_, _, let closing): closing
+        case .closingAfterWrite(let closing): closing.closing
         case .lingering(let lingering): lingering.closing
         case .closed: Closing()
         case .modifying: Closing()
@@ -742,9 +763,9 @@ struct ConnectionStateMachine: ~Copyable {
         case .streaming(var stream):
             change(&stream.exchange.closing)
             put(.streaming(stream))
-        case .closingAfterWrite(let linger, let allowance, var closing):
-            change(&closing)
-            put(.closingAfterWrite(linger: linger, lingerAllowance: allowance, closing: closing))
+        case .closingAfterWrite(var closing):
+            change(&closing.closing)
+            put(.closingAfterWrite(closing))
         case .lingering(var lingering):
             change(&lingering.closing)
             put(.lingering(lingering))
@@ -761,10 +782,56 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
-    private var closingAfterWrite: (linger: Bool, allowance: Int, closing: Closing)? {
+    private var closingAfterWrite: ClosingAfterWrite? {
         switch state {
-        case .closingAfterWrite(let linger, let allowance, let closing): (linger, allowance, closing)
+        case .closingAfterWrite(let closing): closing
         default: nil
+        }
+    }
+
+    /// What the loop's one timer is armed for, from the current case's payload.
+    private var timer: ArmedTimer {
+        switch state {
+        case .awaitingHead(let waiting): waiting.timer
+        case .routing(let waiting): waiting.timer
+        case .receivingBody(let exchange): exchange.timer
+        case .startingStream(let exchange): exchange.timer
+        case .running(let exchange): exchange.timer
+        case .awaitingMemory(let waiting): waiting.exchange.timer
+        case .streaming(let stream): stream.exchange.timer
+        case .closingAfterWrite(let closing): closing.timer
+        case .lingering(let lingering): lingering.timer
+        case .closed: ArmedTimer()
+        case .modifying: ArmedTimer()
+        }
+    }
+
+    /// Arms (or disarms) the timer where the current case keeps it: in an exchange's facts
+    /// through the borrowed payload; other payloads are taken out and put back.
+    private mutating func setTimer(_ timer: ArmedTimer) {
+        switch state {
+        case .receivingBody(let exchange): return exchange.setTimer(timer)
+        case .startingStream(let exchange): return exchange.setTimer(timer)
+        case .running(let exchange): return exchange.setTimer(timer)
+        case .awaitingMemory(let waiting): return waiting.exchange.setTimer(timer)
+        case .streaming(let stream): return stream.exchange.setTimer(timer)
+        default: break
+        }
+        switch takeState() {
+        case .awaitingHead(var waiting):
+            waiting.timer = timer
+            put(.awaitingHead(waiting))
+        case .routing(var waiting):
+            waiting.timer = timer
+            put(.routing(waiting))
+        case .closingAfterWrite(var closing):
+            closing.timer = timer
+            put(.closingAfterWrite(closing))
+        case .lingering(var lingering):
+            lingering.timer = timer
+            put(.lingering(lingering))
+        case let other:
+            put(other)
         }
     }
 
@@ -979,7 +1046,7 @@ struct ConnectionStateMachine: ~Copyable {
         // A head behind a request that did not end as the rules say (never expected):
         // timed from now.
         let waiting = AwaitingHead(hasAnswered: true, startedAt: now, rateClock: ReceiveRateClock(startedAt: now),
-                                   closing: closing)
+                                   closing: closing, timer: timer)
         put(.routing(waiting))
     }
 
@@ -1003,7 +1070,7 @@ struct ConnectionStateMachine: ~Copyable {
             guard hasPendingOutput else { return .close }
             var closing = self.closing
             closing.peerClosedInput = true
-            put(.closingAfterWrite(linger: false, lingerAllowance: 0, closing: closing))
+            put(.closingAfterWrite(ClosingAfterWrite(linger: false, lingerAllowance: 0, closing: closing, timer: timer)))
             return .proceed
         case .routing, .receivingBody, .streaming, .startingStream, .lingering:
             return .close
@@ -1015,8 +1082,9 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// The armed timer's deadline has passed.
     mutating func timerFired(now: Int64) -> Action {
+        let timer = self.timer
         guard let kind = timer.kind, now >= timer.deadline else { return .none }
-        timer.kind = nil
+        setTimer(ArmedTimer())
         switch kind {
         case .header where framer.isInsideHead:
             refuse(HTTPError(status: 408, detail: "the request head did not arrive within \(settings.headerTimeout) s"),
@@ -1091,11 +1159,12 @@ struct ConnectionStateMachine: ~Copyable {
     /// Output has been sent as far as the socket takes it (`hasPendingOutput`: some is left;
     /// `sentSome`: the socket took bytes since the last wait): what to wait for next.
     mutating func nextWait(hasPendingOutput: Bool, sentSome: Bool, now: Int64) -> Wait {
-        if !hasPendingOutput, let (linger, allowance, closing) = closingAfterWrite {
-            guard linger, !closing.peerClosedInput else { return .close }
-            put(.lingering(Lingering(allowance: allowance, closing: closing)))
-            arm(.linger, now: now)
-            return .shutdownWriteAndLinger(deadline: timer.deadline)
+        if !hasPendingOutput, let closing = closingAfterWrite {
+            guard closing.linger, !closing.closing.peerClosedInput else { return .close }
+            let deadline = now + settings.timerNanoseconds[TimerKind.linger.rawValue]
+            put(.lingering(Lingering(allowance: closing.lingerAllowance, closing: closing.closing,
+                                     timer: ArmedTimer(kind: .linger, deadline: deadline))))
+            return .shutdownWriteAndLinger(deadline: deadline)
         }
         // Draining: an answer that was still going out when the drain began has now
         // gone; the connection is idle and closes like the idle ones did then.
@@ -1116,11 +1185,10 @@ struct ConnectionStateMachine: ~Copyable {
             if framer.isInsideHead { return .poll(.read, rearm(.header, now: now)) }
             guard timer.kind != .body || bodyProgress else { return .poll(.read, .keep) }
             if bodyProgress { modifyReadingExchange { $0.bodyProgress = false } }
-            arm(.body, now: now)
-            return .poll(.read, .arm(.body, deadline: timer.deadline))
+            return .poll(.read, .arm(.body, deadline: arm(.body, now: now)))
         case .routing, .running, .closingAfterWrite:
             if hasPendingOutput { return .poll(.write, armSend(sentSome: sentSome, now: now)) }
-            timer.kind = nil
+            setTimer(ArmedTimer())
             return .poll(.none, .disarm)
         case .awaitingMemory:
             // Only a 100 Continue can be waiting here; the retry timer runs either way.
@@ -1148,7 +1216,6 @@ struct ConnectionStateMachine: ~Copyable {
         // An offloaded handler still holds its request: its completion gives the share back.
         if phase != .running { release(currentHolding) }
         put(.closed)
-        timer.kind = nil
         return outboxIndex < outboxCount ? .performEffects : .none
     }
 
@@ -1321,13 +1388,14 @@ struct ConnectionStateMachine: ~Copyable {
             holding.answerBytes = held
         }
         let framing = Self.framing(of: response, to: exchange.head)
-        timer.kind = nil  // the idle clock starts again after every answer
+        // The next case's timer is unarmed: the idle clock starts again after every answer.
         if keepAlive {
             // A request pipelined behind this one is timed from here.
             put(.awaitingHead(AwaitingHead(hasAnswered: true, startedAt: exchange.startedAt,
                                            rateClock: ReceiveRateClock(startedAt: now), closing: closing)))
         } else {
-            put(.closingAfterWrite(linger: true, lingerAllowance: lingerAllowance, closing: closing))
+            put(.closingAfterWrite(ClosingAfterWrite(linger: true, lingerAllowance: lingerAllowance, closing: closing,
+                                                     timer: ArmedTimer())))
         }
         return Answer(response: response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
                       accessLine: accessLine, holding: holding)
@@ -1335,7 +1403,7 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// A framing error or timeout: answer, then close with a lingering close.
     private mutating func refuse(_ error: HTTPError, summary: HeadSummary, now: Int64) {
-        let closing = self.closing
+        let closing = self.closing, timer = self.timer
         if phase == .streaming, case .streaming(var stream) = takeState() {
             let undecided = stream.isUndecided
             switch stream.answer {
@@ -1365,7 +1433,8 @@ struct ConnectionStateMachine: ~Copyable {
             emit(.record(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
                                           startedAt: startedAt, userAgent: summary.userAgent), bytes: bytes))
         }
-        put(.closingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes, closing: closing))
+        put(.closingAfterWrite(ClosingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes, closing: closing,
+                                                 timer: timer)))
     }
 
     // MARK: Streamed requests
@@ -1419,7 +1488,8 @@ struct ConnectionStateMachine: ~Copyable {
     private mutating func closeAfterWhatWasWritten(_ stream: borrowing Stream) {
         logCutStream(stream)
         release(stream.exchange.holding)
-        put(.closingAfterWrite(linger: false, lingerAllowance: 0, closing: stream.exchange.closing))
+        put(.closingAfterWrite(ClosingAfterWrite(linger: false, lingerAllowance: 0, closing: stream.exchange.closing,
+                                                 timer: stream.exchange.timer)))
     }
 
     /// Performs what the handler decided after a call (`bodyEnded`: the call was `bodyEnded`).
@@ -1570,13 +1640,13 @@ struct ConnectionStateMachine: ~Copyable {
     /// the next request, or a lingering close.
     private mutating func endStream(_ stream: borrowing Stream, keepAlive: Bool, now: Int64) {
         release(stream.exchange.holding)
-        timer.kind = nil
-        let closing = stream.exchange.closing
+        let closing = stream.exchange.closing  // and the next case's timer is unarmed
         if keepAlive {
             put(.awaitingHead(AwaitingHead(hasAnswered: true, startedAt: stream.exchange.startedAt,
                                            rateClock: ReceiveRateClock(startedAt: now), closing: closing)))
         } else {
-            put(.closingAfterWrite(linger: true, lingerAllowance: Self.maxStreamLingerBytes, closing: closing))
+            put(.closingAfterWrite(ClosingAfterWrite(linger: true, lingerAllowance: Self.maxStreamLingerBytes,
+                                                     closing: closing, timer: ArmedTimer())))
         }
     }
 
@@ -1704,23 +1774,23 @@ struct ConnectionStateMachine: ~Copyable {
 
     // MARK: Timers
 
-    private mutating func arm(_ kind: TimerKind, now: Int64) {
-        timer.kind = kind
-        timer.deadline = now + settings.timerNanoseconds[kind.rawValue]
+    /// Arms `kind` from `now` in the current case's payload. Returns its deadline.
+    private mutating func arm(_ kind: TimerKind, now: Int64) -> Int64 {
+        let deadline = now + settings.timerNanoseconds[kind.rawValue]
+        setTimer(ArmedTimer(kind: kind, deadline: deadline))
+        return deadline
     }
 
     /// Arms `kind` unless it is already armed (its deadline stands).
     private mutating func rearm(_ kind: TimerKind, now: Int64) -> TimerChange {
         guard timer.kind != kind else { return .keep }
-        arm(kind, now: now)
-        return .arm(kind, deadline: timer.deadline)
+        return .arm(kind, deadline: arm(kind, now: now))
     }
 
     /// The send timeout counts from the last time the socket took bytes.
     private mutating func armSend(sentSome: Bool, now: Int64) -> TimerChange {
         guard timer.kind != .send || sentSome else { return .keep }
-        arm(.send, now: now)
-        return .arm(.send, deadline: timer.deadline)
+        return .arm(.send, deadline: arm(.send, now: now))
     }
 }
 
