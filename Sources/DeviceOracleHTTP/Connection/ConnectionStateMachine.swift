@@ -118,7 +118,7 @@ struct ConnectionStateMachine: ~Copyable {
         init(head: RequestHead, after waiting: AwaitingHead) {
             facts = .allocate(capacity: 1)
             facts.initialize(to: Facts(head: head, startedAt: waiting.startedAt, rateClock: waiting.rateClock,
-                                       closing: waiting.closing, timer: waiting.timer))
+                                       carried: waiting.carried))
         }
 
         deinit {
@@ -143,9 +143,10 @@ struct ConnectionStateMachine: ~Copyable {
             facts.pointee.rateClock.restart(at: now)
         }
 
-        /// Arms (or disarms) the timer in its facts, where they are (`setTimer`).
-        func setTimer(_ timer: ArmedTimer) {
-            facts.pointee.timer = timer
+        /// Changes what it carries where its facts are: borrowed from the state's payload,
+        /// the state is not taken out and put back for it (`modifyCarried`).
+        func modifyCarried(_ change: (inout Carried) -> Void) {
+            change(&facts.pointee.carried)
         }
 
         /// The answer decided from the head alone (404, 405, 415...), sent once the body has been read.
@@ -173,10 +174,8 @@ struct ConnectionStateMachine: ~Copyable {
             var startedAt: Int64
             /// The minimum-rate clock, from its head's first read (restarted by the server's own waits).
             var rateClock: ReceiveRateClock
-            /// Handed on to the next case: whether its answer may keep the connection.
-            var closing: Closing
-            /// The header, body, send or memory-retry timeout, as last armed.
-            var timer: ArmedTimer
+            /// Handed on from the head's case to the next after the answer.
+            var carried: Carried
             /// The body as read so far (a kept body only). Appended to in place: the
             /// exchange owns its facts, so this array is the only reference to its storage.
             var body: [UInt8] = []
@@ -191,13 +190,11 @@ struct ConnectionStateMachine: ~Copyable {
             /// parsing goes on once the output has gone, whether or not more bytes arrive.
             var stoppedForOutput = false
 
-            init(head: RequestHead, startedAt: Int64, rateClock: ReceiveRateClock, closing: Closing,
-                 timer: ArmedTimer) {
+            init(head: RequestHead, startedAt: Int64, rateClock: ReceiveRateClock, carried: Carried) {
                 self.head = head
                 self.startedAt = startedAt
                 self.rateClock = rateClock
-                self.closing = closing
-                self.timer = timer
+                self.carried = carried
             }
         }
     }
@@ -294,7 +291,7 @@ struct ConnectionStateMachine: ~Copyable {
     }
 
     /// Between requests or inside a head, and (as `.routing`) a head being routed.
-    struct AwaitingHead {
+    struct AwaitingHead: CarriesOn {
         /// The connection has answered a request before: its wait is the idle timeout.
         var hasAnswered: Bool
         /// The last `parse` stopped here because output waited (`Exchange.stoppedForOutput`).
@@ -304,8 +301,22 @@ struct ConnectionStateMachine: ~Copyable {
         var startedAt: Int64
         /// The minimum-rate clock of the head (and then its body), restarted at its first read.
         var rateClock: ReceiveRateClock
+        /// Its timer: the header or idle timeout, or the send timeout of the answer before.
+        var carried: Carried
+    }
+
+    /// A payload that holds what its case carries (`Carried`) itself, not in an exchange.
+    protocol CarriesOn {
+        var carried: Carried { get set }
+    }
+
+    /// What every case but `closed` carries in its payload (an exchange's facts while a
+    /// request is in one) and hands on at each transition: facts of the connection, not
+    /// of one request.
+    struct Carried {
         var closing: Closing
-        /// The header or idle timeout, or the send timeout of the answer before.
+        /// The send timeout, armed while an answer goes out, runs on into the next
+        /// request's cases; an answer's next case starts unarmed (the idle clock restarts).
         var timer = ArmedTimer()
     }
 
@@ -343,21 +354,19 @@ struct ConnectionStateMachine: ~Copyable {
         case streamGrowth(wanted: Int)
     }
 
-    struct Lingering {
+    struct Lingering: CarriesOn {
         var discarded = 0
         /// What is read and discarded at most: more after a refusal whose client sends
         /// its body anyway, so it reads the answer instead of a reset.
         var allowance: Int
-        var closing: Closing
-        var timer: ArmedTimer
+        var carried: Carried
     }
 
     /// Send what is queued, then close, lingering (up to `lingerAllowance`) or not.
-    struct ClosingAfterWrite {
+    struct ClosingAfterWrite: CarriesOn {
         var linger: Bool
         var lingerAllowance: Int
-        var closing: Closing
-        var timer: ArmedTimer
+        var carried: Carried
     }
 
     private enum State: ~Copyable {
@@ -546,9 +555,7 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
-    /// What the loop's one timer is armed for, and when it fires: in the payload of every
-    /// case but `closed` (an exchange's facts while a request is in one), handed on at each
-    /// transition: the send timeout, armed while an answer goes out, spans cases.
+    /// What the loop's one timer is armed for, and when it fires (`Carried`).
     struct ArmedTimer {
         var kind: TimerKind?
         var deadline: Int64 = 0
@@ -577,8 +584,9 @@ struct ConnectionStateMachine: ~Copyable {
         self.settings = settings
         state = .awaitingHead(AwaitingHead(
             hasAnswered: false, startedAt: now, rateClock: ReceiveRateClock(startedAt: now),
-            closing: Closing(draining: draining),
-            timer: ArmedTimer(kind: .header, deadline: now + settings.timerNanoseconds[TimerKind.header.rawValue])))
+            carried: Carried(closing: Closing(draining: draining),
+                             timer: ArmedTimer(kind: .header,
+                                               deadline: now + settings.timerNanoseconds[TimerKind.header.rawValue]))))
         framer = RequestFramer(limits: settings.headLimits, maxBodyBytes: settings.maxBodyBytes, checksContentLength: false)
     }
 
@@ -722,56 +730,60 @@ struct ConnectionStateMachine: ~Copyable {
         }
     }
 
-    /// What holds once told (the peer's close, the drain), from the current case's payload.
-    private var closing: Closing {
+    /// What the current case carries (`Carried`), from its payload.
+    private var carried: Carried {
         switch state {
-        case .awaitingHead(let waiting): waiting.closing
-        case .routing(let waiting): waiting.closing
-        case .receivingBody(let exchange): exchange.closing
-        case .startingStream(let exchange): exchange.closing
-        case .running(let exchange): exchange.closing
-        case .awaitingMemory(let waiting): waiting.exchange.closing
-        case .streaming(let stream): stream.exchange.closing
-        case .closingAfterWrite(let closing): closing.closing
-        case .lingering(let lingering): lingering.closing
-        case .closed: Closing()
-        case .modifying: Closing()
+        case .awaitingHead(let waiting): waiting.carried
+        case .routing(let waiting): waiting.carried
+        case .receivingBody(let exchange): exchange.carried
+        case .startingStream(let exchange): exchange.carried
+        case .running(let exchange): exchange.carried
+        case .awaitingMemory(let waiting): waiting.exchange.carried
+        case .streaming(let stream): stream.exchange.carried
+        case .closingAfterWrite(let closing): closing.carried
+        case .lingering(let lingering): lingering.carried
+        case .closed: Carried(closing: Closing())
+        case .modifying: Carried(closing: Closing())
         }
     }
 
-    /// Tells `closing` in whichever payload holds it (`peerClosed`, `drainBegan`: rare).
-    private mutating func modifyClosing(_ change: (inout Closing) -> Void) {
-        switch takeState() {
-        case .awaitingHead(var waiting):
-            change(&waiting.closing)
-            put(.awaitingHead(waiting))
-        case .routing(var waiting):
-            change(&waiting.closing)
-            put(.routing(waiting))
-        case .receivingBody(var exchange):
-            change(&exchange.closing)
-            put(.receivingBody(exchange))
-        case .startingStream(var exchange):
-            change(&exchange.closing)
-            put(.startingStream(exchange))
-        case .running(var exchange):
-            change(&exchange.closing)
-            put(.running(exchange))
-        case .awaitingMemory(var waiting):
-            change(&waiting.exchange.closing)
-            put(.awaitingMemory(waiting))
-        case .streaming(var stream):
-            change(&stream.exchange.closing)
-            put(.streaming(stream))
-        case .closingAfterWrite(var closing):
-            change(&closing.closing)
-            put(.closingAfterWrite(closing))
-        case .lingering(var lingering):
-            change(&lingering.closing)
-            put(.lingering(lingering))
-        case let other:
-            put(other)
+    /// What holds once told (the peer's close, the drain).
+    private var closing: Closing { carried.closing }
+
+    /// What the loop's one timer is armed for.
+    private var timer: ArmedTimer { carried.timer }
+
+    /// Changes what the current case carries, in its payload: an exchange's facts through
+    /// the borrowed payload, the other payloads taken out and put back.
+    private mutating func modifyCarried(_ change: (inout Carried) -> Void) {
+        switch state {
+        case .receivingBody(let exchange): return exchange.modifyCarried(change)
+        case .startingStream(let exchange): return exchange.modifyCarried(change)
+        case .running(let exchange): return exchange.modifyCarried(change)
+        case .awaitingMemory(let waiting): return waiting.exchange.modifyCarried(change)
+        case .streaming(let stream): return stream.exchange.modifyCarried(change)
+        default: break
         }
+        switch takeState() {
+        case .awaitingHead(let waiting): put(.awaitingHead(Self.changing(waiting, change)))
+        case .routing(let waiting): put(.routing(Self.changing(waiting, change)))
+        case .closingAfterWrite(let closing): put(.closingAfterWrite(Self.changing(closing, change)))
+        case .lingering(let lingering): put(.lingering(Self.changing(lingering, change)))
+        case let other: put(other)
+        }
+    }
+
+    /// `payload` with `change` made to what it carries.
+    @inline(__always)
+    private static func changing<Payload: CarriesOn>(_ payload: Payload, _ change: (inout Carried) -> Void) -> Payload {
+        var payload = payload
+        change(&payload.carried)
+        return payload
+    }
+
+    /// Arms (or disarms) the loop's one timer.
+    private mutating func setTimer(_ timer: ArmedTimer) {
+        modifyCarried { $0.timer = timer }
     }
 
     /// The connection awaits a head after answering a request (its wait is the idle timeout).
@@ -786,52 +798,6 @@ struct ConnectionStateMachine: ~Copyable {
         switch state {
         case .closingAfterWrite(let closing): closing
         default: nil
-        }
-    }
-
-    /// What the loop's one timer is armed for, from the current case's payload.
-    private var timer: ArmedTimer {
-        switch state {
-        case .awaitingHead(let waiting): waiting.timer
-        case .routing(let waiting): waiting.timer
-        case .receivingBody(let exchange): exchange.timer
-        case .startingStream(let exchange): exchange.timer
-        case .running(let exchange): exchange.timer
-        case .awaitingMemory(let waiting): waiting.exchange.timer
-        case .streaming(let stream): stream.exchange.timer
-        case .closingAfterWrite(let closing): closing.timer
-        case .lingering(let lingering): lingering.timer
-        case .closed: ArmedTimer()
-        case .modifying: ArmedTimer()
-        }
-    }
-
-    /// Arms (or disarms) the timer where the current case keeps it: in an exchange's facts
-    /// through the borrowed payload; other payloads are taken out and put back.
-    private mutating func setTimer(_ timer: ArmedTimer) {
-        switch state {
-        case .receivingBody(let exchange): return exchange.setTimer(timer)
-        case .startingStream(let exchange): return exchange.setTimer(timer)
-        case .running(let exchange): return exchange.setTimer(timer)
-        case .awaitingMemory(let waiting): return waiting.exchange.setTimer(timer)
-        case .streaming(let stream): return stream.exchange.setTimer(timer)
-        default: break
-        }
-        switch takeState() {
-        case .awaitingHead(var waiting):
-            waiting.timer = timer
-            put(.awaitingHead(waiting))
-        case .routing(var waiting):
-            waiting.timer = timer
-            put(.routing(waiting))
-        case .closingAfterWrite(var closing):
-            closing.timer = timer
-            put(.closingAfterWrite(closing))
-        case .lingering(var lingering):
-            lingering.timer = timer
-            put(.lingering(lingering))
-        case let other:
-            put(other)
         }
     }
 
@@ -1046,7 +1012,7 @@ struct ConnectionStateMachine: ~Copyable {
         // A head behind a request that did not end as the rules say (never expected):
         // timed from now.
         let waiting = AwaitingHead(hasAnswered: true, startedAt: now, rateClock: ReceiveRateClock(startedAt: now),
-                                   closing: closing, timer: timer)
+                                   carried: carried)
         put(.routing(waiting))
     }
 
@@ -1068,14 +1034,14 @@ struct ConnectionStateMachine: ~Copyable {
         case .awaitingHead:
             // An incomplete request can no longer complete; answers already queued still go out.
             guard hasPendingOutput else { return .close }
-            var closing = self.closing
-            closing.peerClosedInput = true
-            put(.closingAfterWrite(ClosingAfterWrite(linger: false, lingerAllowance: 0, closing: closing, timer: timer)))
+            var carried = self.carried
+            carried.closing.peerClosedInput = true
+            put(.closingAfterWrite(ClosingAfterWrite(linger: false, lingerAllowance: 0, carried: carried)))
             return .proceed
         case .routing, .receivingBody, .streaming, .startingStream, .lingering:
             return .close
         case .running, .awaitingMemory, .closingAfterWrite, .closed, .modifying:
-            modifyClosing { $0.peerClosedInput = true }
+            modifyCarried { $0.closing.peerClosedInput = true }
             return .setInterest(hasPendingOutput ? .write : .none)
         }
     }
@@ -1159,11 +1125,12 @@ struct ConnectionStateMachine: ~Copyable {
     /// Output has been sent as far as the socket takes it (`hasPendingOutput`: some is left;
     /// `sentSome`: the socket took bytes since the last wait): what to wait for next.
     mutating func nextWait(hasPendingOutput: Bool, sentSome: Bool, now: Int64) -> Wait {
-        if !hasPendingOutput, let closing = closingAfterWrite {
-            guard closing.linger, !closing.closing.peerClosedInput else { return .close }
+        if !hasPendingOutput, let ending = closingAfterWrite {
+            guard ending.linger, !ending.carried.closing.peerClosedInput else { return .close }
             let deadline = now + settings.timerNanoseconds[TimerKind.linger.rawValue]
-            put(.lingering(Lingering(allowance: closing.lingerAllowance, closing: closing.closing,
-                                     timer: ArmedTimer(kind: .linger, deadline: deadline))))
+            put(.lingering(Lingering(allowance: ending.lingerAllowance,
+                                     carried: Carried(closing: ending.carried.closing,
+                                                      timer: ArmedTimer(kind: .linger, deadline: deadline)))))
             return .shutdownWriteAndLinger(deadline: deadline)
         }
         // Draining: an answer that was still going out when the drain began has now
@@ -1201,7 +1168,7 @@ struct ConnectionStateMachine: ~Copyable {
     /// The server began to drain: an idle connection closes now (`close`); one with a
     /// request in flight answers it with `Connection: close`, then closes.
     mutating func drainBegan(hasPendingOutput: Bool) -> Action {
-        modifyClosing { $0.draining = true }
+        modifyCarried { $0.closing.draining = true }
         return hasRequestInFlight(hasPendingOutput: hasPendingOutput) ? .none : .close
     }
 
@@ -1373,7 +1340,7 @@ struct ConnectionStateMachine: ~Copyable {
     private mutating func answer(_ response: consuming HTTPResponse, exchange: borrowing Exchange, forceClose: Bool, now: Int64,
                                  lingerAllowance: Int = maxLingerBytes,
                                  overload: ServerMetrics.OverloadCause? = nil) -> Answer {
-        let closing = exchange.closing
+        let closing = exchange.carried.closing
         let keepAlive = exchange.head.keepAlive && !forceClose && !closing.draining && !closing.peerClosedInput
         let field: ResponseSerializer.ConnectionField =
             !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
@@ -1392,10 +1359,11 @@ struct ConnectionStateMachine: ~Copyable {
         if keepAlive {
             // A request pipelined behind this one is timed from here.
             put(.awaitingHead(AwaitingHead(hasAnswered: true, startedAt: exchange.startedAt,
-                                           rateClock: ReceiveRateClock(startedAt: now), closing: closing)))
+                                           rateClock: ReceiveRateClock(startedAt: now),
+                                           carried: Carried(closing: closing))))
         } else {
-            put(.closingAfterWrite(ClosingAfterWrite(linger: true, lingerAllowance: lingerAllowance, closing: closing,
-                                                     timer: ArmedTimer())))
+            put(.closingAfterWrite(ClosingAfterWrite(linger: true, lingerAllowance: lingerAllowance,
+                                                     carried: Carried(closing: closing))))
         }
         return Answer(response: response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
                       accessLine: accessLine, holding: holding)
@@ -1403,7 +1371,7 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// A framing error or timeout: answer, then close with a lingering close.
     private mutating func refuse(_ error: HTTPError, summary: HeadSummary, now: Int64) {
-        let closing = self.closing, timer = self.timer
+        let carried = self.carried
         if phase == .streaming, case .streaming(var stream) = takeState() {
             let undecided = stream.isUndecided
             switch stream.answer {
@@ -1433,8 +1401,7 @@ struct ConnectionStateMachine: ~Copyable {
             emit(.record(AccessLineFields(method: summary.method, path: summary.path, status: error.status,
                                           startedAt: startedAt, userAgent: summary.userAgent), bytes: bytes))
         }
-        put(.closingAfterWrite(ClosingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes, closing: closing,
-                                                 timer: timer)))
+        put(.closingAfterWrite(ClosingAfterWrite(linger: true, lingerAllowance: Self.maxLingerBytes, carried: carried)))
     }
 
     // MARK: Streamed requests
@@ -1488,8 +1455,7 @@ struct ConnectionStateMachine: ~Copyable {
     private mutating func closeAfterWhatWasWritten(_ stream: borrowing Stream) {
         logCutStream(stream)
         release(stream.exchange.holding)
-        put(.closingAfterWrite(ClosingAfterWrite(linger: false, lingerAllowance: 0, closing: stream.exchange.closing,
-                                                 timer: stream.exchange.timer)))
+        put(.closingAfterWrite(ClosingAfterWrite(linger: false, lingerAllowance: 0, carried: stream.exchange.carried)))
     }
 
     /// Performs what the handler decided after a call (`bodyEnded`: the call was `bodyEnded`).
@@ -1531,7 +1497,7 @@ struct ConnectionStateMachine: ~Copyable {
             guard stream.isUndecided else { return brokeContract(stream, "it began its answer twice", now: now) }
             let head = stream.exchange.head
             let chunked = head.version == .http1_1
-            let closing = stream.exchange.closing
+            let closing = stream.exchange.carried.closing
             let keepAlive = chunked && head.keepAlive && !closing.draining && !closing.peerClosedInput
             if chunked && !trailers.isEmpty { response.headers.append(("Trailer", trailers.joined(separator: ", "))) }
             emit(.sendStreamedHead(response, framing: chunked ? .chunked : .closeDelimited,
@@ -1640,13 +1606,14 @@ struct ConnectionStateMachine: ~Copyable {
     /// the next request, or a lingering close.
     private mutating func endStream(_ stream: borrowing Stream, keepAlive: Bool, now: Int64) {
         release(stream.exchange.holding)
-        let closing = stream.exchange.closing  // and the next case's timer is unarmed
+        let closing = stream.exchange.carried.closing  // and the next case's timer is unarmed
         if keepAlive {
             put(.awaitingHead(AwaitingHead(hasAnswered: true, startedAt: stream.exchange.startedAt,
-                                           rateClock: ReceiveRateClock(startedAt: now), closing: closing)))
+                                           rateClock: ReceiveRateClock(startedAt: now),
+                                           carried: Carried(closing: closing))))
         } else {
             put(.closingAfterWrite(ClosingAfterWrite(linger: true, lingerAllowance: Self.maxStreamLingerBytes,
-                                                     closing: closing, timer: ArmedTimer())))
+                                                     carried: Carried(closing: closing))))
         }
     }
 
