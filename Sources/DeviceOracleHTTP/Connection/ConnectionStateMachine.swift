@@ -113,8 +113,8 @@ struct ConnectionStateMachine: ~Copyable {
     struct Exchange: ~Copyable {
         private let facts: UnsafeMutablePointer<Facts>
 
-        /// A request whose head has arrived while `waiting`: its start, rate clock and
-        /// closing go on from there.
+        /// A request whose head has arrived while `waiting`: its start, its rate clock and
+        /// what it carries go on from there.
         init(head: RequestHead, after waiting: AwaitingHead) {
             facts = .allocate(capacity: 1)
             facts.initialize(to: Facts(head: head, startedAt: waiting.startedAt, rateClock: waiting.rateClock,
@@ -301,7 +301,7 @@ struct ConnectionStateMachine: ~Copyable {
         var startedAt: Int64
         /// The minimum-rate clock of the head (and then its body), restarted at its first read.
         var rateClock: ReceiveRateClock
-        /// Its timer: the header or idle timeout, or the send timeout of the answer before.
+        /// Its timer is the header or idle timeout, or the send timeout of the answer before.
         var carried: Carried
     }
 
@@ -320,10 +320,8 @@ struct ConnectionStateMachine: ~Copyable {
         var timer = ArmedTimer()
     }
 
-    /// What, once told, holds for the rest of the connection whatever its case: carried in
-    /// the payload of every case but `closed` (in an `Exchange`'s facts while a request is
-    /// in one) and handed on at each transition. Told by `peerClosed` and `drainBegan`,
-    /// which change it in whichever payload holds it.
+    /// What, once told, holds for the rest of the connection whatever its case (`Carried`).
+    /// Told by `peerClosed` and `drainBegan`, which change it where it is.
     struct Closing {
         /// The peer closed its side: answers close, without lingering.
         var peerClosedInput = false
@@ -563,9 +561,9 @@ struct ConnectionStateMachine: ~Copyable {
 
     let settings: Settings
     /// Everything of a request lives in its case's payload, and so do a head's start and
-    /// rate clock (`AwaitingHead`, then the `Exchange`), what holds once told (`Closing`)
-    /// and what the timer is armed for (`ArmedTimer`). Beside it are only the two
-    /// channels, input and output, each with why it is not in a payload.
+    /// rate clock (`AwaitingHead`, then the `Exchange`) and what every case carries on
+    /// (`Carried`: what holds once told, what the timer is armed for). Beside it are only
+    /// the two channels, input and output, each with why it is not in a payload.
     private var state: State
     /// Beside: the input channel, as the outbox is the output one. The byte stream's
     /// parser, whose position spans requests (a pipelined head may be half read while the
@@ -680,8 +678,9 @@ struct ConnectionStateMachine: ~Copyable {
     }
 
     /// The state's case, read from the enum. A copy kept beside it (set by every put and
-    /// take) measured no cheaper: callgrind, c=64 small playback body, 30,622 instructions
-    /// a read with it, 30,567 without.
+    /// take) measured no cheaper once the payloads held a head's start and the closing
+    /// facts: callgrind, c=64 small playback body, 30,622 instructions a read with it,
+    /// 30,567 without.
     private var phase: Phase {
         switch state {
         case .awaitingHead: .awaitingHead
