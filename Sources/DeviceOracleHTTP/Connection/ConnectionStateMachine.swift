@@ -115,6 +115,7 @@ struct ConnectionStateMachine: ~Copyable {
 
         /// A request whose head has arrived while `waiting`: its start, its rate clock and
         /// what it carries go on from there.
+        @inline(__always)
         init(head: RequestHead, after waiting: AwaitingHead) {
             facts = .allocate(capacity: 1)
             facts.initialize(to: Facts(head: head, startedAt: waiting.startedAt, rateClock: waiting.rateClock,
@@ -1003,6 +1004,7 @@ struct ConnectionStateMachine: ~Copyable {
     }
 
     /// The head `parse` found is routed, with what it was awaited with.
+    @inline(__always)
     private mutating func beginRouting(now: Int64) {
         if phase == .awaitingHead, case .awaitingHead(let waiting) = takeState() {
             put(.routing(waiting))
