@@ -21,6 +21,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         var refusalDetails: [String] = []
         var continues = 0
         var accessStatuses: [Int] = []
+        /// When each access record says its request began to arrive.
+        var accessStarts: [Int64] = []
         var budget = Int.max
         var reserved = 0
         var isOutputBackedUp = false
@@ -40,7 +42,10 @@ final class ConnectionStateMachineTests: XCTestCase {
                 answers.append(Answer(status: response.status, connection: connection,
                                       retryAfter: response.headers.first { $0.0 == "Retry-After" }?.1))
                 answeredBodies.append(String(decoding: response.body, as: UTF8.self))
-                if let accessLine { accessStatuses.append(accessLine.status) }
+                if let accessLine {
+                    accessStatuses.append(accessLine.status)
+                    accessStarts.append(accessLine.startedAt)
+                }
                 guard response.bodyStream == nil else {
                     streamingAnswer = answer.holding
                     return nil
@@ -51,6 +56,7 @@ final class ConnectionStateMachineTests: XCTestCase {
                 refusalDetails.append(String(decoding: response.body, as: UTF8.self))
             case .record(let line, _):
                 accessStatuses.append(line.status)
+                accessStarts.append(line.startedAt)
             case .streamStarted:
                 streamsInFlight += 1
             case .sendStreamedHead(let response, let framing, let connection):
@@ -189,7 +195,8 @@ final class ConnectionStateMachineTests: XCTestCase {
     private static let second: Int64 = 1_000_000_000
     private var second: Int64 { Self.second }
 
-    private func accept(_ configure: (inout ServerConfiguration) -> Void = { _ in }) {
+    /// `draining`: accepted after the server's drain began.
+    private func accept(draining: Bool = false, _ configure: (inout ServerConfiguration) -> Void = { _ in }) {
         var configuration = ServerConfiguration()
         configuration.headerTimeout = 10
         configuration.bodyTimeout = 30
@@ -198,7 +205,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         configuration.minReceiveRate = 0
         configure(&configuration)
         connection = Connection(ConnectionStateMachine(
-            settings: .init(configuration: configuration, router: router, answerRecording: .lines), now: start))
+            settings: .init(configuration: configuration, router: router, answerRecording: .lines), now: start,
+            draining: draining))
     }
 
     /// What the loop does with a read of `text` at `now`: parse it, run handlers inline
@@ -603,6 +611,122 @@ final class ConnectionStateMachineTests: XCTestCase {
         read(hello, at: start)
 
         XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
+    }
+
+    // MARK: What holds once told, whatever the request's case
+
+    func testAConnectionAcceptedDuringADrainClosesAfterItsFirstAnswer() {
+        accept(draining: true)
+
+        read(hello, at: start)
+
+        XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
+    }
+
+    func testADrainThatBeginsMidBodyClosesAfterThatRequestsAnswer() {
+        accept()
+        read(postHead(10) + "[1,", at: start)
+        XCTAssertEqual(machine.drainBegan(hasPendingOutput: false), .none, "its request is in flight")
+
+        read("2,3,45]", at: start + second)
+
+        XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
+    }
+
+    func testADrainThatBeginsWhileAHandlerRunsClosesAfterItsAnswerLingering() {
+        accept { $0.offloadBodyBytes = 1 }
+        read(postHead(3) + "[1]", at: start)
+        XCTAssertEqual(machine.drainBegan(hasPendingOutput: false), .none, "its handler runs")
+
+        _ = finished(HTTPResponse(status: 200), at: start + second)
+
+        XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second),
+                       .shutdownWriteAndLinger(deadline: start + 2 * second))
+    }
+
+    func testADrainThatBeginsWhileABodyWaitsForTheBudgetClosesAfterItsAnswer() {
+        accept()
+        effects.budget = 0
+        read(postHead(3), at: start)
+        XCTAssertEqual(machine.drainBegan(hasPendingOutput: false), .none, "its request is in flight")
+
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
+        effects.budget = 1000
+        _ = fire(at: start + second / 50)
+        read("[1]", at: start + second / 10)
+
+        XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
+    }
+
+    func testAPeerThatClosesWhileItsBodyWaitsForTheBudgetGetsItsAnswerWithConnectionCloseAndNoLinger() {
+        accept()
+        effects.budget = 0
+        read(postHead(3), at: start)
+        XCTAssertEqual(machine.peerClosed(hasPendingOutput: false), .setInterest(.none))
+
+        _ = machine.nextWait(hasPendingOutput: false, sentSome: false, now: start)
+        effects.budget = 1000
+        _ = fire(at: start + second / 50)
+        read("[1]", at: start + second / 10)  // sent before its close, read once the budget took it
+
+        XCTAssertEqual(effects.answers, [.init(status: 200, connection: .close)])
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + second / 10), .close)
+    }
+
+    func testAPeerThatClosesWhileItsRefusalIsSentIsClosedWithoutLingering() {
+        accept()
+        read("GET /hello HTTP/1.1\r\nHo", at: start + second)
+        _ = fire(at: start + 10 * second)
+        XCTAssertEqual(effects.refusals, [408])
+
+        XCTAssertEqual(machine.peerClosed(hasPendingOutput: true), .setInterest(.write))
+
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: false, sentSome: false, now: start + 10 * second), .close)
+    }
+
+    func testASendTimeoutArmedForAnAnswerRunsOnWhileAPipelinedRequestIsRead() {
+        accept()
+        read(hello, at: start)
+        XCTAssertEqual(machine.nextWait(hasPendingOutput: true, sentSome: false, now: start),
+                       .poll(.write, .arm(.send, deadline: start + 30 * second)))
+
+        read(postHead(3) + "[1", at: start + 10 * second)
+        let wait = machine.nextWait(hasPendingOutput: true, sentSome: false, now: start + 10 * second)
+
+        XCTAssertEqual(wait, .poll(.write, .keep), "its deadline stands in the next request's case")
+        XCTAssertEqual(fire(at: start + 30 * second), .close)
+    }
+
+    // MARK: When a request began
+
+    func testARequestIsTimedFromItsHeadsFirstReadNotFromTheAnswerBefore() {
+        accept()
+        read(hello, at: start + second)
+
+        read("GET /hel", at: start + 5 * second)
+        read("lo HTTP/1.1\r\nHost: t\r\n\r\n", at: start + 6 * second)
+
+        XCTAssertEqual(effects.accessStarts, [start + second, start + 5 * second])
+    }
+
+    func testAHeadAlreadyReadBehindAnAnswerIsTimedFromItsPredecessorsStart() {
+        accept()
+        read(hello + "GET /hel", at: start + second)
+
+        read("lo HTTP/1.1\r\nHost: t\r\n\r\n", at: start + 3 * second)
+
+        XCTAssertEqual(effects.accessStarts, [start + second, start + second])
+    }
+
+    func testARefusedHeadIsTimedFromItsFirstRead() {
+        accept()
+        read("GET /hello HTTP/1.1\r\nHo", at: start + 2 * second)
+
+        _ = fire(at: start + 10 * second)
+
+        XCTAssertEqual(effects.refusals, [408])
+        XCTAssertEqual(effects.accessStarts, [start + 2 * second])
     }
 
     // MARK: Pipelining, 100-continue, offloading

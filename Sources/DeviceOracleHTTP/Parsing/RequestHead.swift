@@ -79,6 +79,7 @@ struct RequestHead {
 
     /// Calls `body` with the path's bytes (as `path` spells them) and the Content-Type
     /// value's (nil without one), without making `String`s: what routing needs.
+    @inline(__always)  // into the connection's routing: out of line, the router was copied into its closure
     func withPathAndContentType<R>(_ body: (_ path: UnsafeRawBufferPointer, _ contentType: UnsafeRawBufferPointer?) -> R) -> R {
         headers.withHeadBytes { bytes in
             let contentType = contentTypeRange.map { UnsafeRawBufferPointer(rebasing: bytes[$0.range]) }
