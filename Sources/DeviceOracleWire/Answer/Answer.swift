@@ -155,11 +155,17 @@ struct AnswerText: Sendable {
     }
 
     var bytes: [UInt8] {
-        var writer = JSONWriter(capacity: 1024 + listedCount * 160)
-        source.writeHead(to: &writer)
-        _ = writeListedSteps(from: 0, to: &writer, minimum: .max)
-        source.writeTail(to: &writer)
-        return writer.finish()
+        // An answer of a few steps (about a kilobyte) is written on the stack and copied
+        // once, into its array: in memory of its own, the writer's allocation and its
+        // release cost ~600 instructions a request (past 1032 bytes malloc leaves its
+        // per-thread cache). A longer answer moves to the heap, sized by its step count.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { stack in
+            var writer = JSONWriter(lentMemory: stack, spillCapacity: 1024 + listedCount * 160)
+            source.writeHead(to: &writer)
+            _ = writeListedSteps(from: 0, to: &writer, minimum: .max)
+            source.writeTail(to: &writer)
+            return writer.finish()
+        }
     }
 }
 
