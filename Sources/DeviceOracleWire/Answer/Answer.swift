@@ -18,6 +18,25 @@ extension Verdict {
         }
     }
 
+    /// `rawValue`, for a writer that copies it without looking for what to escape.
+    var name: StaticString {
+        switch self {
+        case .pass: "pass"
+        case .fail: "fail"
+        case .unchecked: "unchecked"
+        case .inconclusive: "inconclusive"
+        }
+    }
+
+    /// An answer's last members when it has no mismatch and no diagnostic.
+    var membersOfAnswerWithoutFindings: StaticString {
+        switch self {
+        case .pass: #""verdict":"pass","mismatches":[],"diagnostics":[]"#
+        case .fail: #""verdict":"fail","mismatches":[],"diagnostics":[]"#
+        case .unchecked: #""verdict":"unchecked","mismatches":[],"diagnostics":[]"#
+        case .inconclusive: #""verdict":"inconclusive","mismatches":[],"diagnostics":[]"#
+        }
+    }
 }
 
 /// What a ruleset writes of its answer: its members before `steps` (`final`, …),
@@ -91,8 +110,15 @@ struct AnswerEnvelope: Sendable {
     func writeTail(_ stepped: some SteppedAnswer, document: JSONDocument, to writer: inout JSONWriter) {
         writer.endArray()
         stepped.writeTail(to: &writer)
+        guard !mismatches.isEmpty || !diagnostics.isEmpty else {
+            // Most answers found nothing: their last members are one of four texts.
+            let members = verdict.membersOfAnswerWithoutFindings
+            writer.members(UnsafeBufferPointer(start: members.utf8Start, count: members.utf8CodeUnitCount))
+            writer.endObject()
+            return
+        }
         writer.key("verdict")
-        writer.string(escaping: verdict.rawValue)
+        writer.string(verdict.name)
         writer.key("mismatches")
         writer.beginArray()
         for mismatch in mismatches { mismatch.write(to: &writer, document: document) }
