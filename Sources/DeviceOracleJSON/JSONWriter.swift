@@ -18,7 +18,25 @@ public struct JSONWriter: ~Copyable {
         base = capacity > 0 ? .allocate(capacity: self.capacity) : UnsafeMutablePointer(bitPattern: 1)!
     }
 
-    deinit { if capacity > 0 { base.deallocate() } }
+    /// Nonzero while the writer writes in memory lent to it (`init(lentMemory:spillCapacity:)`):
+    /// that memory is never freed here, and the first growth moves the text to memory of
+    /// the writer's own of at least this many bytes.
+    @usableFromInline var lentSpillCapacity = 0
+
+    /// Writes in `lentMemory` (a small answer's, on the stack: no allocation) until it is
+    /// full, then in memory of its own of at least `spillCapacity` bytes. `lentMemory`
+    /// must outlive the writer.
+    public init(lentMemory: UnsafeMutableBufferPointer<UInt8>, spillCapacity: Int) {
+        guard let memory = lentMemory.baseAddress, lentMemory.count > 0 else {
+            self = JSONWriter(capacity: spillCapacity)
+            return
+        }
+        base = memory
+        capacity = lentMemory.count
+        lentSpillCapacity = max(spillCapacity, 1)
+    }
+
+    deinit { if capacity > 0 && lentSpillCapacity == 0 { base.deallocate() } }
 
     /// The text written so far (a copy).
     public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
@@ -58,7 +76,7 @@ public struct JSONWriter: ~Copyable {
     /// and the writer goes on in the piece's former memory (or in new memory of the same
     /// size): a long answer's pieces reach the socket without being copied.
     public mutating func move(into piece: WrittenBytes) {
-        guard piece.isEmpty, capacity > 0 else {
+        guard piece.isEmpty, capacity > 0, lentSpillCapacity == 0 else {
             piece.append(UnsafeRawBufferPointer(start: base, count: count))
             count = 0
             return
@@ -76,6 +94,13 @@ public struct JSONWriter: ~Copyable {
     }
 
     @usableFromInline mutating func grow(to needed: Int) {
+        guard lentSpillCapacity == 0 else {
+            let lent = base
+            (base, capacity) = grownMemory(nil, count: 0, capacity: 0, needed: max(needed, lentSpillCapacity))
+            base.update(from: lent, count: count)
+            lentSpillCapacity = 0
+            return
+        }
         (base, capacity) = grownMemory(capacity > 0 ? base : nil, count: count, capacity: capacity, needed: needed)
     }
 

@@ -37,9 +37,7 @@ public struct RulesetAnswer: Sendable {
 
     /// What the answer holds until it has been written, in bytes (about): the request
     /// as parsed, and what its steps are written from (refresh's stores among them).
-    public var heldBytes: Int {
-        text.document.heldBytes + text.stepped.heldBytes
-    }
+    public var heldBytes: Int { text.heldBytes }
 }
 
 /// Why a request body was refused: malformed JSON (`400`) or a body that breaks

@@ -19,6 +19,25 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(json, #"{"a":1,"b":[true,null,{}],"c":"x"}"#)
     }
 
+    func testAWriterInLentMemoryWritesTheSameTextAndMovesOutWhenItIsFull() {
+        func write(_ w: inout JSONWriter) {
+            w.beginArray()
+            for index in 0..<40 { w.beginObject(); w.key("n"); w.integer(index); w.endObject() }
+            w.endArray()
+        }
+        var own = JSONWriter()
+        write(&own)
+        let expected = own.finish()
+        for lent in [0, 1, 16, 100, expected.count, expected.count + 10] {
+            let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(lent, 1)) { memory in
+                var writer = JSONWriter(lentMemory: UnsafeMutableBufferPointer(rebasing: memory[..<lent]), spillCapacity: 8)
+                write(&writer)
+                return writer.finish()
+            }
+            XCTAssertEqual(written, expected, "\(lent) bytes lent")
+        }
+    }
+
     func testNumbersAreWrittenCanonically() {
         let cases: [(Double, String)] = [(1.0, "1"), (-0.0, "0"), (0.65, "0.65"), (1e-5, "1e-05"), (-12, "-12"),
                                          (1e20, "1e+20"), (0.1 + 0.2, "0.30000000000000004"),

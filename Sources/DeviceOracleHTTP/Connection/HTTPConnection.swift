@@ -225,7 +225,7 @@ final class HTTPConnection {
             case .runHandler(let routeIndex, let request):
                 startAnswering()
                 // Its answer goes out now, not through another round of parse.
-                switch machine.handlerFinished(loop.context.router.routes[routeIndex].handler(request), now: loop.now) {
+                switch machine.handlerFinished(loop.context.router.handlers[routeIndex](request), now: loop.now) {
                 case .none: break
                 case .proceed:
                     performEffects()

@@ -327,7 +327,7 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     func offload(_ connection: HTTPConnection, routeIndex: Int, request: HTTPRequest) {
         assertOnLoop()
         let fd = connection.fd, generation = connection.generation, reservation = connection.offloadedReservation
-        let handler = context.router.routes[routeIndex].handler
+        let handler = context.router.handlers[routeIndex]
         workers.submit {
             var answer = handler(request)
             if request.version == .http1_0, let stream = answer.bodyStream { answer.streamLength = stream.byteCount() }

@@ -17,6 +17,26 @@ extension Verdict {
             self = .unchecked
         }
     }
+
+    /// `rawValue`, for a writer that copies it without looking for what to escape.
+    var name: StaticString {
+        switch self {
+        case .pass: "pass"
+        case .fail: "fail"
+        case .unchecked: "unchecked"
+        case .inconclusive: "inconclusive"
+        }
+    }
+
+    /// An answer's last members when it has no mismatch and no diagnostic.
+    var membersOfAnswerWithoutFindings: StaticString {
+        switch self {
+        case .pass: #""verdict":"pass","mismatches":[],"diagnostics":[]"#
+        case .fail: #""verdict":"fail","mismatches":[],"diagnostics":[]"#
+        case .unchecked: #""verdict":"unchecked","mismatches":[],"diagnostics":[]"#
+        case .inconclusive: #""verdict":"inconclusive","mismatches":[],"diagnostics":[]"#
+        }
+    }
 }
 
 /// What a ruleset writes of its answer: its members before `steps` (`final`, …),
@@ -68,7 +88,7 @@ struct AnswerEnvelope: Sendable {
 
     /// `stepped` is taken, not copied, into the answer.
     func answer(_ stepped: consuming some SteppedAnswer, document: JSONDocument) -> RulesetAnswer {
-        RulesetAnswer(verdict: verdict, text: AnswerText(envelope: self, stepped: stepped, document: document))
+        RulesetAnswer(verdict: verdict, text: AnswerText(envelope: self, stepped: consume stepped, document: document))
     }
 
     /// The diagnostics as the answer lists them: by step, whole-request ones (index
@@ -90,8 +110,15 @@ struct AnswerEnvelope: Sendable {
     func writeTail(_ stepped: some SteppedAnswer, document: JSONDocument, to writer: inout JSONWriter) {
         writer.endArray()
         stepped.writeTail(to: &writer)
+        guard !mismatches.isEmpty || !diagnostics.isEmpty else {
+            // Most answers found nothing: their last members are one of four texts.
+            let members = verdict.membersOfAnswerWithoutFindings
+            writer.members(UnsafeBufferPointer(start: members.utf8Start, count: members.utf8CodeUnitCount))
+            writer.endObject()
+            return
+        }
         writer.key("verdict")
-        writer.string(escaping: verdict.rawValue)
+        writer.string(verdict.name)
         writer.key("mismatches")
         writer.beginArray()
         for mismatch in mismatches { mismatch.write(to: &writer, document: document) }
@@ -106,31 +133,47 @@ struct AnswerEnvelope: Sendable {
 
 /// An answer's JSON text, not yet written: whole on demand (`bytes`), or in
 /// pieces (`pieces()`) so a long log's answer never sits in memory whole.
+///
+/// Three words and the listing: what the text is written from is one object
+/// (`AnswerSource`), so an answer moves between the ruleset and the socket as a few
+/// words, a copy is one retain, and it ends with one release. Held inline, the
+/// envelope, the steps and the document were ~100 bytes copied and destroyed field by
+/// field, the steps in a box of their own.
 struct AnswerText: Sendable {
-    let envelope: AnswerEnvelope
-    let stepped: any SteppedAnswer
-    let document: JSONDocument
+    let source: any WritesAnswer
     /// The steps `?steps=` keeps: the one place an answer's steps are chosen.
     var listing = StepListing.all
+
+    init(envelope: AnswerEnvelope, stepped: consuming some SteppedAnswer, document: JSONDocument) {
+        source = AnswerSource(envelope: envelope, stepped: consume stepped, document: document)
+    }
+
+    var envelope: AnswerEnvelope { source.envelope }
+    var document: JSONDocument { source.document }
+    /// The ruleset's part, for the routes that read its steps as values (a copy each time).
+    var stepped: any SteppedAnswer { source.steppedAnswer }
 
     /// How many steps the text lists.
     var listedCount: Int {
         switch listing {
-        case .all: stepped.stepCount
+        case .all: source.stepCount
         case .only(let indexes): indexes.count
         }
     }
+
+    /// What the text holds until it has been written, in bytes (about).
+    var heldBytes: Int { source.heldBytes }
 
     /// Writes listed steps from the `position`th on until `writer` holds `minimum`
     /// bytes or they end; returns the position of the next one.
     func writeListedSteps(from position: Int, to writer: inout JSONWriter, minimum: Int) -> Int {
         switch listing {
         case .all:
-            return stepped.writeSteps(from: position, to: &writer, minimum: minimum)
+            return source.writeSteps(from: position, to: &writer, minimum: minimum)
         case .only(let indexes):
             var position = position
             while position < indexes.count, writer.byteCount < minimum {
-                stepped.writeStep(indexes[position], to: &writer)
+                source.writeStep(indexes[position], to: &writer)
                 position += 1
             }
             return position
@@ -138,12 +181,62 @@ struct AnswerText: Sendable {
     }
 
     var bytes: [UInt8] {
-        var writer = JSONWriter(capacity: 1024 + listedCount * 160)
-        envelope.writeHead(stepped, to: &writer)
-        _ = writeListedSteps(from: 0, to: &writer, minimum: .max)
-        envelope.writeTail(stepped, document: document, to: &writer)
-        return writer.finish()
+        // An answer of a few steps (about a kilobyte) is written on the stack and copied
+        // once, into its array: in memory of its own, the writer's allocation and its
+        // release cost ~600 instructions a request (past 1032 bytes malloc leaves its
+        // per-thread cache). A longer answer moves to the heap, sized by its step count.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { stack in
+            var writer = JSONWriter(lentMemory: stack, spillCapacity: 1024 + listedCount * 160)
+            source.writeHead(to: &writer)
+            _ = writeListedSteps(from: 0, to: &writer, minimum: .max)
+            source.writeTail(to: &writer)
+            return writer.finish()
+        }
     }
+}
+
+/// What an answer's text is written from, behind one reference (`AnswerSource`).
+protocol WritesAnswer: AnyObject, Sendable {
+    var envelope: AnswerEnvelope { get }
+    var document: JSONDocument { get }
+    var steppedAnswer: any SteppedAnswer { get }
+    var stepCount: Int { get }
+    var heldBytes: Int { get }
+    /// The envelope's head and the ruleset's, up to the `steps` array's `[`.
+    func writeHead(to writer: inout JSONWriter)
+    func writeStep(_ index: Int, to writer: inout JSONWriter)
+    /// `SteppedAnswer.writeSteps`.
+    func writeSteps(from first: Int, to writer: inout JSONWriter, minimum: Int) -> Int
+    /// From the `steps` array's `]` to the end.
+    func writeTail(to writer: inout JSONWriter)
+}
+
+/// The envelope, the ruleset's part (stored in place, of its own type) and the
+/// request's document: everything an answer's text is written from.
+final class AnswerSource<Stepped: SteppedAnswer>: WritesAnswer {
+    let envelope: AnswerEnvelope
+    let stepped: Stepped
+    let document: JSONDocument
+
+    init(envelope: AnswerEnvelope, stepped: consuming Stepped, document: JSONDocument) {
+        self.envelope = envelope
+        self.stepped = consume stepped
+        self.document = document
+    }
+
+    var steppedAnswer: any SteppedAnswer { stepped }
+    var stepCount: Int { stepped.stepCount }
+    var heldBytes: Int { document.heldBytes + stepped.heldBytes }
+
+    func writeHead(to writer: inout JSONWriter) { envelope.writeHead(stepped, to: &writer) }
+
+    func writeStep(_ index: Int, to writer: inout JSONWriter) { stepped.writeStep(index, to: &writer) }
+
+    func writeSteps(from first: Int, to writer: inout JSONWriter, minimum: Int) -> Int {
+        stepped.writeSteps(from: first, to: &writer, minimum: minimum)
+    }
+
+    func writeTail(to writer: inout JSONWriter) { envelope.writeTail(stepped, document: document, to: &writer) }
 }
 
 /// Hands out an answer's text in pieces of a chosen size, in order.
@@ -181,12 +274,12 @@ public final class AnswerPieces: @unchecked Sendable {
         while writer.byteCount < minimum {
             switch phase {
             case .head:
-                text.envelope.writeHead(text.stepped, to: &writer)
+                text.source.writeHead(to: &writer)
                 phase = .steps(next: 0)
             case .steps(let next) where next < text.listedCount:
                 phase = .steps(next: text.writeListedSteps(from: next, to: &writer, minimum: minimum))
             case .steps:
-                text.envelope.writeTail(text.stepped, document: text.document, to: &writer)
+                text.source.writeTail(to: &writer)
                 phase = .done
             case .done:
                 writer.move(into: piece)

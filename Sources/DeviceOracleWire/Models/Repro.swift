@@ -222,7 +222,8 @@ enum Repro {
         writer.endArray()
         writer.key("path")
         writer.beginArray()
-        for index in 0..<repro.text.stepped.stepCount { repro.text.stepped.writeStep(index, to: &writer) }
+        let path = repro.text.stepped
+        for index in 0..<path.stepCount { path.writeStep(index, to: &writer) }
         writer.endArray()
         writer.key("verdict")
         writer.string(escaping: repro.verdict.rawValue)
