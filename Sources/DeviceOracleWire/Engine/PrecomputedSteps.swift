@@ -84,7 +84,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
             machine = candidates.start(0, tables: tables, settings: settings)
             self.candidates = candidates
         }
-        return Start(session: Session(machine: machine, slot: tables.slot(of: machine.state)), usualSlot: usualSlot)
+        return Start(session: Session(machine: machine, slot: tables.slot(of: machine.state, likely: initialSlot)),
+                     usualSlot: usualSlot)
     }
 
     mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
