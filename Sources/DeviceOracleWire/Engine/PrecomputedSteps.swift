@@ -106,10 +106,16 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
                        decoder: decoder)
             }
         }
-        let final = reportedEnd
-            ?? (D.hasSessions ? sessions.defaultIndex.map { sessions.machines[$0] } : sessions.machines.first)
-            ?? head.start.session
+        let final: Session
+        if let reportedEnd {
+            final = reportedEnd
+        } else if let shown = D.hasSessions ? sessions.defaultIndex : sessions.count > 0 ? 0 : nil {
+            final = sessions[shown]
+        } else {
+            final = head.start.session
+        }
         if reportedFindings == nil {
+            let tables = tables
             mismatches.compare(head.observedFinal, index: nil, prefix: "final.", document: document,
                                name: { tables.finalFields[$0].name }) { tables.expectedFinal($0, of: final.machine) }
         }
@@ -210,15 +216,11 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     private mutating func run(_ logged: LoggedEvent<WalkedEvent?, Int>, held: inout HeldAside, start: Session,
                               settings: D.Settings, document: JSONDocument, tables: RulesetTables<D>) {
         logged.appendLeadingDiagnostics(to: &diagnostics)
-        let session: Int
-        if D.hasSessions {
-            session = sessions.index(of: logged.envelope.session, in: document) { start }
-        } else {
-            // One machine: no table of names to build for each request.
-            if sessions.machines.isEmpty { sessions.machines.append(start) }
-            session = 0
-        }
-        let before = sessions.machines[session].slot
+        // Without sessions, every event is the default session's: one machine.
+        let session = sessions.index(of: D.hasSessions ? logged.envelope.session : nil, in: document) { start }
+        // Read once and set once: a machine is a small value.
+        var current = sessions[session]
+        let before = current.slot
         let decision: D.Decision
         let after: Int
         var tail: Int?
@@ -240,7 +242,7 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
                 held.event = nil
                 if candidates != nil { ran = (event, nil) }
             }
-            decision = D.decide(event, on: &sessions.machines[session].machine)
+            decision = D.decide(event, on: &current.machine)
             let index = logged.index
             D.forEachDiagnostic(of: decision) { diagnostics.append(Diagnostic(index: index, tables.code(of: $0))) }
             if let tail {
@@ -248,10 +250,10 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
                 // What makes the tables sound; a machine with hidden state that changes a
                 // decision would fail here in every debug-built test that runs it.
                 assert(tables.tail(tail, isWrittenBy: event, before: before,
-                                   after: tables.slot(of: sessions.machines[session].machine.state), decision: decision),
+                                   after: tables.slot(of: current.machine.state), decision: decision),
                        "a step's tail must follow from its event and the state before it")
             } else {
-                after = tables.slot(of: sessions.machines[session].machine.state)
+                after = tables.slot(of: current.machine.state)
                 let given: GivenRouteChangeReason? = if case .unfixed(let given) = walked { given } else { nil }
                 unfixedSteps.append(UnfixedStep(event: event, given: given, before: before, after: after,
                                                 decision: decision))
@@ -261,7 +263,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
             after = before
             unfixedSteps.append(UnfixedStep(event: nil, given: nil, before: before, after: after, decision: decision))
         }
-        sessions.machines[session].slot = after
+        current.slot = after
+        sessions[session] = current
         let stepTail: Int
         if let tail, let echo {
             stepTail = ~specialSteps.append(tail, echoing: echo, of: document)
@@ -281,9 +284,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         }
 
         guard let observed = logged.observed(tables.observedFields, in: document) else { return }
-        let slot = sessions.machines[session].slot
         mismatches.compare(observed, index: logged.index, document: document, name: { tables.stepFields[$0].name }) {
-            tables.expected($0, afterSlot: slot, decision: decision)
+            tables.expected($0, afterSlot: after, decision: decision)
         }
         D.compareMore(observed, decision: decision, index: logged.index, settings: settings, document: document,
                       mismatches: &mismatches)
