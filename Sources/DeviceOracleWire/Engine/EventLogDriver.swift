@@ -75,12 +75,13 @@ struct EventLogDriver<D: RulesetDescription> {
         if let sequence { steps.walk(sequence, head: &head, decoder: &decoder) }
     }
 
-    /// Reads and runs element `index` of an NDJSON log, an object of a line of its own,
+    /// Reads and runs element `index` of an NDJSON log, an object of a line of its own
+    /// (of `document`, the decoder's: a copy of it per line was a retain and a release),
     /// forgetting the step before (written already). False when it has a problem
     /// (reported to `decoder`).
-    mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
-                             decoder: inout RequestDecoder) -> Bool {
-        steps.runElement(object, index: index, head: &head, arrival: &arrival, decoder: &decoder)
+    mutating func runElement(_ object: JSONValue, index: Int, in document: JSONDocument, head: inout Head,
+                             arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool {
+        steps.runElement(object, index: index, in: document, head: &head, arrival: &arrival, decoder: &decoder)
     }
 
     /// Reads the NDJSON tail line's `observedFinal` into `head`.
@@ -175,7 +176,7 @@ protocol LogSteps {
     /// Reads and runs the JSON form's sequence.
     mutating func walk(_ sequence: JSONValue, head: inout LogHead<Self>, decoder: inout RequestDecoder)
     /// `EventLogDriver.runElement`.
-    mutating func runElement(_ object: JSONValue, index: Int, head: inout LogHead<Self>,
+    mutating func runElement(_ object: JSONValue, index: Int, in document: JSONDocument, head: inout LogHead<Self>,
                              arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument)
     func lastStepValues() -> StepValues?

@@ -142,13 +142,13 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         }
     }
 
-    mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
-                             decoder: inout RequestDecoder) -> Bool {
+    mutating func runElement(_ object: JSONValue, index: Int, in document: JSONDocument, head: inout Head,
+                             arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool {
         // What an NDJSON log keeps is its machines: the last step is written already.
         steps.empty()
         unfixedSteps.empty()
         specialSteps.removeAll()
-        let tables = tables, document = decoder.document
+        let tables = tables
         var held = HeldAside()
         let refusesSessions = candidates != nil
         guard let logged = decoder.loggedEvent(object, index: index, arrival: &arrival, observedNames: tables.observedFields,

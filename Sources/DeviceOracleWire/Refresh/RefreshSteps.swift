@@ -207,8 +207,8 @@ struct RefreshSteps: LogSteps {
         }
     }
 
-    mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
-                             decoder: inout RequestDecoder) -> Bool {
+    mutating func runElement(_ object: JSONValue, index: Int, in document: JSONDocument, head: inout Head,
+                             arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool {
         // What an NDJSON log keeps is the machine and the current store's text.
         records.removeAll(keepingCapacity: true)
         storeTexts.removeFirst(storeTexts.count - 1)
