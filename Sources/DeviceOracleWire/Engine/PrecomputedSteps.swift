@@ -492,7 +492,7 @@ struct UnfixedStep<D: FiniteRulesetDescription>: Sendable {
 /// generic type would leave unspecialized, so the ruleset's own parts are one closure
 /// made where the ruleset is known, and a step's precomputed tail is copied as bytes.
 struct EventLogAnswer: SteppedAnswer {
-    /// The parts of an answer only the ruleset can write.
+    /// What only the ruleset can write or read of its answer.
     enum Part {
         /// Everything before `steps`.
         case head
@@ -500,34 +500,43 @@ struct EventLogAnswer: SteppedAnswer {
         case unfixedTail(Int)
         /// Everything after `steps`.
         case summary
+        /// The values of a step (read, not written), whose special steps are these.
+        case values(EventLogStep, SpecialSteps)
     }
 
     let document: JSONDocument
     let steps: [EventLogStep]
     let tails: StepTails
     let specialSteps: SpecialSteps
-    /// One closure, so an answer allocates one context for them all.
-    let write: @Sendable (Part, inout JSONWriter) -> Void
-    /// The same answer's values, read where the ruleset is known.
-    let readValues: @Sendable (EventLogStep) -> StepValues
+    /// One closure, so an answer allocates one context for all it holds (a second
+    /// one for the values was an allocation, its captures' retains and releases, and
+    /// its free, on every request): writes `Part`s, or returns the values `.values` asks.
+    let ruleset: @Sendable (Part, inout JSONWriter) -> StepValues?
     let finalState: ShownState
     let usualStart: ShownState?
     let staticCheckFailures: [String]
 
     var stepCount: Int { steps.count }
 
-    func values(ofStep index: Int) -> StepValues { readValues(steps[index]) }
+    func values(ofStep index: Int) -> StepValues {
+        var unused = JSONWriter(capacity: 0)
+        // `.values` always answers; the state shown at the end stands in for a step none could.
+        return ruleset(.values(steps[index], specialSteps), &unused)
+            ?? StepValues(before: finalState, event: nil, canonicalObserved: [], run: nil)
+    }
 
     var heldBytes: Int {
         steps.capacity * MemoryLayout<EventLogStep>.stride + specialSteps.steps.capacity * MemoryLayout<SpecialStep>.stride
             + specialSteps.echoedTexts.capacity
     }
 
-    func writeHead(to writer: inout JSONWriter) { write(.head, &writer) }
+    func writeHead(to writer: inout JSONWriter) { write(.head, to: &writer) }
+
+    private func write(_ part: Part, to writer: inout JSONWriter) { _ = ruleset(part, &writer) }
 
     func writeStep(_ index: Int, to writer: inout JSONWriter) {
         Self.write(steps[index], index: index, tails: tails, specialSteps: specialSteps, document: document,
-                   to: &writer) { write(.unfixedTail($0), &$1) }
+                   to: &writer) { write(.unfixedTail($0), to: &$1) }
     }
 
     /// Writes one step; `unfixedTail` writes the tail of `UnfixedStep` number `Int`.
@@ -553,7 +562,7 @@ struct EventLogAnswer: SteppedAnswer {
         writer.endObject()
     }
 
-    func writeTail(to writer: inout JSONWriter) { write(.summary, &writer) }
+    func writeTail(to writer: inout JSONWriter) { write(.summary, to: &writer) }
 }
 
 extension EventLogAnswer {
@@ -561,14 +570,14 @@ extension EventLogAnswer {
                                 final: PrecomputedSteps<D>.Session, usualStart: ShownState?, lateStart: LateStartAnswer?,
                                 sessions: [(name: [UInt8], slot: Int)]?,
                                 steps: [EventLogStep], specialSteps: SpecialSteps, unfixedSteps: [UnfixedStep<D>]) {
-        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps, write: { part, writer in
+        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps, ruleset: { part, writer in
             switch part {
             case .head:
                 D.writeHead(settings, to: &writer, document: document)
                 writer.key("final")
                 writer.raw(tables.stateJSON[final.slot])
                 lateStart?.write(stateJSON: tables.stateJSON, to: &writer)
-                guard let sessions else { return }
+                guard let sessions else { return nil }
                 writer.key("sessions")
                 writer.beginObject()
                 for session in sessions {
@@ -582,9 +591,11 @@ extension EventLogAnswer {
                                         after: unfixed.after, decision: unfixed.decision, to: &writer, document: document)
             case .summary:
                 D.writeSummary(of: final.machine, to: &writer)
+            case .values(let step, let specialSteps):
+                return PrecomputedSteps<D>.values(of: step, tables: tables, specialSteps: specialSteps,
+                                                  unfixedSteps: unfixedSteps)
             }
-        }, readValues: { step in
-            PrecomputedSteps<D>.values(of: step, tables: tables, specialSteps: specialSteps, unfixedSteps: unfixedSteps)
+            return nil
         }, finalState: tables.shownState(final.slot), usualStart: usualStart,
            staticCheckFailures: D.staticCheckFailures(settings, document: document))
     }
