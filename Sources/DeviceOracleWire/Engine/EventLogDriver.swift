@@ -63,7 +63,7 @@ struct EventLogDriver<D: RulesetDescription> {
         let settings = D.settings(given.settings, in: root,
                                   eventsGiven: sequenceInLines || decoder.present(given.sequence) != nil, &decoder)
         let start = steps.start(given, settings: settings, inLines: sequenceInLines, decoder: &decoder)
-        let observedFinal = decoder.observed(given.observedFinal, names: shared.observedFinalFields)
+        let observedFinal = decoder.observedObject(given.observedFinal, names: shared.observedFinalFields)
         return Head(settings: settings, start: start, observedFinal: observedFinal, sequence: given.sequence)
     }
 
@@ -86,7 +86,7 @@ struct EventLogDriver<D: RulesetDescription> {
 
     /// Reads the NDJSON tail line's `observedFinal` into `head`.
     func readObservedFinal(_ value: JSONValue, into head: inout Head, decoder: inout RequestDecoder) {
-        head.observedFinal = decoder.observed(value, names: shared.observedFinalFields)
+        head.observedFinal = decoder.observedObject(value, names: shared.observedFinalFields)
     }
 
     /// The sequence has run: compares `observedFinal` (a value of `observedFinalIn`) and
@@ -95,7 +95,8 @@ struct EventLogDriver<D: RulesetDescription> {
     mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
         -> (answer: D.Steps.Answer, staticCheckPassed: Bool?) {
         let staticCheckPassed = D.check(&head.settings, decoder)
-        return (steps.end(&head, observedFinalIn: document, head: decoder), staticCheckPassed)
+        let observedFinal = head.observedFinal.map { ObservedFields($0, names: shared.observedFinalFields, in: document) }
+        return (steps.end(&head, observedFinal: observedFinal, in: document, head: decoder), staticCheckPassed)
     }
 
     /// Writes the step `runElement` just ran, as the JSON form's `steps` lists it.
@@ -180,8 +181,8 @@ protocol LogSteps {
                              arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument)
     func lastStepValues() -> StepValues?
-    /// Compares `observedFinal` (a value of `observedFinalIn`); the answer's parts around its envelope.
-    mutating func end(_ head: inout LogHead<Self>, observedFinalIn document: JSONDocument,
+    /// Compares `observedFinal` (values of `document`); the answer's parts around its envelope.
+    mutating func end(_ head: inout LogHead<Self>, observedFinal: ObservedFields<Int>?, in document: JSONDocument,
                       head decoder: RequestDecoder) -> Answer
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic])
     /// `EventLogDriver.hasFindings`.
@@ -208,7 +209,10 @@ struct LogHead<Steps: LogSteps> {
     /// What the log starts from (its machines, and what a late start knows).
     var start: Steps.Start
     /// By position in `D.finalFields`.
-    var observedFinal: ObservedFields<Int>?
+    /// Its checked object, in the document `end` is given: a handle, so a head whose
+    /// settings and start hold no reference holds none (the generic destroy of one that
+    /// did cost ~130 instructions a request).
+    var observedFinal: JSONValue?
     /// The JSON form's sequence member (`events`, `runs`).
     var sequence: JSONValue?
 }

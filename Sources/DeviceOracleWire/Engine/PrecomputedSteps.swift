@@ -88,12 +88,13 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
                      usualSlot: usualSlot)
     }
 
-    mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
+    mutating func end(_ head: inout Head, observedFinal: ObservedFields<Int>?, in document: JSONDocument,
+                      head decoder: RequestDecoder)
         -> EventLogAnswer {
         var lateStart: LateStartAnswer?
         var reportedEnd: Session?
         if var candidates = candidates.take() {
-            candidates.finish(observedFinal: head.observedFinal, settings: head.settings, document: document, tables: tables)
+            candidates.finish(observedFinal: observedFinal, settings: head.settings, document: document, tables: tables)
             lateStart = candidates.answer
             let reported = candidates.reported
             reportedCandidate = reported
@@ -116,7 +117,7 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         }
         if reportedFindings == nil {
             let tables = tables
-            mismatches.compare(head.observedFinal, index: nil, prefix: "final.", document: document,
+            mismatches.compare(observedFinal, index: nil, prefix: "final.", document: document,
                                name: { tables.finalFields[$0].name }) { tables.expectedFinal($0, of: final.machine) }
         }
         return EventLogAnswer(
