@@ -314,7 +314,13 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         }
         var decoded: DecodedEvent<D.Event>?
         var translationDiagnostic: DiagnosticCode?
-        if tables.readsNotifications {
+        if let type = form.type, form.notification == nil {
+            // The canonical form, most events of every log: what `eventForm` would do
+            // with it, without a call to the form's general reader per event.
+            decoded = decoder.name(type, in: tables.eventTypes).flatMap {
+                canonicalEvent($0, fields, in: object, tables: tables, &decoder)
+            }
+        } else if tables.readsNotifications {
             switch decoder.eventForm(form, of: object, types: tables.eventTypes, mediaServices: tables.readsMediaServices) {
             case .canonical(let type)?:
                 decoded = canonicalEvent(type, fields, in: object, tables: tables, &decoder)
@@ -323,10 +329,6 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
                 decoded = translate(translated, tables: tables)
             case nil:
                 break
-            }
-        } else if let type = form.type {
-            decoded = decoder.name(type, in: tables.eventTypes).flatMap {
-                canonicalEvent($0, fields, in: object, tables: tables, &decoder)
             }
         } else {
             decoder.reportMissing("type", in: object, "required string is missing")
