@@ -26,6 +26,9 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     let tables: RulesetTables<D>
     private var sessions = SessionMachines<Session>()
     private var steps: [EventLogStep] = []
+    /// The NDJSON form's step: the last element's, written already by the next line
+    /// (its log's steps are not kept, so no list is emptied and appended to each line).
+    private var lastStep: EventLogStep?
     private var unfixedSteps: [UnfixedStep<D>] = []
     private var specialSteps = SpecialSteps()
     private var mismatches = MismatchList()
@@ -146,7 +149,6 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     mutating func runElement(_ object: JSONValue, index: Int, in document: JSONDocument, head: inout Head,
                              arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool {
         // What an NDJSON log keeps is its machines: the last step is written already.
-        steps.empty()
         unfixedSteps.empty()
         specialSteps.removeAll()
         let tables = tables
@@ -158,7 +160,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
                                                                   refusesSessions: refusesSessions, &decoder)
                                                })
         else { return false }
-        run(logged, held: &held, start: head.start.session, settings: head.settings, document: document, tables: tables)
+        run(logged, held: &held, start: head.start.session, settings: head.settings, document: document, tables: tables,
+            keepsSteps: false)
         if candidates != nil {
             // The first candidate's findings: the reported path's stand for them at the end.
             mismatches = MismatchList()
@@ -168,11 +171,11 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     }
 
     func lastStepValues() -> StepValues? {
-        steps.last.map { Self.values(of: $0, tables: tables, specialSteps: specialSteps, unfixedSteps: unfixedSteps) }
+        lastStep.map { Self.values(of: $0, tables: tables, specialSteps: specialSteps, unfixedSteps: unfixedSteps) }
     }
 
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
-        guard let step = steps.last else { return }
+        guard let step = lastStep else { return }
         EventLogAnswer.write(step, index: index, tails: tables.tails, specialSteps: specialSteps, document: document,
                              to: &writer) { unfixedIndex, writer in
             let unfixed = unfixedSteps[unfixedIndex]
@@ -204,7 +207,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
                                  Self.readEvent(object, in: document, tables: tables, held: &held,
                                                 refusesSessions: refusesSessions, &decoder)
                              }) { logged in
-            run(logged, held: &held, start: start, settings: settings, document: document, tables: tables)
+            run(logged, held: &held, start: start, settings: settings, document: document, tables: tables,
+                keepsSteps: true)
         }
     }
 
@@ -212,10 +216,11 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     /// with `readEvent`, into the walk: a long log's per-event values then stay in
     /// registers instead of being copied from struct to struct. `tables` is the
     /// caller's: a closure here cannot capture `self`, and a copy of `self.tables` for
-    /// it was a retain and a release per event.
+    /// it was a retain and a release per event. `keepsSteps`: the JSON form lists every
+    /// step; the NDJSON form keeps the last (a constant where each inlines `run`).
     @inline(__always)
     private mutating func run(_ logged: LoggedEvent<WalkedEvent?, Int>, held: inout HeldAside, start: Session,
-                              settings: D.Settings, document: JSONDocument, tables: RulesetTables<D>) {
+                              settings: D.Settings, document: JSONDocument, tables: RulesetTables<D>, keepsSteps: Bool) {
         logged.appendLeadingDiagnostics(to: &diagnostics)
         // Without sessions, every event is the default session's: one machine.
         let session = sessions.index(of: D.hasSessions ? logged.envelope.session : nil, in: document) { start }
@@ -274,7 +279,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         } else {
             stepTail = ~specialSteps.append(.unfixed(unfixedSteps.count - 1))
         }
-        steps.append(EventLogStep(id: logged.envelope.id, session: logged.envelope.session, tail: stepTail))
+        let step = EventLogStep(id: logged.envelope.id, session: logged.envelope.session, tail: stepTail)
+        if keepsSteps { steps.append(step) } else { lastStep = step }
         if var candidates = candidates.take() {
             var leading: [Diagnostic] = []
             if candidates.keepsFindings { logged.appendLeadingDiagnostics(to: &leading) }
