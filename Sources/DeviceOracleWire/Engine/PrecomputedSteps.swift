@@ -153,16 +153,19 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         specialSteps.removeAll()
         let tables = tables
         var held = HeldAside()
-        let refusesSessions = candidates != nil
+        // Whether the log follows start candidates: fixed for the whole log, so asked
+        // once (testing the large optional, and taking it out and back, was ~40
+        // instructions an element).
+        let followsCandidates = candidates != nil
         guard let logged = decoder.loggedEvent(object, index: index, arrival: &arrival, observedNames: tables.observedFields,
                                                read: { decoder, object in
                                                    Self.readEvent(object, in: document, tables: tables, held: &held,
-                                                                  refusesSessions: refusesSessions, &decoder)
+                                                                  refusesSessions: followsCandidates, &decoder)
                                                })
         else { return false }
         run(logged, held: &held, start: head.start.session, settings: head.settings, document: document, tables: tables,
-            keepsSteps: false)
-        if candidates != nil {
+            keepsSteps: false, followsCandidates: followsCandidates)
+        if followsCandidates {
             // The first candidate's findings: the reported path's stand for them at the end.
             mismatches = MismatchList()
             diagnostics.removeAll(keepingCapacity: true)
@@ -201,14 +204,14 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         // text would make every event's values copied and destroyed through generic
         // witnesses).
         var held = HeldAside()
-        let refusesSessions = candidates != nil
+        let followsCandidates = candidates != nil
         decoder.forEachEvent(in: events, observedNames: tables.observedFields,
                              read: { decoder, object in
                                  Self.readEvent(object, in: document, tables: tables, held: &held,
-                                                refusesSessions: refusesSessions, &decoder)
+                                                refusesSessions: followsCandidates, &decoder)
                              }) { logged in
             run(logged, held: &held, start: start, settings: settings, document: document, tables: tables,
-                keepsSteps: true)
+                keepsSteps: true, followsCandidates: followsCandidates)
         }
     }
 
@@ -218,9 +221,11 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     /// caller's: a closure here cannot capture `self`, and a copy of `self.tables` for
     /// it was a retain and a release per event. `keepsSteps`: the JSON form lists every
     /// step; the NDJSON form keeps the last (a constant where each inlines `run`).
+    /// `followsCandidates`: whether `candidates` holds any (the caller's, asked once).
     @inline(__always)
     private mutating func run(_ logged: LoggedEvent<WalkedEvent?, Int>, held: inout HeldAside, start: Session,
-                              settings: D.Settings, document: JSONDocument, tables: RulesetTables<D>, keepsSteps: Bool) {
+                              settings: D.Settings, document: JSONDocument, tables: RulesetTables<D>, keepsSteps: Bool,
+                              followsCandidates: Bool) {
         logged.appendLeadingDiagnostics(to: &diagnostics)
         // Without sessions, every event is the default session's: one machine.
         let session = sessions.index(of: D.hasSessions ? logged.envelope.session : nil, in: document) { start }
@@ -237,7 +242,7 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
             switch walked {
             case .fixed(let eventSlot):
                 event = tables.event(inSlot: eventSlot)
-                if candidates != nil { ran = (event, eventSlot) }
+                if followsCandidates { ran = (event, eventSlot) }
                 tail = tables.tail(ofEventSlot: eventSlot, from: before)
                 if Self.echoes, let value = held.echo {
                     echo = value
@@ -246,7 +251,7 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
             case .unfixed:
                 event = held.event!
                 held.event = nil
-                if candidates != nil { ran = (event, nil) }
+                if followsCandidates { ran = (event, nil) }
             }
             decision = D.decide(event, on: &current.machine)
             let index = logged.index
@@ -281,7 +286,7 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         }
         let step = EventLogStep(id: logged.envelope.id, session: logged.envelope.session, tail: stepTail)
         if keepsSteps { steps.append(step) } else { lastStep = step }
-        if var candidates = candidates.take() {
+        if followsCandidates, var candidates = candidates.take() {
             var leading: [Diagnostic] = []
             if candidates.keepsFindings { logged.appendLeadingDiagnostics(to: &leading) }
             candidates.step(ran?.event, eventSlot: ran?.slot, index: logged.index, leading: leading,
