@@ -123,11 +123,17 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
             mismatches.compare(observedFinal, index: nil, prefix: "final.", document: document,
                                name: { tables.finalFields[$0].name }) { tables.expectedFinal($0, of: final.machine) }
         }
+        // The step lists are handed over, not shared: the answer takes them without a
+        // retain each, and these steps then destroy empty lists.
+        var answerSteps: [EventLogStep] = [], answerSpecialSteps = SpecialSteps(), answerUnfixedSteps: [UnfixedStep<D>] = []
+        swap(&answerSteps, &steps)
+        swap(&answerSpecialSteps, &specialSteps)
+        swap(&answerUnfixedSteps, &unfixedSteps)
         return EventLogAnswer(
             D.self, document: decoder.document, tables: tables, settings: head.settings, final: final,
             usualStart: head.start.usualSlot.map(tables.shownState), lateStart: lateStart,
             sessions: sessions.anyNamed ? sessions.sessions.map { ($0.name, $0.machine.slot) } : nil,
-            steps: steps, specialSteps: specialSteps, unfixedSteps: unfixedSteps)
+            steps: answerSteps, specialSteps: answerSpecialSteps, unfixedSteps: answerUnfixedSteps)
     }
 
     /// Walks the JSON form's log again from `start`, the reported candidate's: its
