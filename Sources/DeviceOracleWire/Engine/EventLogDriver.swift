@@ -63,7 +63,7 @@ struct EventLogDriver<D: RulesetDescription> {
         let settings = D.settings(given.settings, in: root,
                                   eventsGiven: sequenceInLines || decoder.present(given.sequence) != nil, &decoder)
         let start = steps.start(given, settings: settings, inLines: sequenceInLines, decoder: &decoder)
-        let observedFinal = decoder.observed(given.observedFinal, names: shared.observedFinalFields)
+        let observedFinal = decoder.observedObject(given.observedFinal, names: shared.observedFinalFields)
         return Head(settings: settings, start: start, observedFinal: observedFinal, sequence: given.sequence)
     }
 
@@ -75,17 +75,18 @@ struct EventLogDriver<D: RulesetDescription> {
         if let sequence { steps.walk(sequence, head: &head, decoder: &decoder) }
     }
 
-    /// Reads and runs element `index` of an NDJSON log, an object of a line of its own,
+    /// Reads and runs element `index` of an NDJSON log, an object of a line of its own
+    /// (of `document`, the decoder's: a copy of it per line was a retain and a release),
     /// forgetting the step before (written already). False when it has a problem
     /// (reported to `decoder`).
-    mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
-                             decoder: inout RequestDecoder) -> Bool {
-        steps.runElement(object, index: index, head: &head, arrival: &arrival, decoder: &decoder)
+    mutating func runElement(_ object: JSONValue, index: Int, in document: JSONDocument, head: inout Head,
+                             arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool {
+        steps.runElement(object, index: index, in: document, head: &head, arrival: &arrival, decoder: &decoder)
     }
 
     /// Reads the NDJSON tail line's `observedFinal` into `head`.
     func readObservedFinal(_ value: JSONValue, into head: inout Head, decoder: inout RequestDecoder) {
-        head.observedFinal = decoder.observed(value, names: shared.observedFinalFields)
+        head.observedFinal = decoder.observedObject(value, names: shared.observedFinalFields)
     }
 
     /// The sequence has run: compares `observedFinal` (a value of `observedFinalIn`) and
@@ -94,7 +95,8 @@ struct EventLogDriver<D: RulesetDescription> {
     mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
         -> (answer: D.Steps.Answer, staticCheckPassed: Bool?) {
         let staticCheckPassed = D.check(&head.settings, decoder)
-        return (steps.end(&head, observedFinalIn: document, head: decoder), staticCheckPassed)
+        let observedFinal = head.observedFinal.map { ObservedFields($0, names: shared.observedFinalFields, in: document) }
+        return (steps.end(&head, observedFinal: observedFinal, in: document, head: decoder), staticCheckPassed)
     }
 
     /// Writes the step `runElement` just ran, as the JSON form's `steps` lists it.
@@ -175,12 +177,12 @@ protocol LogSteps {
     /// Reads and runs the JSON form's sequence.
     mutating func walk(_ sequence: JSONValue, head: inout LogHead<Self>, decoder: inout RequestDecoder)
     /// `EventLogDriver.runElement`.
-    mutating func runElement(_ object: JSONValue, index: Int, head: inout LogHead<Self>,
+    mutating func runElement(_ object: JSONValue, index: Int, in document: JSONDocument, head: inout LogHead<Self>,
                              arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument)
     func lastStepValues() -> StepValues?
-    /// Compares `observedFinal` (a value of `observedFinalIn`); the answer's parts around its envelope.
-    mutating func end(_ head: inout LogHead<Self>, observedFinalIn document: JSONDocument,
+    /// Compares `observedFinal` (values of `document`); the answer's parts around its envelope.
+    mutating func end(_ head: inout LogHead<Self>, observedFinal: ObservedFields<Int>?, in document: JSONDocument,
                       head decoder: RequestDecoder) -> Answer
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic])
     /// `EventLogDriver.hasFindings`.
@@ -207,7 +209,10 @@ struct LogHead<Steps: LogSteps> {
     /// What the log starts from (its machines, and what a late start knows).
     var start: Steps.Start
     /// By position in `D.finalFields`.
-    var observedFinal: ObservedFields<Int>?
+    /// Its checked object, in the document `end` is given: a handle, so a head whose
+    /// settings and start hold no reference holds none (the generic destroy of one that
+    /// did cost ~130 instructions a request).
+    var observedFinal: JSONValue?
     /// The JSON form's sequence member (`events`, `runs`).
     var sequence: JSONValue?
 }

@@ -26,6 +26,9 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     let tables: RulesetTables<D>
     private var sessions = SessionMachines<Session>()
     private var steps: [EventLogStep] = []
+    /// The NDJSON form's step: the last element's, written already by the next line
+    /// (its log's steps are not kept, so no list is emptied and appended to each line).
+    private var lastStep: EventLogStep?
     private var unfixedSteps: [UnfixedStep<D>] = []
     private var specialSteps = SpecialSteps()
     private var mismatches = MismatchList()
@@ -84,15 +87,17 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
             machine = candidates.start(0, tables: tables, settings: settings)
             self.candidates = candidates
         }
-        return Start(session: Session(machine: machine, slot: tables.slot(of: machine.state)), usualSlot: usualSlot)
+        return Start(session: Session(machine: machine, slot: tables.slot(of: machine.state, likely: initialSlot)),
+                     usualSlot: usualSlot)
     }
 
-    mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
+    mutating func end(_ head: inout Head, observedFinal: ObservedFields<Int>?, in document: JSONDocument,
+                      head decoder: RequestDecoder)
         -> EventLogAnswer {
         var lateStart: LateStartAnswer?
         var reportedEnd: Session?
         if var candidates = candidates.take() {
-            candidates.finish(observedFinal: head.observedFinal, settings: head.settings, document: document, tables: tables)
+            candidates.finish(observedFinal: observedFinal, settings: head.settings, document: document, tables: tables)
             lateStart = candidates.answer
             let reported = candidates.reported
             reportedCandidate = reported
@@ -105,18 +110,30 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
                        decoder: decoder)
             }
         }
-        let final = reportedEnd
-            ?? (D.hasSessions ? sessions.defaultIndex.map { sessions.machines[$0] } : sessions.machines.first)
-            ?? head.start.session
+        let final: Session
+        if let reportedEnd {
+            final = reportedEnd
+        } else if let shown = D.hasSessions ? sessions.defaultIndex : sessions.count > 0 ? 0 : nil {
+            final = sessions[shown]
+        } else {
+            final = head.start.session
+        }
         if reportedFindings == nil {
-            mismatches.compare(head.observedFinal, index: nil, prefix: "final.", document: document,
+            let tables = tables
+            mismatches.compare(observedFinal, index: nil, prefix: "final.", document: document,
                                name: { tables.finalFields[$0].name }) { tables.expectedFinal($0, of: final.machine) }
         }
+        // The step lists are handed over, not shared: the answer takes them without a
+        // retain each, and these steps then destroy empty lists.
+        var answerSteps: [EventLogStep] = [], answerSpecialSteps = SpecialSteps(), answerUnfixedSteps: [UnfixedStep<D>] = []
+        swap(&answerSteps, &steps)
+        swap(&answerSpecialSteps, &specialSteps)
+        swap(&answerUnfixedSteps, &unfixedSteps)
         return EventLogAnswer(
             D.self, document: decoder.document, tables: tables, settings: head.settings, final: final,
             usualStart: head.start.usualSlot.map(tables.shownState), lateStart: lateStart,
             sessions: sessions.anyNamed ? sessions.sessions.map { ($0.name, $0.machine.slot) } : nil,
-            steps: steps, specialSteps: specialSteps, unfixedSteps: unfixedSteps)
+            steps: answerSteps, specialSteps: answerSpecialSteps, unfixedSteps: answerUnfixedSteps)
     }
 
     /// Walks the JSON form's log again from `start`, the reported candidate's: its
@@ -135,23 +152,26 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         }
     }
 
-    mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
-                             decoder: inout RequestDecoder) -> Bool {
+    mutating func runElement(_ object: JSONValue, index: Int, in document: JSONDocument, head: inout Head,
+                             arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool {
         // What an NDJSON log keeps is its machines: the last step is written already.
-        steps.empty()
         unfixedSteps.empty()
         specialSteps.removeAll()
-        let tables = tables, document = decoder.document
+        let tables = tables
         var held = HeldAside()
-        let refusesSessions = candidates != nil
+        // Whether the log follows start candidates: fixed for the whole log, so asked
+        // once (testing the large optional, and taking it out and back, was ~40
+        // instructions an element).
+        let followsCandidates = candidates != nil
         guard let logged = decoder.loggedEvent(object, index: index, arrival: &arrival, observedNames: tables.observedFields,
                                                read: { decoder, object in
                                                    Self.readEvent(object, in: document, tables: tables, held: &held,
-                                                                  refusesSessions: refusesSessions, &decoder)
+                                                                  refusesSessions: followsCandidates, &decoder)
                                                })
         else { return false }
-        run(logged, held: &held, start: head.start.session, settings: head.settings, document: document, tables: tables)
-        if candidates != nil {
+        run(logged, held: &held, start: head.start.session, settings: head.settings, document: document, tables: tables,
+            keepsSteps: false, followsCandidates: followsCandidates)
+        if followsCandidates {
             // The first candidate's findings: the reported path's stand for them at the end.
             mismatches = MismatchList()
             diagnostics.removeAll(keepingCapacity: true)
@@ -160,11 +180,11 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     }
 
     func lastStepValues() -> StepValues? {
-        steps.last.map { Self.values(of: $0, tables: tables, specialSteps: specialSteps, unfixedSteps: unfixedSteps) }
+        lastStep.map { Self.values(of: $0, tables: tables, specialSteps: specialSteps, unfixedSteps: unfixedSteps) }
     }
 
     func writeLastStep(index: Int, to writer: inout JSONWriter, document: JSONDocument) {
-        guard let step = steps.last else { return }
+        guard let step = lastStep else { return }
         EventLogAnswer.write(step, index: index, tails: tables.tails, specialSteps: specialSteps, document: document,
                              to: &writer) { unfixedIndex, writer in
             let unfixed = unfixedSteps[unfixedIndex]
@@ -190,13 +210,14 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         // text would make every event's values copied and destroyed through generic
         // witnesses).
         var held = HeldAside()
-        let refusesSessions = candidates != nil
+        let followsCandidates = candidates != nil
         decoder.forEachEvent(in: events, observedNames: tables.observedFields,
                              read: { decoder, object in
                                  Self.readEvent(object, in: document, tables: tables, held: &held,
-                                                refusesSessions: refusesSessions, &decoder)
+                                                refusesSessions: followsCandidates, &decoder)
                              }) { logged in
-            run(logged, held: &held, start: start, settings: settings, document: document, tables: tables)
+            run(logged, held: &held, start: start, settings: settings, document: document, tables: tables,
+                keepsSteps: true, followsCandidates: followsCandidates)
         }
     }
 
@@ -204,20 +225,19 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     /// with `readEvent`, into the walk: a long log's per-event values then stay in
     /// registers instead of being copied from struct to struct. `tables` is the
     /// caller's: a closure here cannot capture `self`, and a copy of `self.tables` for
-    /// it was a retain and a release per event.
+    /// it was a retain and a release per event. `keepsSteps`: the JSON form lists every
+    /// step; the NDJSON form keeps the last (a constant where each inlines `run`).
+    /// `followsCandidates`: whether `candidates` holds any (the caller's, asked once).
     @inline(__always)
     private mutating func run(_ logged: LoggedEvent<WalkedEvent?, Int>, held: inout HeldAside, start: Session,
-                              settings: D.Settings, document: JSONDocument, tables: RulesetTables<D>) {
+                              settings: D.Settings, document: JSONDocument, tables: RulesetTables<D>, keepsSteps: Bool,
+                              followsCandidates: Bool) {
         logged.appendLeadingDiagnostics(to: &diagnostics)
-        let session: Int
-        if D.hasSessions {
-            session = sessions.index(of: logged.envelope.session, in: document) { start }
-        } else {
-            // One machine: no table of names to build for each request.
-            if sessions.machines.isEmpty { sessions.machines.append(start) }
-            session = 0
-        }
-        let before = sessions.machines[session].slot
+        // Without sessions, every event is the default session's: one machine.
+        let session = sessions.index(of: D.hasSessions ? logged.envelope.session : nil, in: document) { start }
+        // Read once and set once: a machine is a small value.
+        var current = sessions[session]
+        let before = current.slot
         let decision: D.Decision
         let after: Int
         var tail: Int?
@@ -228,7 +248,7 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
             switch walked {
             case .fixed(let eventSlot):
                 event = tables.event(inSlot: eventSlot)
-                if candidates != nil { ran = (event, eventSlot) }
+                if followsCandidates { ran = (event, eventSlot) }
                 tail = tables.tail(ofEventSlot: eventSlot, from: before)
                 if Self.echoes, let value = held.echo {
                     echo = value
@@ -237,9 +257,9 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
             case .unfixed:
                 event = held.event!
                 held.event = nil
-                if candidates != nil { ran = (event, nil) }
+                if followsCandidates { ran = (event, nil) }
             }
-            decision = D.decide(event, on: &sessions.machines[session].machine)
+            decision = D.decide(event, on: &current.machine)
             let index = logged.index
             D.forEachDiagnostic(of: decision) { diagnostics.append(Diagnostic(index: index, tables.code(of: $0))) }
             if let tail {
@@ -247,10 +267,10 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
                 // What makes the tables sound; a machine with hidden state that changes a
                 // decision would fail here in every debug-built test that runs it.
                 assert(tables.tail(tail, isWrittenBy: event, before: before,
-                                   after: tables.slot(of: sessions.machines[session].machine.state), decision: decision),
+                                   after: tables.slot(of: current.machine.state), decision: decision),
                        "a step's tail must follow from its event and the state before it")
             } else {
-                after = tables.slot(of: sessions.machines[session].machine.state)
+                after = tables.slot(of: current.machine.state)
                 let given: GivenRouteChangeReason? = if case .unfixed(let given) = walked { given } else { nil }
                 unfixedSteps.append(UnfixedStep(event: event, given: given, before: before, after: after,
                                                 decision: decision))
@@ -260,7 +280,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
             after = before
             unfixedSteps.append(UnfixedStep(event: nil, given: nil, before: before, after: after, decision: decision))
         }
-        sessions.machines[session].slot = after
+        current.slot = after
+        sessions[session] = current
         let stepTail: Int
         if let tail, let echo {
             stepTail = ~specialSteps.append(tail, echoing: echo, of: document)
@@ -269,8 +290,9 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         } else {
             stepTail = ~specialSteps.append(.unfixed(unfixedSteps.count - 1))
         }
-        steps.append(EventLogStep(id: logged.envelope.id, session: logged.envelope.session, tail: stepTail))
-        if var candidates = candidates.take() {
+        let step = EventLogStep(id: logged.envelope.id, session: logged.envelope.session, tail: stepTail)
+        if keepsSteps { steps.append(step) } else { lastStep = step }
+        if followsCandidates, var candidates = candidates.take() {
             var leading: [Diagnostic] = []
             if candidates.keepsFindings { logged.appendLeadingDiagnostics(to: &leading) }
             candidates.step(ran?.event, eventSlot: ran?.slot, index: logged.index, leading: leading,
@@ -280,9 +302,8 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         }
 
         guard let observed = logged.observed(tables.observedFields, in: document) else { return }
-        let slot = sessions.machines[session].slot
         mismatches.compare(observed, index: logged.index, document: document, name: { tables.stepFields[$0].name }) {
-            tables.expected($0, afterSlot: slot, decision: decision)
+            tables.expected($0, afterSlot: after, decision: decision)
         }
         D.compareMore(observed, decision: decision, index: logged.index, settings: settings, document: document,
                       mismatches: &mismatches)
@@ -310,7 +331,13 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         }
         var decoded: DecodedEvent<D.Event>?
         var translationDiagnostic: DiagnosticCode?
-        if tables.readsNotifications {
+        if let type = form.type, form.notification == nil {
+            // The canonical form, most events of every log: what `eventForm` would do
+            // with it, without a call to the form's general reader per event.
+            decoded = decoder.name(type, in: tables.eventTypes).flatMap {
+                canonicalEvent($0, fields, in: object, tables: tables, &decoder)
+            }
+        } else if tables.readsNotifications {
             switch decoder.eventForm(form, of: object, types: tables.eventTypes, mediaServices: tables.readsMediaServices) {
             case .canonical(let type)?:
                 decoded = canonicalEvent(type, fields, in: object, tables: tables, &decoder)
@@ -319,10 +346,6 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
                 decoded = translate(translated, tables: tables)
             case nil:
                 break
-            }
-        } else if let type = form.type {
-            decoded = decoder.name(type, in: tables.eventTypes).flatMap {
-                canonicalEvent($0, fields, in: object, tables: tables, &decoder)
             }
         } else {
             decoder.reportMissing("type", in: object, "required string is missing")
@@ -489,7 +512,7 @@ struct UnfixedStep<D: FiniteRulesetDescription>: Sendable {
 /// generic type would leave unspecialized, so the ruleset's own parts are one closure
 /// made where the ruleset is known, and a step's precomputed tail is copied as bytes.
 struct EventLogAnswer: SteppedAnswer {
-    /// The parts of an answer only the ruleset can write.
+    /// What only the ruleset can write or read of its answer.
     enum Part {
         /// Everything before `steps`.
         case head
@@ -497,34 +520,43 @@ struct EventLogAnswer: SteppedAnswer {
         case unfixedTail(Int)
         /// Everything after `steps`.
         case summary
+        /// The values of a step (read, not written), whose special steps are these.
+        case values(EventLogStep, SpecialSteps)
     }
 
     let document: JSONDocument
     let steps: [EventLogStep]
     let tails: StepTails
     let specialSteps: SpecialSteps
-    /// One closure, so an answer allocates one context for them all.
-    let write: @Sendable (Part, inout JSONWriter) -> Void
-    /// The same answer's values, read where the ruleset is known.
-    let readValues: @Sendable (EventLogStep) -> StepValues
+    /// One closure, so an answer allocates one context for all it holds (a second
+    /// one for the values was an allocation, its captures' retains and releases, and
+    /// its free, on every request): writes `Part`s, or returns the values `.values` asks.
+    let ruleset: @Sendable (Part, inout JSONWriter) -> StepValues?
     let finalState: ShownState
     let usualStart: ShownState?
     let staticCheckFailures: [String]
 
     var stepCount: Int { steps.count }
 
-    func values(ofStep index: Int) -> StepValues { readValues(steps[index]) }
+    func values(ofStep index: Int) -> StepValues {
+        var unused = JSONWriter(capacity: 0)
+        // `.values` always answers; the state shown at the end stands in for a step none could.
+        return ruleset(.values(steps[index], specialSteps), &unused)
+            ?? StepValues(before: finalState, event: nil, canonicalObserved: [], run: nil)
+    }
 
     var heldBytes: Int {
         steps.capacity * MemoryLayout<EventLogStep>.stride + specialSteps.steps.capacity * MemoryLayout<SpecialStep>.stride
             + specialSteps.echoedTexts.capacity
     }
 
-    func writeHead(to writer: inout JSONWriter) { write(.head, &writer) }
+    func writeHead(to writer: inout JSONWriter) { write(.head, to: &writer) }
+
+    private func write(_ part: Part, to writer: inout JSONWriter) { _ = ruleset(part, &writer) }
 
     func writeStep(_ index: Int, to writer: inout JSONWriter) {
         Self.write(steps[index], index: index, tails: tails, specialSteps: specialSteps, document: document,
-                   to: &writer) { write(.unfixedTail($0), &$1) }
+                   to: &writer) { write(.unfixedTail($0), to: &$1) }
     }
 
     /// Writes one step; `unfixedTail` writes the tail of `UnfixedStep` number `Int`.
@@ -550,7 +582,7 @@ struct EventLogAnswer: SteppedAnswer {
         writer.endObject()
     }
 
-    func writeTail(to writer: inout JSONWriter) { write(.summary, &writer) }
+    func writeTail(to writer: inout JSONWriter) { write(.summary, to: &writer) }
 }
 
 extension EventLogAnswer {
@@ -558,14 +590,14 @@ extension EventLogAnswer {
                                 final: PrecomputedSteps<D>.Session, usualStart: ShownState?, lateStart: LateStartAnswer?,
                                 sessions: [(name: [UInt8], slot: Int)]?,
                                 steps: [EventLogStep], specialSteps: SpecialSteps, unfixedSteps: [UnfixedStep<D>]) {
-        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps, write: { part, writer in
+        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps, ruleset: { part, writer in
             switch part {
             case .head:
                 D.writeHead(settings, to: &writer, document: document)
                 writer.key("final")
                 writer.raw(tables.stateJSON[final.slot])
                 lateStart?.write(stateJSON: tables.stateJSON, to: &writer)
-                guard let sessions else { return }
+                guard let sessions else { return nil }
                 writer.key("sessions")
                 writer.beginObject()
                 for session in sessions {
@@ -579,9 +611,11 @@ extension EventLogAnswer {
                                         after: unfixed.after, decision: unfixed.decision, to: &writer, document: document)
             case .summary:
                 D.writeSummary(of: final.machine, to: &writer)
+            case .values(let step, let specialSteps):
+                return PrecomputedSteps<D>.values(of: step, tables: tables, specialSteps: specialSteps,
+                                                  unfixedSteps: unfixedSteps)
             }
-        }, readValues: { step in
-            PrecomputedSteps<D>.values(of: step, tables: tables, specialSteps: specialSteps, unfixedSteps: unfixedSteps)
+            return nil
         }, finalState: tables.shownState(final.slot), usualStart: usualStart,
            staticCheckFailures: D.staticCheckFailures(settings, document: document))
     }

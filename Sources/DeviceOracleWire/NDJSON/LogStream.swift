@@ -23,10 +23,11 @@ struct LogStream<D: RulesetDescription> {
         headDecoder = decoder
     }
 
-    /// Reads and runs element `index`, the object of a line of its own, forgetting the
-    /// step before (written already); false when it has a problem (reported to `decoder`).
-    mutating func element(_ object: JSONValue, index: Int, decoder: inout RequestDecoder) -> Bool {
-        evaluation.runElement(object, index: index, head: &head, arrival: &arrival, decoder: &decoder)
+    /// Reads and runs element `index`, the object of a line of its own (of `document`,
+    /// the decoder's, lent by the caller that holds it), forgetting the step before
+    /// (written already); false when it has a problem (reported to `decoder`).
+    mutating func element(_ object: JSONValue, index: Int, in document: JSONDocument, decoder: inout RequestDecoder) -> Bool {
+        evaluation.runElement(object, index: index, in: document, head: &head, arrival: &arrival, decoder: &decoder)
     }
 
     /// Writes the step `element` just ran, as the JSON form's `steps` lists it.
@@ -85,7 +86,7 @@ final class Box<D: RulesetDescription> {
 /// A `LogStream` whose type is erased into closures, each specialized.
 struct LineStream {
     let begin: (JSONValue, inout RequestDecoder) -> Void
-    let element: (JSONValue, Int, inout RequestDecoder) -> Bool
+    let element: (JSONValue, Int, JSONDocument, inout RequestDecoder) -> Bool
     let writeStep: (Int, inout JSONWriter, JSONDocument) -> Void
     let lastStepValues: () -> StepValues?
     let takeFindings: () -> (mismatches: MismatchList, diagnostics: [Diagnostic])?
@@ -99,7 +100,7 @@ struct LineStream {
 
     init<D>(_ box: Box<D>) {
         begin = { box.stream.begin($0, decoder: &$1) }
-        element = { box.stream.element($0, index: $1, decoder: &$2) }
+        element = { box.stream.element($0, index: $1, in: $2, decoder: &$3) }
         writeStep = { box.stream.writeStep(index: $0, to: &$1, document: $2) }
         lastStepValues = { box.stream.lastStepValues() }
         takeFindings = { box.stream.takeFindings() }
@@ -133,7 +134,7 @@ extension LineStream {
             }
             chosen.stream.begin(head, &decoder)
         }
-        element = { chosen.stream.element($0, $1, &$2) }
+        element = { chosen.stream.element($0, $1, $2, &$3) }
         writeStep = { chosen.stream.writeStep($0, &$1, $2) }
         lastStepValues = { chosen.stream.lastStepValues() }
         takeFindings = { chosen.stream.takeFindings() }

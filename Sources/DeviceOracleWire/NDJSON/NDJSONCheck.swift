@@ -339,7 +339,7 @@ public final class NDJSONCheck {
                        index: index)
         }
         var decoder = RequestDecoder(document: line.document)
-        guard stream.element(line.document.root, index, &decoder) else {
+        guard stream.element(line.document.root, index, line.document, &decoder) else {
             fail(line: line.number, decoder.rejection()!)
             return
         }

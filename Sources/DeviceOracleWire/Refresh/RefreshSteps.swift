@@ -179,10 +179,11 @@ struct RefreshSteps: LogSteps {
         return RefreshMachine(state: RefreshState(store: store), schedule: settings.schedule)
     }
 
-    mutating func end(_ head: inout Head, observedFinalIn document: JSONDocument, head decoder: RequestDecoder)
+    mutating func end(_ head: inout Head, observedFinal: ObservedFields<Int>?, in document: JSONDocument,
+                      head decoder: RequestDecoder)
         -> RefreshAnswer {
         let store = head.start.state.store, commits = summary.commits
-        compare(head.observedFinal, among: RefreshRuleset.finalFields,
+        compare(observedFinal, among: RefreshRuleset.finalFields,
                 from: RefreshRuleset.FinalOutcome(store: StoreValues(store), commits: commits),
                 items: finalItemsField, index: nil, prefix: "final.", store: store, document: document)
         return RefreshAnswer(document: decoder.document, settings: head.settings, records: records,
@@ -207,8 +208,8 @@ struct RefreshSteps: LogSteps {
         }
     }
 
-    mutating func runElement(_ object: JSONValue, index: Int, head: inout Head, arrival: inout ArrivalOrder,
-                             decoder: inout RequestDecoder) -> Bool {
+    mutating func runElement(_ object: JSONValue, index: Int, in document: JSONDocument, head: inout Head,
+                             arrival: inout ArrivalOrder, decoder: inout RequestDecoder) -> Bool {
         // What an NDJSON log keeps is the machine and the current store's text.
         records.removeAll(keepingCapacity: true)
         storeTexts.removeFirst(storeTexts.count - 1)
