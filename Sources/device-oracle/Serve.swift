@@ -1,4 +1,3 @@
-import Dispatch
 import DeviceOracleHTTP
 import DeviceOracleWire
 import Glibc
@@ -6,10 +5,17 @@ import Glibc
 /// `device-oracle serve`: bind, log the startup line, serve until SIGTERM or SIGINT,
 /// then shut down gracefully and exit 0 (1 when in-flight requests had to be cut).
 enum ServeCommand {
-    /// Kept alive for the life of the process (a released source stops delivering).
-    nonisolated(unsafe) static var signalSources: [DispatchSourceSignal] = []
-
     static func run(_ options: ServeOptions) -> Never {
+        // Blocked before any thread starts, so every thread inherits the mask: a stop
+        // signal stays pending until the main thread takes it (`sigwait`), even one sent
+        // as soon as the startup line appears, and even to PID 1 in a container. With the
+        // signal ignored and a Dispatch source watching it, one in a few dozen SIGTERMs
+        // was lost and the server never stopped.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGTERM)
+        sigaddset(&stopSignals, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &stopSignals, nil)
         HTTPServer.prepareProcessMemory()  // before any thread starts
         let logger = Logger(level: options.logLevel)
         var configuration = options.configuration
@@ -28,20 +34,6 @@ enum ServeCommand {
             exit(70)
         }
         let server = HTTPServer(configuration: configuration, routes: routes, logger: logger)
-        // PID 1 in a container has no default signal handling: handle both explicitly,
-        // before the startup line, so a signal sent as soon as it appears is not lost.
-        for signalNumber in [SIGTERM, SIGINT] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                logger.log(.info, "shutting down", [("signal", .int(Int(signalNumber)))])
-                let clean = server.shutdown()
-                logger.log(clean ? .info : .warn, "stopped", [("allRequestsFinished", .bool(clean))])
-                exit(clean ? 0 : 1)
-            }
-            source.resume()
-            signalSources.append(source)
-        }
         let address: HTTPServer.Address
         do {
             address = try server.start()
@@ -71,10 +63,15 @@ enum ServeCommand {
             }
         }
         logger.emit(.info, "listening", fields)
-        // The main thread only waits: the signal handlers exit the process. Not
+        // The main thread only waits for a stop signal; the loops serve. (Not
         // `dispatchMain()`, whose exit of the main thread valgrind cannot follow, and
-        // instruction counts under callgrind are the steady measure of this server.
-        while true { pause() }
+        // instruction counts under callgrind are the steady measure of this server.)
+        var received: Int32 = 0
+        while sigwait(&stopSignals, &received) != 0 {}
+        logger.log(.info, "shutting down", [("signal", .int(Int(received)))])
+        let clean = server.shutdown()
+        logger.log(clean ? .info : .warn, "stopped", [("allRequestsFinished", .bool(clean))])
+        exit(clean ? 0 : 1)
     }
 }
 
