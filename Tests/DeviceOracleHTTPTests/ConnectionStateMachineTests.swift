@@ -83,6 +83,12 @@ final class ConnectionStateMachineTests: XCTestCase {
             return nil
         }
 
+        /// What the loop does with `answerBodyQueued`'s action: the memory given back at
+        /// once (the effects it may ask for are performed by the caller's loop).
+        func perform(_ action: ConnectionStateMachine.Action) {
+            if case .releaseMemory(let bytes) = action { reserved -= bytes }
+        }
+
         /// What the request of an answer whose body is written as it is sent holds.
         var streamingAnswer: ConnectionStateMachine.Holding?
 
@@ -179,7 +185,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         _modify {
             yield &connection.machine
             while let effect = connection.machine.nextEffect() {
-                if let holding = effects.perform(effect) { _ = connection.machine.answerBodyQueued(holding) }
+                if let holding = effects.perform(effect) { effects.perform(connection.machine.answerBodyQueued(holding)) }
             }
         }
     }
@@ -268,7 +274,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         case .none: return .none
         case .proceed: return .proceed
         case .send(let answer):
-            if let holding = effects.perform(.send(answer)) { _ = machine.answerBodyQueued(holding) }
+            if let holding = effects.perform(.send(answer)) { effects.perform(machine.answerBodyQueued(holding)) }
             return .proceed
         }
     }

@@ -511,6 +511,9 @@ struct ConnectionStateMachine: ~Copyable {
         /// Reserve `bytes` of the memory budget and say whether it took them with
         /// `budgetAnswered`, which returns what to do next.
         case reserve(bytes: Int)
+        /// Give `bytes` back to the memory budget, the only thing decided (no trip through
+        /// the effects): the share of a request's body once its answer has gone.
+        case releaseMemory(Int)
         case setInterest(Interest)
         case close
     }
@@ -1119,8 +1122,14 @@ struct ConnectionStateMachine: ~Copyable {
     /// went whole, or when its stream ended (or was cut by a close). What its request held
     /// (`Answer.holding`) is given back (`performEffects`).
     mutating func answerBodyQueued(_ holding: Holding) -> Action {
+        // The usual request holds its body's share alone: with nothing decided before it,
+        // that is given back at once rather than through the outbox (`release` otherwise).
+        if !hasEffects && holding.streamShare == 0 && holding.answerBytes == 0 && holding.bodyBytes > 0
+            && holding.bodyBytes < settings.offloadBodyBytes {
+            return .releaseMemory(share(of: holding.bodyBytes))
+        }
         release(holding)
-        return outboxIndex < outboxCount ? .performEffects : .none
+        return hasEffects ? .performEffects : .none
     }
 
     /// Output has been sent as far as the socket takes it (`hasPendingOutput`: some is left;

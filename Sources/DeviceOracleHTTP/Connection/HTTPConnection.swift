@@ -185,6 +185,7 @@ final class HTTPConnection {
             callDueStreamHandler()
             afterProcessing()
         case .performEffects: performEffects()
+        case .releaseMemory(let bytes): loop.context.memoryBudget.adjust(by: -bytes)
         case .reserve(let bytes):
             perform(machine.budgetAnswered(granted: loop.context.memoryBudget.reserve(bytes), now: loop.now))
         case .setInterest(let interest): loop.setInterest(self, Self.epollEvents(interest))
