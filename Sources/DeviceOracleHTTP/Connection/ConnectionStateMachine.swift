@@ -1777,6 +1777,9 @@ extension Router {
     /// context and the path's comparison called out of line, ~450 instructions a request.
     @inline(__always)
     func choose(for head: RequestHead) -> Choice {
-        head.withPathAndContentType { choose(method: head.method, path: $0, contentType: $1) { head.query } }
+        let method = head.method
+        return head.withPathAndContentType { path, contentType, query in
+            choose(method: method, path: path, contentType: contentType) { String(decoding: query, as: UTF8.self) }
+        }
     }
 }
