@@ -248,7 +248,7 @@ final class HTTPConnection {
                 next = machine.budgetAnswered(granted: loop.context.memoryBudget.reserve(bytes), input: input,
                                               index: &index, now: loop.now, output: output)
             case .route(let head):
-                let choice = loop.context.router.choose(for: head)
+                let choice = loop.context.choose(for: head)
                 next = machine.headRouted(head, to: choice, input: input, index: &index, now: loop.now,
                                           output: output)
             case .makeStreamHandler(let streamed, let request):
