@@ -185,6 +185,7 @@ final class HTTPConnection {
             callDueStreamHandler()
             afterProcessing()
         case .performEffects: performEffects()
+        case .releaseMemory(let bytes): loop.context.memoryBudget.adjust(by: -bytes)
         case .reserve(let bytes):
             perform(machine.budgetAnswered(granted: loop.context.memoryBudget.reserve(bytes), now: loop.now))
         case .setInterest(let interest): loop.setInterest(self, Self.epollEvents(interest))
@@ -247,7 +248,7 @@ final class HTTPConnection {
                 next = machine.budgetAnswered(granted: loop.context.memoryBudget.reserve(bytes), input: input,
                                               index: &index, now: loop.now, output: output)
             case .route(let head):
-                let choice = loop.context.router.choose(for: head)
+                let choice = loop.context.choose(for: head)
                 next = machine.headRouted(head, to: choice, input: input, index: &index, now: loop.now,
                                           output: output)
             case .makeStreamHandler(let streamed, let request):

@@ -11,6 +11,11 @@ enum ByteClass {
         test(byte, low: 0xAFFF_FFF2_0000_0000, high: 0x47FF_FFFE_87FF_FFFF)
     }
 
+    /// Target bytes that need no more than their class: all of `isTarget`'s but "?" and "%".
+    @inline(__always) static func isPlainTarget(_ byte: UInt8) -> Bool {
+        test(byte, low: 0x2FFF_FFD2_0000_0000, high: 0x47FF_FFFE_87FF_FFFF)
+    }
+
     /// reg-name bytes of a Host value without ",": unreserved, pct-encoded, sub-delims.
     @inline(__always) static func isHostName(_ byte: UInt8) -> Bool {
         test(byte, low: 0x2BFF_6FF2_0000_0000, high: 0x47FF_FFFE_87FF_FFFE)

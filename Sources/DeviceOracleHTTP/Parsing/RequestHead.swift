@@ -77,19 +77,27 @@ struct RequestHead {
     }
     var userAgent: String? { userAgentRange.map { headers.string($0.range) } }
 
-    /// Calls `body` with the path's bytes (as `path` spells them) and the Content-Type
-    /// value's (nil without one), without making `String`s: what routing needs.
+    /// Calls `body` with the path's bytes (as `path` spells them), the Content-Type
+    /// value's (nil without one) and the query's (as `query` spells them), without making
+    /// `String`s: what routing needs. A caller's closures need not capture the head
+    /// (each capture was a copy of it: its fields' storage retained and released).
     @inline(__always)  // into the connection's routing: out of line, the router was copied into its closure
-    func withPathAndContentType<R>(_ body: (_ path: UnsafeRawBufferPointer, _ contentType: UnsafeRawBufferPointer?) -> R) -> R {
+    func withPathAndContentType<R>(
+        _ body: (_ path: UnsafeRawBufferPointer, _ contentType: UnsafeRawBufferPointer?, _ query: UnsafeRawBufferPointer) -> R
+    ) -> R {
         headers.withHeadBytes { bytes in
             let contentType = contentTypeRange.map { UnsafeRawBufferPointer(rebasing: bytes[$0.range]) }
             switch targetRanges {
-            case .path(let path, _): return body(UnsafeRawBufferPointer(rebasing: bytes[path.range]), contentType)
-            case .root: return body(UnsafeRawBufferPointer(start: Self.root.utf8Start, count: 1), contentType)
-            case .asterisk: return body(UnsafeRawBufferPointer(start: Self.asterisk.utf8Start, count: 1), contentType)
+            case .path(let path, let query):
+                return body(UnsafeRawBufferPointer(rebasing: bytes[path.range]), contentType,
+                            UnsafeRawBufferPointer(rebasing: bytes[query.range]))
+            case .root: return body(UnsafeRawBufferPointer(start: Self.root.utf8Start, count: 1), contentType, Self.noBytes)
+            case .asterisk: return body(UnsafeRawBufferPointer(start: Self.asterisk.utf8Start, count: 1), contentType, Self.noBytes)
             }
         }
     }
+
+    private static var noBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
 
     private static let root: StaticString = "/"
     private static let asterisk: StaticString = "*"

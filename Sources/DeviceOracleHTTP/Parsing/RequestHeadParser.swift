@@ -166,14 +166,11 @@ struct RequestHeadParser {
                 i += 1
                 fallthrough
             case .version:
-                while i < limit, input[i] != 0x0D {
-                    let byte = input[i]
-                    if byte <= 0x20 || byte >= 0x7F || base + i - version.lowerBound >= 8 {
-                        return fail("the HTTP version is malformed", at: i, &index)
-                    }
-                    i += 1
-                }
+                // At most 8 visible bytes, then the CR: the bound is the input index past them.
+                let longest = min(limit, version.lowerBound - base + 8)
+                while i < longest, input[i] > 0x20 && input[i] < 0x7F { i += 1 }
                 guard i < limit else { continue parsing }
+                guard input[i] == 0x0D else { return fail("the HTTP version is malformed", at: i, &index) }
                 version = version.lowerBound..<(base + i)
                 state = .requestLineLF
                 i += 1
@@ -226,15 +223,14 @@ struct RequestHeadParser {
                 state = .value
                 fallthrough
             case .value:
-                // Kept in a register while the value is read, stored once after it.
+                // Kept in a register while the value is read, stored once after it. A run of
+                // visible bytes is one test a byte; the value's end moves once a run.
                 var end = valueEnd
                 while i < limit {
-                    let byte = input[i]
-                    if ByteClass.isFieldVisible(byte) {
-                        end = base + i + 1
-                    } else if !ByteClass.isWhitespace(byte) {
-                        break
-                    }
+                    let run = i
+                    while i < limit, ByteClass.isFieldVisible(input[i]) { i += 1 }
+                    if i > run { end = base + i }
+                    guard i < limit, ByteClass.isWhitespace(input[i]) else { break }
                     i += 1
                 }
                 valueEnd = end

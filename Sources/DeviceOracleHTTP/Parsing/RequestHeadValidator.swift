@@ -185,6 +185,9 @@ enum RequestHeadValidator {
             var queryStart: Int?
             var i = range.lowerBound
             while i < range.upperBound {
+                // A run of plain bytes is one test a byte; "?", "%" and the rest are looked at below.
+                while i < range.upperBound, ByteClass.isPlainTarget(bytes[i]) { i += 1 }
+                guard i < range.upperBound else { break }
                 let byte = bytes[i]
                 guard ByteClass.isTarget(byte) else { return nil }
                 if byte == UInt8(ascii: "?") && queryStart == nil {
