@@ -110,7 +110,12 @@ private struct Parser: ~Copyable {
         guard position < bytes.count else {
             throw Failure(offset: position, reason: bytes.isEmpty ? "the text is empty" : "expected a value, found the end of the text")
         }
-        try parseValue(bytes)
+        // A line of a log is an object: read as one without the dispatch on its first byte.
+        if bytes[position] == UInt8(ascii: "{") {
+            try parseObject(bytes)
+        } else {
+            try parseValue(bytes)
+        }
         skipWhitespace(bytes)
         guard position == bytes.count else {
             throw Failure(offset: position, reason: "unexpected \(describe(bytes[position])) after the top-level value")

@@ -583,9 +583,7 @@ struct ListedFindings {
     /// Lists `mismatch` if it fits; counted by the caller.
     private mutating func listListed(_ mismatch: AnswerMismatch) {
         guard mismatches.count < Self.listed, !mismatchesFull else { return }
-        var entry = JSONWriter(capacity: 128)
-        mismatch.write(to: &entry)
-        let size = entry.byteCount
+        let size = Self.writtenSize { mismatch.write(to: &$0) }
         guard mismatchBytes + 1 + size <= Self.listedBytes else {
             mismatchesFull = true
             return
@@ -611,12 +609,21 @@ struct ListedFindings {
         if diagnostic.index == nil { requestDiagnostics.append(diagnostic) } else { stepDiagnostics.append(diagnostic) }
     }
 
+    /// The bytes `write` writes, counted in memory on the stack: a finding is measured,
+    /// not kept, and a writer of its own was an allocation, often a growth, and their
+    /// frees for each listed finding.
+    private static func writtenSize(_ write: (inout JSONWriter) -> Void) -> Int {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 1024) { stack in
+            var entry = JSONWriter(lentMemory: stack, spillCapacity: 2048)
+            write(&entry)
+            return entry.byteCount
+        }
+    }
+
     /// Whether `diagnostic` still fits the diagnostics' bytes; counts it in when it does.
     private mutating func fits(_ diagnostic: Diagnostic) -> Bool {
         guard !diagnosticsFull else { return false }
-        var entry = JSONWriter(capacity: 128)
-        diagnostic.write(to: &entry)
-        let size = entry.byteCount + 1
+        let size = Self.writtenSize { diagnostic.write(to: &$0) } + 1
         guard diagnosticBytes + size <= Self.listedBytes else {
             diagnosticsFull = true
             return false
