@@ -22,6 +22,11 @@ final class ClosedNames<Name: Sendable>: Sendable {
 
     private struct Slot {
         var signature: UInt64 = 0
+        /// A spelling of 8 bytes or more: its first, second (from 16 bytes) and last
+        /// eight bytes, which for one of up to 24 bytes (every event type and member of
+        /// the rulesets) are all of it, so its match is three compares, not a walk of
+        /// the spelling.
+        var first: UInt64 = 0, second: UInt64 = 0, last: UInt64 = 0
         var position = -1
         /// The name, and where its spelling is in `utf8`: read with the signature, not
         /// looked up again in `names` and a table of where spellings start.
@@ -39,21 +44,23 @@ final class ClosedNames<Name: Sendable>: Sendable {
             defer { start += entry.0.utf8.count }
             return start
         }
-        let signatures = entries.map { entry in
-            Array(entry.0.utf8).withUnsafeBufferPointer { Self.signature(of: $0) }
+        let words = entries.map { entry in
+            Array(entry.0.utf8).withUnsafeBufferPointer { Self.words(of: $0) }
         }
         // At most a quarter full, so a probe for a name outside the set ends soon.
         var bits: UInt64 = 3
         while 1 << bits < 4 * entries.count { bits += 1 }
         slotShift = 64 - bits
         var slots = [Slot](repeating: Slot(), count: 1 << bits)
-        for (position, signature) in signatures.enumerated() {
+        for (position, words) in words.enumerated() {
             // Probing from the home slot in insertion order: a spelling listed twice
             // finds its first entry, as a scan in documented order would.
-            var slot = Self.home(of: signature, shift: slotShift)
+            var slot = Self.home(of: words.signature, shift: slotShift)
             while slots[slot].position >= 0 { slot = (slot + 1) & (slots.count - 1) }
-            slots[slot] = Slot(signature: signature, position: position, name: names[position],
-                               start: starts[position], end: starts[position] + entries[position].0.utf8.count)
+            slots[slot] = Slot(signature: words.signature, first: words.first, second: words.second, last: words.last,
+                               position: position,
+                               name: names[position], start: starts[position],
+                               end: starts[position] + entries[position].0.utf8.count)
         }
         self.slots = slots
     }
@@ -64,47 +71,57 @@ final class ClosedNames<Name: Sendable>: Sendable {
 
     @inline(__always)
     private static func home(of signature: UInt64, shift: UInt64) -> Int {
-        Int(truncatingIfNeeded: (signature &* goldenRatio) >> shift)
+        Int(truncatingIfNeeded: (signature &* goldenRatio) &>> shift)
     }
 
-    /// The length's low byte, and above it: for names of up to 7 bytes the bytes
-    /// themselves (equal signatures mean equal names), for longer ones a mix of the
-    /// first and last eight (`interruptionBegan` and `interruptionEnded` differ).
+    /// The signature: the length's low byte, and above it, for names of up to 7 bytes
+    /// the bytes themselves (equal signatures mean equal names), for longer ones a mix
+    /// of the first and last eight (`interruptionBegan` and `interruptionEnded`
+    /// differ); and for those, their first, second (from 16 bytes) and last eight
+    /// bytes themselves (0 where a name is shorter).
     @inline(__always)
-    private static func signature(of bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        let length = UInt64(truncatingIfNeeded: bytes.count) & 0xFF
-        guard let base = bytes.baseAddress else { return length }
-        if bytes.count >= 8 {
-            let first = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
-            let last = UnsafeRawPointer(base + bytes.count - 8).loadUnaligned(as: UInt64.self)
-            return ((first ^ (last << 29 | last >> 35)) &* goldenRatio) & ~0xFF | length
+    private static func words(of bytes: UnsafeBufferPointer<UInt8>)
+        -> (signature: UInt64, first: UInt64, second: UInt64, last: UInt64) {
+        let count = bytes.count
+        let length = UInt64(truncatingIfNeeded: count) & 0xFF
+        guard let base = bytes.baseAddress else { return (length, 0, 0, 0) }
+        let raw = UnsafeRawPointer(base)
+        if count >= 8 {
+            let first = raw.loadUnaligned(as: UInt64.self)
+            let second = count >= 16 ? raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self) : 0
+            let last = raw.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            return (((first ^ (last << 29 | last >> 35)) &* goldenRatio) & ~0xFF | length, first, second, last)
         }
         // Two loads that overlap in the middle (never past the end): the overlapping
         // bytes are the same, so OR-ing them in place gives the name's bytes exactly.
-        let raw = UnsafeRawPointer(base), count = bytes.count
         let word: UInt64
         if count >= 4 {
             word = UInt64(raw.loadUnaligned(as: UInt32.self))
-                | UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) << (8 * (count - 4))
+                | UInt64(raw.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)) &<< (8 * (count - 4))
         } else if count >= 2 {
             word = UInt64(raw.loadUnaligned(as: UInt16.self))
-                | UInt64(raw.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)) << (8 * (count - 2))
+                | UInt64(raw.loadUnaligned(fromByteOffset: count - 2, as: UInt16.self)) &<< (8 * (count - 2))
         } else {
             word = count == 1 ? UInt64(base[0]) : 0
         }
-        return word << 8 | length
+        return (word &<< 8 | length, 0, 0, 0)
     }
 
     /// The name a string node spells, without allocating.
     @inline(__always)
     func match(_ value: JSONValue, in document: JSONDocument) -> Name? {
         document.withUTF8(value) { bytes in
-            let signature = Self.signature(of: bytes)
+            let words = Self.words(of: bytes)
             return slots.withUnsafeBufferPointer { slots in
                 let mask = slots.count - 1
-                var slot = Self.home(of: signature, shift: slotShift)
+                var slot = Self.home(of: words.signature, shift: slotShift)
                 while case let entry = slots[slot], entry.position >= 0 {
-                    if entry.signature == signature, bytes.count <= 7 || spells(entry, bytes) {
+                    // Equal signatures of names of up to 7 bytes are equal names; up to 24,
+                    // the three words are the whole name (its length is the signature's low
+                    // byte); longer ones are compared in full.
+                    if entry.signature == words.signature,
+                       bytes.count <= 7 || entry.first == words.first && entry.second == words.second
+                        && entry.last == words.last && (bytes.count <= 24 || spells(entry, bytes)) {
                         return entry.name
                     }
                     slot = (slot + 1) & mask
