@@ -439,7 +439,7 @@ struct JSONNodeBuffer: ~Copyable {
     @inline(__always) mutating func append(_ node: JSONNode) {
         if count == capacity { grow() }
         (base + count).initialize(to: node)
-        count += 1
+        count &+= 1
     }
 
     subscript(index: Int) -> JSONNode {

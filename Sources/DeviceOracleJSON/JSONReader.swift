@@ -169,7 +169,7 @@ private struct Parser: ~Copyable {
 
     @inline(__always)
     mutating func enter() throws(Failure) {
-        depth += 1
+        depth &+= 1
         if depth > maxDepth { throw tooDeep() }
     }
 
@@ -181,82 +181,122 @@ private struct Parser: ~Copyable {
         try enter()
         let start = nodes.count
         nodes.append(JSONNode(tag: .array))
-        position += 1
+        position &+= 1
         skipWhitespace(bytes)
         var count: UInt32 = 0
         if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-            position += 1
+            position &+= 1
         } else {
             while true {
                 try parseValue(bytes)
-                count += 1
+                count &+= 1
                 skipWhitespace(bytes)
                 guard position < bytes.count else {
                     throw Failure(offset: position, reason: "unterminated array; expected ',' or ']'")
                 }
                 let byte = bytes[position]
-                position += 1
+                position &+= 1
                 if byte == UInt8(ascii: ",") { skipWhitespace(bytes); continue }
                 if byte == UInt8(ascii: "]") { break }
                 throw Failure(offset: position - 1, reason: "expected ',' or ']' after an array element, found \(describe(byte))")
             }
         }
         nodes[start].count = count
-        nodes[start].payload = UInt64(nodes.count)
-        depth -= 1
+        nodes[start].payload = UInt64(truncatingIfNeeded: nodes.count)
+        depth &-= 1
     }
 
     mutating func parseObject(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
         try enter()
         let start = nodes.count
         nodes.append(JSONNode(tag: .object))
-        position += 1
+        position &+= 1
         skipWhitespace(bytes)
         var count: UInt32 = 0
-        // Only for objects too large for the pairwise duplicate check; nil otherwise,
-        // so a small object does not even release an empty table.
-        var keys: ByteStringTable? = nil
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-            position += 1
+            position &+= 1
         } else {
-            while true {
-                guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
-                    throw Failure(offset: position, reason: position < bytes.count
-                        ? "expected a member name in double quotes, found \(describe(bytes[position]))"
-                        : "unterminated object; expected a member name")
+            // Keys compared pairwise; an object that reaches `linearKeyLimit` members goes
+            // on out of line with a table of its keys, so a small object holds no table,
+            // not even an empty one to destroy.
+            while try parseMember(bytes, checkingKey: { parser, key in
+                parser.checkDuplicate(key: key, objectStart: start, memberCount: Int(count))
+            }) {
+                count &+= 1
+                if count == Self.linearKeyLimit {
+                    count = try parseManyMembers(bytes, objectStart: start, after: count)
+                    break
                 }
-                let key = nodes.count
-                try parseString(bytes)
-                if count > 0 { checkDuplicate(key: key, objectStart: start, memberCount: Int(count), largeObjectKeys: &keys) }
-                skipWhitespace(bytes)
-                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
-                    throw Failure(offset: position, reason: position < bytes.count
-                        ? "expected ':' after a member name, found \(describe(bytes[position]))"
-                        : "unterminated object; expected ':'")
-                }
-                position += 1
-                skipWhitespace(bytes)
-                // Most member values of a log are strings: no dispatch for those.
-                if position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
-                    try parseString(bytes)
-                } else {
-                    try parseValue(bytes)
-                }
-                count += 1
-                skipWhitespace(bytes)
-                guard position < bytes.count else {
-                    throw Failure(offset: position, reason: "unterminated object; expected ',' or '}'")
-                }
-                let byte = bytes[position]
-                position += 1
-                if byte == UInt8(ascii: ",") { skipWhitespace(bytes); continue }
-                if byte == UInt8(ascii: "}") { break }
-                throw Failure(offset: position - 1, reason: "expected ',' or '}' after an object member, found \(describe(byte))")
             }
+            if count < Self.linearKeyLimit { count &+= 1 }
         }
         nodes[start].count = count
-        nodes[start].payload = UInt64(nodes.count)
-        depth -= 1
+        nodes[start].payload = UInt64(truncatingIfNeeded: nodes.count)
+        depth &-= 1
+    }
+
+    /// Reads one member at `position` (its name's opening quote) and what follows it:
+    /// whether another member follows (`,`) or the object ended (`}`). `checkingKey` is
+    /// given the name's node.
+    @inline(__always)
+    private mutating func parseMember(_ bytes: UnsafeBufferPointer<UInt8>,
+                                      checkingKey: (inout Parser, Int) -> Void) throws(Failure) -> Bool {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+            throw Failure(offset: position, reason: position < bytes.count
+                ? "expected a member name in double quotes, found \(describe(bytes[position]))"
+                : "unterminated object; expected a member name")
+        }
+        let key = nodes.count
+        try parseString(bytes)
+        checkingKey(&self, key)
+        skipWhitespace(bytes)
+        guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
+            throw Failure(offset: position, reason: position < bytes.count
+                ? "expected ':' after a member name, found \(describe(bytes[position]))"
+                : "unterminated object; expected ':'")
+        }
+        position &+= 1
+        skipWhitespace(bytes)
+        // Most member values of a log are strings: no dispatch for those.
+        if position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
+            try parseString(bytes)
+        } else {
+            try parseValue(bytes)
+        }
+        skipWhitespace(bytes)
+        guard position < bytes.count else {
+            throw Failure(offset: position, reason: "unterminated object; expected ',' or '}'")
+        }
+        let byte = bytes[position]
+        position &+= 1
+        if byte == UInt8(ascii: ",") {
+            skipWhitespace(bytes)
+            return true
+        }
+        if byte == UInt8(ascii: "}") { return false }
+        throw Failure(offset: position - 1, reason: "expected ',' or '}' after an object member, found \(describe(byte))")
+    }
+
+    /// The members of an object after its first `count`, with a table of its keys: a
+    /// hostile object with a million keys stays linear. Its member count.
+    @inline(never)
+    private mutating func parseManyMembers(_ bytes: UnsafeBufferPointer<UInt8>, objectStart: Int,
+                                           after count: UInt32) throws(Failure) -> UInt32 {
+        var keys = ByteStringTable()
+        var earlier = objectStart + 1
+        for _ in 0..<count {
+            _ = withStringBytes(earlier) { keys.insert($0) }
+            earlier = nextIndex(after: earlier + 1)
+        }
+        var count = count
+        while try parseMember(bytes, checkingKey: { parser, key in
+            if !parser.withStringBytes(key, { keys.insert($0) }).inserted {
+                parser.duplicateKeys.append(JSONValue(index: key))
+            }
+        }) {
+            count &+= 1
+        }
+        return count &+ 1
     }
 
     /// Pairwise for the small objects of real logs; past `linearKeyLimit` members, a hash table
@@ -264,28 +304,20 @@ private struct Parser: ~Copyable {
     /// Up to this many earlier keys a new key is compared with each (a length first, so most
     /// comparisons are one load), past it they are hashed: a unified-log record has about 25
     /// members, and building a table for each of them was a third of reading a capture.
-    static let linearKeyLimit = 32
+    static let linearKeyLimit: UInt32 = 32
 
-    mutating func checkDuplicate(key: Int, objectStart: Int, memberCount: Int, largeObjectKeys: inout ByteStringTable?) {
-        if memberCount < Self.linearKeyLimit {
-            var earlier = objectStart + 1
-            for _ in 0..<memberCount {
-                if sameString(earlier, key) { duplicateKeys.append(JSONValue(index: key)); return }
-                earlier = nextIndex(after: earlier + 1)
+    /// Whether `key` repeats one of the `memberCount` (fewer than `linearKeyLimit`)
+    /// keys before it, compared pairwise; reported when it does.
+    @inline(__always)
+    mutating func checkDuplicate(key: Int, objectStart: Int, memberCount: Int) {
+        var earlier = objectStart + 1
+        for _ in 0..<memberCount {
+            if sameString(earlier, key) {
+                duplicateKeys.append(JSONValue(index: key))
+                return
             }
-            return
+            earlier = nextIndex(after: earlier + 1)
         }
-        var keys = largeObjectKeys.take() ?? {
-            var keys = ByteStringTable()
-            var earlier = objectStart + 1
-            for _ in 0..<memberCount {
-                _ = withStringBytes(earlier) { keys.insert($0) }
-                earlier = nextIndex(after: earlier + 1)
-            }
-            return keys
-        }()
-        if !withStringBytes(key, { keys.insert($0) }).inserted { duplicateKeys.append(JSONValue(index: key)) }
-        largeObjectKeys = keys
     }
 
     @inline(__always)
@@ -314,11 +346,11 @@ private struct Parser: ~Copyable {
     /// rest is decoded out of line.
     @inline(__always)
     mutating func parseString(_ bytes: UnsafeBufferPointer<UInt8>) throws(Failure) {
-        let start = position + 1
+        let start = position &+ 1
         let index = Self.plainASCIIPrefixEnd(bytes, from: start)
         if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
-            nodes.append(JSONNode(tag: .string, count: UInt32(index - start), payload: UInt64(start)))
-            position = index + 1
+            nodes.append(JSONNode(tag: .string, count: UInt32(truncatingIfNeeded: index &- start), payload: UInt64(truncatingIfNeeded: start)))
+            position = index &+ 1
             return
         }
         try parseDecodedString(bytes, plainUpTo: index)
@@ -370,20 +402,23 @@ private struct Parser: ~Copyable {
     static func plainASCIIPrefixEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         guard let base = bytes.baseAddress else { return start }
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        // Wrapping arithmetic: an index never passes the text's count, and a check for
+        // overflow on each step was a tenth of the loop.
         var index = start
-        while index + 8 <= bytes.count {
+        let lastWord = bytes.count &- 8
+        while index <= lastWord {
             let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
             let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
             // A byte is flagged when it is zero in `quote`/`backslash`, below 0x20, or
             // has its high bit set; the lowest flagged byte is exact.
             let flagged = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash | (word &- ones &* 0x20) | word) & highs
-            if flagged != 0 { return index + flagged.trailingZeroBitCount / 8 }
-            index += 8
+            if flagged != 0 { return index &+ flagged.trailingZeroBitCount &>> 3 }
+            index &+= 8
         }
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { return index }
-            index += 1
+            index &+= 1
         }
         return index
     }
