@@ -23,6 +23,28 @@ public struct JSONLineReader {
 
     /// The document of `text`, valid and unchanged for as long as it is held.
     public mutating func parse(_ text: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONDocument {
+        let storage = try take(text)
+        last = lastBytes <= Self.keptBytes ? storage : nil
+        return JSONDocument(storage: storage)
+    }
+
+    /// The document of `text`, as `parse` gives it, whose memory is lent rather than
+    /// also kept here: `giveBack` it once done with it, and the next text reuses that
+    /// memory unless something still holds the document. (Kept here and handed out, it
+    /// was shared for the line's whole life: a retain and a release a line.)
+    public mutating func lend(_ text: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONDocument {
+        JSONDocument(storage: try take(text))
+    }
+
+    /// A document `lend` gave, back once its reader is done with it.
+    public mutating func giveBack(_ document: consuming JSONDocument) {
+        var storage = (consume document).storage
+        if lastBytes <= Self.keptBytes, isKnownUniquelyReferenced(&storage) { last = storage }
+    }
+
+    /// The storage of `text`: the last one's when nothing holds that any more, with
+    /// `lastBytes` its memory. On a syntax error it is kept for the next text.
+    private mutating func take(_ text: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONDocument.Storage {
         // Whether `lastBytes` is this storage's.
         var measured = last != nil
         var storage = last.take() ?? Self.emptyStorage()
@@ -32,21 +54,17 @@ public struct JSONLineReader {
         }
         do {
             let grew = try JSONReader.parse(text, into: storage, maxDepth: maxDepth)
-            keep(storage, measure: grew || !measured)
+            if grew || !measured { lastBytes = storage.allocatedBytes }
         } catch {
-            keep(storage, measure: true)
+            lastBytes = storage.allocatedBytes
+            last = lastBytes <= Self.keptBytes ? storage : nil
             throw error
         }
-        return JSONDocument(storage: storage)
+        return storage
     }
 
     /// The memory kept for the next text, in bytes.
     public var heldBytes: Int { last == nil ? 0 : lastBytes }
-
-    private mutating func keep(_ storage: JSONDocument.Storage, measure: Bool) {
-        if measure { lastBytes = storage.allocatedBytes }
-        last = lastBytes <= Self.keptBytes ? storage : nil
-    }
 
     private static func emptyStorage() -> JSONDocument.Storage {
         JSONDocument.Storage(input: [], nodes: JSONNodeBuffer(capacity: 0), decoded: [], duplicateKeys: [])

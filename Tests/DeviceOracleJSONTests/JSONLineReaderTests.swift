@@ -9,6 +9,10 @@ final class JSONLineReaderTests: XCTestCase {
         try Array(text.utf8).withUnsafeBytes { try reader.parse($0) }
     }
 
+    private func lend(_ reader: inout JSONLineReader, _ text: String) throws -> JSONDocument {
+        try Array(text.utf8).withUnsafeBytes { try reader.lend($0) }
+    }
+
     private func memory(of document: JSONDocument) -> ObjectIdentifier { ObjectIdentifier(document.storage) }
 
     func testALineLetGoOfLendsItsMemoryToTheNext() throws {
@@ -21,6 +25,31 @@ final class JSONLineReaderTests: XCTestCase {
         XCTAssertEqual(second.string(second.member(second.root, "type")!), "userPaused")
         XCTAssertEqual(second.nodeCount, 3)
         XCTAssertEqual(second.input, Array(#"{"type":"userPaused"}"#.utf8))
+    }
+
+    func testALentLineGivenBackLendsItsMemoryToTheNext() throws {
+        var reader = JSONLineReader()
+        let first = try lend(&reader, #"{"type":"userPlayed","observed":{"isPlaying":true}}"#)
+        let firstMemory = memory(of: first)
+        reader.giveBack(consume first)
+
+        let second = try lend(&reader, #"{"type":"userPaused"}"#)
+
+        XCTAssertEqual(memory(of: second), firstMemory)
+        XCTAssertEqual(second.string(second.member(second.root, "type")!), "userPaused")
+        XCTAssertEqual(second.input, Array(#"{"type":"userPaused"}"#.utf8))
+    }
+
+    func testALentLineStillHeldWhenGivenBackKeepsItsBytesAndTheNextGetsMemoryOfItsOwn() throws {
+        var reader = JSONLineReader()
+        let head = try lend(&reader, #"{"initial":{"isPlaying":true}}"#)
+        reader.giveBack(head)
+
+        let element = try lend(&reader, #"{"type":"userPaused"}"#)
+
+        XCTAssertNotEqual(memory(of: element), memory(of: head))
+        XCTAssertEqual(head.input, Array(#"{"initial":{"isPlaying":true}}"#.utf8))
+        XCTAssertEqual(element.string(element.member(element.root, "type")!), "userPaused")
     }
 
     func testALineStillHeldKeepsItsBytesAndTheNextGetsMemoryOfItsOwn() throws {

@@ -255,7 +255,7 @@ public final class NDJSONCheck {
         case .line(let number, let bytes):
             let document: JSONDocument
             do {
-                document = try reader.parse(bytes)
+                document = try reader.lend(bytes)
             } catch {
                 return fail(line: number, RequestBody.rejection(error, inLine: number))
             }
@@ -265,9 +265,12 @@ public final class NDJSONCheck {
                 var decoder = RequestDecoder(document: document)
                 guard decoder.requireObject(document.root) else { return fail(line: number, decoder.rejection()!) }
             }
-            layout.next(NDJSONLayout.Line(number: number, document: document)) { line, role in
+            let line = NDJSONLayout.Line(number: number, document: consume document)
+            layout.next(line) { line, role in
                 if isReading { place(line, role) }
             }
+            // The line's memory, for the next line unless the layout or a repro holds it.
+            reader.giveBack((consume line).document)
         }
     }
 

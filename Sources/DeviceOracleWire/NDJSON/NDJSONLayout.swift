@@ -57,11 +57,11 @@ struct NDJSONLayout {
             decided(previous, heldIsFirst ? head(previous) : element())
             heldIsFirst = false
         }
-        let document = line.document
+        // `line.document` read in place: a copy of it was a retain and a release a line.
         if !sawFirst {
             sawFirst = true
-            if isHeadShaped(document) {
-                if tailWinsOverHead, Self.mayBeTail(document) {
+            if isHeadShaped(line.document) {
+                if tailWinsOverHead, Self.mayBeTail(line.document) {
                     held = line
                     heldIsFirst = true
                 } else {
@@ -70,7 +70,7 @@ struct NDJSONLayout {
                 return
             }
         }
-        if Self.mayBeTail(document) {
+        if Self.mayBeTail(line.document) {
             held = line
         } else {
             decided(line, element())
