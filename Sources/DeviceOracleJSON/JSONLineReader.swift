@@ -16,6 +16,9 @@ public struct JSONLineReader {
     /// `last`'s memory, in bytes: measured again only when a text may have grown it
     /// (its parts keep their memory when emptied), not for each line.
     private var lastBytes = 0
+    /// `last` came back through `giveBack`, which found nothing else holding it: the
+    /// next text need not ask again.
+    private var lastIsUnique = false
 
     public init(maxDepth: Int = JSONReader.defaultMaxDepth) {
         self.maxDepth = maxDepth
@@ -25,6 +28,7 @@ public struct JSONLineReader {
     public mutating func parse(_ text: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONDocument {
         let storage = try take(text)
         last = lastBytes <= Self.keptBytes ? storage : nil
+        lastIsUnique = false
         return JSONDocument(storage: storage)
     }
 
@@ -39,16 +43,23 @@ public struct JSONLineReader {
     /// A document `lend` gave, back once its reader is done with it.
     public mutating func giveBack(_ document: consuming JSONDocument) {
         var storage = (consume document).storage
-        if lastBytes <= Self.keptBytes, isKnownUniquelyReferenced(&storage) { last = storage }
+        if lastBytes <= Self.keptBytes, isKnownUniquelyReferenced(&storage) {
+            last = storage
+            lastIsUnique = true
+        }
     }
 
     /// The storage of `text`: the last one's when nothing holds that any more, with
-    /// `lastBytes` its memory. On a syntax error it is kept for the next text.
+    /// `lastBytes` its memory. On a syntax error it is kept for the next text. Inlined,
+    /// with the parse and the refill, into one function a line.
+    @inline(__always)
     private mutating func take(_ text: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONDocument.Storage {
         // Whether `lastBytes` is this storage's.
         var measured = last != nil
+        let knownUnique = lastIsUnique
+        lastIsUnique = false
         var storage = last.take() ?? Self.emptyStorage()
-        if !isKnownUniquelyReferenced(&storage) {
+        if !knownUnique, !isKnownUniquelyReferenced(&storage) {
             storage = Self.emptyStorage()
             measured = false
         }
@@ -58,6 +69,7 @@ public struct JSONLineReader {
         } catch {
             lastBytes = storage.allocatedBytes
             last = lastBytes <= Self.keptBytes ? storage : nil
+            lastIsUnique = false
             throw error
         }
         return storage

@@ -35,7 +35,7 @@ public enum JSONReader {
 
     /// Parses `text` into `storage`, which no document shares (`JSONLineReader`);
     /// whether a part of it may have grown (`Storage.refill`).
-    @discardableResult
+    @discardableResult @inline(__always)
     static func parse(_ text: UnsafeRawBufferPointer, into storage: JSONDocument.Storage, maxDepth: Int) throws(JSONSyntaxError)
         -> Bool {
         try checkSize(text.count)
