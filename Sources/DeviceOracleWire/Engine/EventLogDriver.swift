@@ -108,6 +108,9 @@ struct EventLogDriver<D: RulesetDescription> {
     func lastStepValues() -> StepValues? { steps.lastStepValues() }
     /// Hands over the mismatches and diagnostics found since the last call.
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic]) { steps.takeFindings() }
+    /// Hands the mismatches and diagnostics found since the last call to `body`, then
+    /// forgets them (`LogSteps.withFindings`).
+    mutating func withFindings<R>(_ body: (MismatchList, [Diagnostic]) -> R) -> R { steps.withFindings(body) }
     /// Whether `takeFindings` has anything to hand over (false may be said only when it has not).
     var hasFindings: Bool { steps.hasFindings }
     /// What an NDJSON log holds between lines beyond its fixed parts (refresh: its
@@ -185,6 +188,11 @@ protocol LogSteps {
     mutating func end(_ head: inout LogHead<Self>, observedFinal: ObservedFields<Int>?, in document: JSONDocument,
                       head decoder: RequestDecoder) -> Answer
     mutating func takeFindings() -> (mismatches: MismatchList, diagnostics: [Diagnostic])
+    /// Hands the mismatches and diagnostics found since the last call to `body`, then
+    /// forgets them: a stream's lines read them where they are, and the lists keep their
+    /// memory for the next line (taken, a line's diagnostics were a list allocated,
+    /// grown and freed).
+    mutating func withFindings<R>(_ body: (MismatchList, [Diagnostic]) -> R) -> R
     /// `EventLogDriver.hasFindings`.
     var hasFindings: Bool { get }
     /// `EventLogDriver.heldBytes`.
@@ -196,6 +204,11 @@ protocol LogSteps {
 }
 
 extension LogSteps {
+    mutating func withFindings<R>(_ body: (MismatchList, [Diagnostic]) -> R) -> R {
+        let taken = takeFindings()
+        return body(taken.mismatches, taken.diagnostics)
+    }
+
     var hasFindings: Bool { true }
     var startsUnknown: Bool { false }
     var reportedFindings: (findings: ListedFindings, carried: Bool)? { nil }

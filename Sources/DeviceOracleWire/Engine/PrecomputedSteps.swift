@@ -197,6 +197,14 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         DeviceOracleWire.takeFindings(&mismatches, &diagnostics)
     }
 
+    mutating func withFindings<R>(_ body: (MismatchList, [Diagnostic]) -> R) -> R {
+        defer {
+            if mismatches.carried || !mismatches.entries.isEmpty { mismatches = MismatchList() }
+            diagnostics.empty()
+        }
+        return body(mismatches, diagnostics)
+    }
+
     var hasFindings: Bool { mismatches.carried || !mismatches.entries.isEmpty || !diagnostics.isEmpty }
 
     /// Reads and runs every event. A function of its own, small enough that the

@@ -47,6 +47,12 @@ struct LogStream<D: RulesetDescription> {
         evaluation.hasFindings ? evaluation.takeFindings() : nil
     }
 
+    /// Hands the mismatches and diagnostics found since the last call to `body`, then
+    /// forgets them; nil, without a call, when there were none (most lines of a long log).
+    mutating func withFindings<R>(_ body: (MismatchList, [Diagnostic]) -> R) -> R? {
+        evaluation.hasFindings ? evaluation.withFindings(body) : nil
+    }
+
     /// What the evaluation holds between lines (`EventLogDriver.heldBytes`).
     var heldBytes: Int { evaluation.heldBytes }
 
@@ -90,6 +96,8 @@ struct LineStream {
     let writeStep: (Int, inout JSONWriter, JSONDocument) -> Void
     let lastStepValues: () -> StepValues?
     let takeFindings: () -> (mismatches: MismatchList, diagnostics: [Diagnostic])?
+    /// `LogStream.withFindings`, for a body that says whether the step was failing.
+    let absorbFindings: ((MismatchList, [Diagnostic]) -> Bool) -> Bool?
     let readObservedFinal: (JSONValue, inout RequestDecoder) -> Void
     let end: (JSONDocument) -> (answer: any SteppedAnswer, staticCheckPassed: Bool?)
     let heldBytes: () -> Int
@@ -104,6 +112,7 @@ struct LineStream {
         writeStep = { box.stream.writeStep(index: $0, to: &$1, document: $2) }
         lastStepValues = { box.stream.lastStepValues() }
         takeFindings = { box.stream.takeFindings() }
+        absorbFindings = { box.stream.withFindings($0) }
         readObservedFinal = { box.stream.readObservedFinal($0, decoder: &$1) }
         end = { box.stream.end(observedFinalIn: $0) }
         heldBytes = { box.stream.heldBytes }
@@ -138,6 +147,7 @@ extension LineStream {
         writeStep = { chosen.stream.writeStep($0, &$1, $2) }
         lastStepValues = { chosen.stream.lastStepValues() }
         takeFindings = { chosen.stream.takeFindings() }
+        absorbFindings = { chosen.stream.absorbFindings($0) }
         readObservedFinal = { chosen.stream.readObservedFinal($0, &$1) }
         end = { chosen.stream.end($0) }
         heldBytes = { chosen.stream.heldBytes() }

@@ -347,10 +347,19 @@ public final class NDJSONCheck {
             return
         }
         stepCount += 1
-        // Most lines found nothing: no lists to hand over.
-        let taken = stream.takeFindings()
-        if keepsFirstMismatch, divergence == nil { keep(taken?.mismatches.entries.first, line: line, index: index) }
-        let failing = taken.map { findings.absorb($0.mismatches, $0.diagnostics, document: line.document) } ?? false
+        // Most lines found nothing: nothing handed over. The findings are read where they
+        // are, and their lists keep their memory for the next line.
+        let failing: Bool
+        if keepsFirstMismatch {
+            var firstMismatch: Mismatch?
+            failing = stream.absorbFindings { mismatches, diagnostics in
+                firstMismatch = mismatches.entries.first
+                return findings.absorb(mismatches, diagnostics, document: line.document)
+            } ?? false
+            if divergence == nil { keep(firstMismatch, line: line, index: index) }
+        } else {
+            failing = stream.absorbFindings { findings.absorb($0, $1, document: line.document) } ?? false
+        }
         switch detail {
         case .all: break
         case .failing: guard failing else { return }
