@@ -151,7 +151,10 @@ if command -v valgrind >/dev/null; then
   total=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$work/callgrind.err")
   # inclusive Ir of the first line naming FUNCTION
   inclusive() { grep -m1 -F "$1" "$work/inclusive" | awk '{ gsub(",", "", $1); print $1 }'; }
-  lines=$(inclusive 'NDJSONLines.next(') parse=$(inclusive 'JSONLineReader.parse(') check=$(inclusive 'NDJSONCheck.receive(')
+  lines=$(inclusive 'NDJSONLines.next(') check=$(inclusive 'NDJSONCheck.receive(')
+  # A line's document is lent by the reader (`lend`; `parse` in builds before it).
+  parse=$(inclusive 'JSONLineReader.lend(')
+  [[ -n $parse ]] || parse=$(inclusive 'JSONLineReader.parse(')
   events=$(($(wc -l <"$work/cut.ndjson") - 1))
   echo
   echo "callgrind, check --ndjson --steps none on 16 MiB ($events events): $total instructions," \
