@@ -115,6 +115,21 @@ final class JSONReaderTests: XCTestCase {
         XCTAssertEqual(document.duplicateKeys.map { document.string($0) }, ["k42"])
     }
 
+    func testObjectsAroundThePairwiseLimitCountTheirMembersAndFindRepeats() throws {
+        // Up to 32 members keys are compared pairwise; from the 33rd, through a table.
+        for size in 30...35 {
+            let members = (0..<size).map { "\"k\($0)\": \($0)" }
+            let document = try parse("{" + members.joined(separator: ",") + "}")
+            XCTAssertEqual(document.count(document.root), size)
+            XCTAssertEqual(document.duplicateKeys, [])
+            for repeated in [0, size - 1] {
+                let withRepeat = try parse("{" + (members + ["\"k\(repeated)\": 0"]).joined(separator: ",") + "}")
+                XCTAssertEqual(withRepeat.count(withRepeat.root), size + 1)
+                XCTAssertEqual(withRepeat.duplicateKeys.map { withRepeat.string($0) }, ["k\(repeated)"], "\(size)")
+            }
+        }
+    }
+
     func testDuplicateKeysOfALargeObjectInDescendingOrderAreFound() throws {
         let members = (0..<1000).reversed().map { "\"k\($0)\": 0" } + ["\"k999\": 1", "\"k0\": 2", "\"k\\u0030\": 3"]
         let document = try parse("{" + members.joined(separator: ",") + "}")
