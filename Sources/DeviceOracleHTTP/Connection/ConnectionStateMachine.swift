@@ -1365,16 +1365,8 @@ struct ConnectionStateMachine: ~Copyable {
             holding.answerBytes = held
         }
         let framing = Self.framing(of: response, to: exchange.head)
-        // The next case's timer is unarmed: the idle clock starts again after every answer.
-        if keepAlive {
-            // A request pipelined behind this one is timed from here.
-            put(.awaitingHead(AwaitingHead(hasAnswered: true, startedAt: exchange.startedAt,
-                                           rateClock: ReceiveRateClock(startedAt: now),
-                                           carried: Carried(closing: closing))))
-        } else {
-            put(.closingAfterWrite(ClosingAfterWrite(linger: true, lingerAllowance: lingerAllowance,
-                                                     carried: Carried(closing: closing))))
-        }
+        putCaseAfterAnswer(keepAlive: keepAlive, startedAt: exchange.startedAt, closing: closing,
+                           lingerAllowance: lingerAllowance, now: now)
         return Answer(response: response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
                       accessLine: accessLine, holding: holding)
     }
@@ -1616,13 +1608,22 @@ struct ConnectionStateMachine: ~Copyable {
     /// the next request, or a lingering close.
     private mutating func endStream(_ stream: borrowing Stream, keepAlive: Bool, now: Int64) {
         release(stream.exchange.holding)
-        let closing = stream.exchange.carried.closing  // and the next case's timer is unarmed
+        putCaseAfterAnswer(keepAlive: keepAlive, startedAt: stream.exchange.startedAt,
+                           closing: stream.exchange.carried.closing, lingerAllowance: Self.maxStreamLingerBytes, now: now)
+    }
+
+    /// The case after an answer: the next request's head, timed from `startedAt` (a
+    /// request pipelined behind the answer was read while it ran) with a fresh rate
+    /// clock, or a lingering close of at most `lingerAllowance` bytes. Either way the
+    /// closing facts carry on and the timer is unarmed: the idle clock starts again.
+    private mutating func putCaseAfterAnswer(keepAlive: Bool, startedAt: Int64, closing: Closing, lingerAllowance: Int,
+                                             now: Int64) {
         if keepAlive {
-            put(.awaitingHead(AwaitingHead(hasAnswered: true, startedAt: stream.exchange.startedAt,
+            put(.awaitingHead(AwaitingHead(hasAnswered: true, startedAt: startedAt,
                                            rateClock: ReceiveRateClock(startedAt: now),
                                            carried: Carried(closing: closing))))
         } else {
-            put(.closingAfterWrite(ClosingAfterWrite(linger: true, lingerAllowance: Self.maxStreamLingerBytes,
+            put(.closingAfterWrite(ClosingAfterWrite(linger: true, lingerAllowance: lingerAllowance,
                                                      carried: Carried(closing: closing))))
         }
     }
