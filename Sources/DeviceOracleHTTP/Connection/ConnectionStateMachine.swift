@@ -592,6 +592,18 @@ struct ConnectionStateMachine: ~Copyable {
         framer = RequestFramer(limits: settings.headLimits, maxBodyBytes: settings.maxBodyBytes, checksContentLength: false)
     }
 
+    /// The loop's recycled buffers are lent to the framer while this connection parses
+    /// (`RecycledBuffers`), and taken back after.
+    mutating func lend(_ buffers: inout RecycledBuffers) {
+        swap(&framer.recycled, &buffers)
+    }
+
+    /// An answered request's head bytes and body, for the next request's.
+    mutating func recycle(_ request: consuming HTTPRequest) {
+        var buffers = request.takeBuffers()
+        framer.recycled.keep(&buffers)
+    }
+
     /// The timer the loop has armed for this connection, if any.
     var armedTimer: (kind: TimerKind, deadline: Int64)? {
         let timer = self.timer
@@ -1711,7 +1723,13 @@ struct ConnectionStateMachine: ~Copyable {
     private mutating func admitted(bodyBytes: Int, of exchange: inout Exchange, now: Int64) {
         exchange.holding.bodyBytes += bodyBytes
         if exchange.body.isEmpty {
-            if case .length(let length) = exchange.head.framing { exchange.body.reserveCapacity(length) }
+            if case .length(let length) = exchange.head.framing {
+                if exchange.body.capacity < length, framer.recycled.body.capacity >= length {
+                    exchange.body = framer.recycled.takeBody()
+                } else {
+                    exchange.body.reserveCapacity(length)
+                }
+            }
             if exchange.head.expectsContinue { emit(.sendContinue) }
         }
         exchange.rateClock.restart(at: now)  // the wait was the server's, not the client's

@@ -215,6 +215,8 @@ final class HTTPConnection {
 
     /// Parses `input`, running the handlers the machine asks for; keeps what it could not parse yet.
     private func process(_ input: UnsafeRawBufferPointer) {
+        machine.lend(&loop.recycled)
+        defer { machine.lend(&loop.recycled) }  // taken back
         var index = 0
         // Only performing effects changes the output: its state is read again after that alone.
         var output = outputState
@@ -235,6 +237,7 @@ final class HTTPConnection {
                     queue(answer)
                     output = outputState
                 }
+                machine.recycle(request)
                 next = machine.parse(input, index: &index, now: loop.now, output: output)
             case .offload(let routeIndex, let request):
                 startAnswering()
