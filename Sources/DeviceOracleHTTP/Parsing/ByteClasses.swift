@@ -43,6 +43,46 @@ enum ByteClass {
         }
     }
 
+    /// The index of the first byte of `input[i..<end]` that is not `isFieldVisible`
+    /// (`end` when all are): eight bytes at a time while eight are there, then one by one.
+    @inline(__always) static func endOfFieldVisible(_ input: UnsafeRawBufferPointer, from i: Int, to end: Int) -> Int {
+        var i = i
+        while i + 8 <= end {
+            let word = input.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            guard !hasByte(below: 0x21, in: word), !hasByte(0x7F, in: word) else { break }
+            i += 8
+        }
+        while i < end, isFieldVisible(input[i]) { i += 1 }
+        return i
+    }
+
+    /// The same for visible ASCII, 0x21 to 0x7E (a request target's bytes).
+    @inline(__always) static func endOfVisibleASCII(_ input: UnsafeRawBufferPointer, from i: Int, to end: Int) -> Int {
+        var i = i
+        while i + 8 <= end {
+            let word = input.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            guard !hasByte(below: 0x21, in: word), !hasByte(0x7F, in: word), word & highBits == 0 else { break }
+            i += 8
+        }
+        while i < end, input[i] > 0x20 && input[i] < 0x7F { i += 1 }
+        return i
+    }
+
+    private static let lowBits: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// Whether a byte of `word` is below `bound` (at most 0x80); bytes of 0x80 and more
+    /// never count. Exact for the word as a whole (a borrow only marks bytes above one
+    /// that is below), which is all a caller asks.
+    @inline(__always) private static func hasByte(below bound: UInt8, in word: UInt64) -> Bool {
+        (word &- lowBits &* UInt64(bound)) & ~word & highBits != 0
+    }
+
+    /// Whether a byte of `word` is `byte`.
+    @inline(__always) private static func hasByte(_ byte: UInt8, in word: UInt64) -> Bool {
+        hasByte(below: 1, in: word ^ (lowBits &* UInt64(byte)))
+    }
+
     @inline(__always) private static func test(_ byte: UInt8, low: UInt64, high: UInt64) -> Bool {
         byte < 64 ? (low >> UInt64(byte)) & 1 == 1 : byte < 128 ? (high >> UInt64(byte - 64)) & 1 == 1 : false
     }

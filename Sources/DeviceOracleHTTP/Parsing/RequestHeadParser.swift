@@ -157,7 +157,7 @@ struct RequestHeadParser {
                 // The longest target bounds the loop: no check of its length per byte.
                 let tooLong = target.lowerBound - base + limits.maxTargetBytes  // the input index past it
                 let bound = min(limit, tooLong)
-                while i < bound, input[i] > 0x20 && input[i] < 0x7F { i += 1 }
+                i = ByteClass.endOfVisibleASCII(input, from: i, to: bound)
                 if i == tooLong, i < limit, input[i] > 0x20 && input[i] < 0x7F {
                     index = i
                     return .failure(HTTPError(status: 414, detail: "the request target is longer than \(limits.maxTargetBytes) bytes"))
@@ -234,7 +234,7 @@ struct RequestHeadParser {
                 var end = valueEnd
                 while i < limit {
                     let run = i
-                    while i < limit, ByteClass.isFieldVisible(input[i]) { i += 1 }
+                    i = ByteClass.endOfFieldVisible(input, from: i, to: limit)
                     if i > run { end = base + i }
                     guard i < limit, ByteClass.isWhitespace(input[i]) else { break }
                     i += 1
