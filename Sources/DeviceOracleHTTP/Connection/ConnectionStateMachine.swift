@@ -1807,7 +1807,10 @@ extension RouterHolder {
     func choose(for head: RequestHead) -> Router.Choice {
         let method = head.method
         return head.withPathAndContentType { path, contentType, query in
-            router.choose(method: method, path: path, contentType: contentType) { String(decoding: query, as: UTF8.self) }
+            // Most requests have no query: "" without decoding nothing (~60 instructions).
+            router.choose(method: method, path: path, contentType: contentType) {
+                query.isEmpty ? "" : String(decoding: query, as: UTF8.self)
+            }
         }
     }
 }
