@@ -259,6 +259,13 @@ final class RequestFramerTests: XCTestCase {
                        ["head GET /" + String(decoding: plain, as: UTF8.self), "end"])
     }
 
+    func testTokenBytesAreRFC9110sTcharsAndNoOthers() {
+        let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        for byte in UInt8.min...UInt8.max {
+            XCTAssertEqual(ByteClass.isToken(byte), tchar.contains(byte), "byte \(byte)")
+        }
+    }
+
     func testHeaderValuesLoseOnlyTheirSurroundingWhitespace() {
         var decoder = RequestFramer(maxBodyBytes: 100)
         let elements = decoder.feed(Array("GET / HTTP/1.1\r\nHost: a\r\nX-A:  a \t b \t\r\nX-E:\r\nX-F: \t \r\nx-a:\tlast\r\n\r\n".utf8))
