@@ -259,10 +259,19 @@ final class RequestFramerTests: XCTestCase {
                        ["head GET /" + String(decoding: plain, as: UTF8.self), "end"])
     }
 
-    func testTokenBytesAreRFC9110sTcharsAndNoOthers() {
-        let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+    /// The byte classes are the grammars' sets, every byte checked.
+    func testByteClassesAreTheGrammarsSetsAndNoMore() {
+        let alphanumeric = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        let tchar = Set((alphanumeric + "!#$%&'*+-.^_`|~").utf8)  // RFC 9110 §5.6.2
+        let unreserved = alphanumeric + "-._~", subDelims = "!$&'()*+,;="  // RFC 3986 §2
+        let target = Set((unreserved + subDelims + ":@" + "/?" + "%").utf8)  // pchar, "/", "?", "%"
+        let plainTarget = target.subtracting("?%".utf8)
+        let hostName = Set((unreserved + subDelims + "%").utf8).subtracting(",".utf8)
         for byte in UInt8.min...UInt8.max {
-            XCTAssertEqual(ByteClass.isToken(byte), tchar.contains(byte), "byte \(byte)")
+            XCTAssertEqual(ByteClass.isToken(byte), tchar.contains(byte), "tchar \(byte)")
+            XCTAssertEqual(ByteClass.isTarget(byte), target.contains(byte), "target \(byte)")
+            XCTAssertEqual(ByteClass.isPlainTarget(byte), plainTarget.contains(byte), "plain target \(byte)")
+            XCTAssertEqual(ByteClass.isHostName(byte), hostName.contains(byte), "host name \(byte)")
         }
     }
 

@@ -1,36 +1,39 @@
-/// Byte classes of the RFC 9110/9112/3986 grammars as 128-bit masks (one shift and
-/// test per byte) or, for tchar, a literal table read in place: no table lookups with
-/// bounds checks in the parsing loops.
+/// Byte classes of the RFC 9110/9112/3986 grammars. Those of tokens, targets and host
+/// names are bits of one table literal (`classes`), read in place: one load a byte, no
+/// bounds check, no lazy global (a 128-bit mask's test was about twice the instructions).
 enum ByteClass {
-    /// tchar (RFC 9110 §5.6.2): a byte of `tokenTable`, one load (a mask's test was
-    /// about twice the instructions a byte, and a head's names are most of its bytes).
+    /// tchar (RFC 9110 §5.6.2).
     @inline(__always) static func isToken(_ byte: UInt8) -> Bool {
-        tokenTable.utf8Start[Int(byte)] == UInt8(ascii: "1")
+        classes(byte) & 1 != 0
     }
-
-    /// "1" at the index of each tchar, "0" elsewhere: 128 ASCII bytes, then 128 of
-    /// 0x80 and more (none a tchar). A literal, so read in place without a check.
-    private static let tokenTable: StaticString = """
-        0000000000000000000000000000000001011111001101101111111111000000\
-        0111111111111111111111111110001111111111111111111111111111101010\
-        0000000000000000000000000000000000000000000000000000000000000000\
-        0000000000000000000000000000000000000000000000000000000000000000
-        """
 
     /// Bytes of an origin-form target: pchar, "/", "?" and "%" (RFC 3986 §3.3, §3.4).
     @inline(__always) static func isTarget(_ byte: UInt8) -> Bool {
-        test(byte, low: 0xAFFF_FFF2_0000_0000, high: 0x47FF_FFFE_87FF_FFFF)
+        classes(byte) & 2 != 0
     }
 
     /// Target bytes that need no more than their class: all of `isTarget`'s but "?" and "%".
     @inline(__always) static func isPlainTarget(_ byte: UInt8) -> Bool {
-        test(byte, low: 0x2FFF_FFD2_0000_0000, high: 0x47FF_FFFE_87FF_FFFF)
+        classes(byte) & 4 != 0
     }
 
     /// reg-name bytes of a Host value without ",": unreserved, pct-encoded, sub-delims.
     @inline(__always) static func isHostName(_ byte: UInt8) -> Bool {
-        test(byte, low: 0x2BFF_6FF2_0000_0000, high: 0x47FF_FFFE_87FF_FFFE)
+        classes(byte) & 8 != 0
     }
+
+    @inline(__always) private static func classes(_ byte: UInt8) -> UInt8 {
+        table.utf8Start[Int(byte)]
+    }
+
+    /// At each byte's index, "0" (0x30) plus its classes: 1 tchar, 2 target, 4 plain
+    /// target, 8 host name. 128 ASCII bytes, then 128 of 0x80 and more (in none).
+    private static let table: StaticString = """
+        000000000000000000000000000000000?01?;??>>??6??6??????????6>0>02\
+        6??????????????????????????0001?1??????????????????????????010?0\
+        0000000000000000000000000000000000000000000000000000000000000000\
+        0000000000000000000000000000000000000000000000000000000000000000
+        """
 
     /// field-vchar or obs-text (RFC 9110 §5.5): a field value byte other than SP/HTAB.
     @inline(__always) static func isFieldVisible(_ byte: UInt8) -> Bool {
@@ -92,12 +95,5 @@ enum ByteClass {
     /// Whether a byte of `word` is `byte`.
     @inline(__always) private static func hasByte(_ byte: UInt8, in word: UInt64) -> Bool {
         hasByte(below: 1, in: word ^ (lowBits &* UInt64(byte)))
-    }
-
-    /// Chooses the mask without a branch (a conditional move), so a loop over a run of
-    /// token bytes is a handful of instructions a byte.
-    @inline(__always) private static func test(_ byte: UInt8, low: UInt64, high: UInt64) -> Bool {
-        let mask = byte & 0x40 == 0 ? low : high
-        return byte & 0x80 == 0 && (mask >> UInt64(byte & 0x3F)) & 1 == 1
     }
 }
