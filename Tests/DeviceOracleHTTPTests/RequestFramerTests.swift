@@ -229,6 +229,52 @@ final class RequestFramerTests: XCTestCase {
         XCTAssertEqual(head.userAgent, "t/1")
     }
 
+    /// Values and targets are read eight bytes at a time: a refused byte is found at
+    /// every place of a long value or target, and every byte a value may hold is kept.
+    func testEveryByteOfALongValueOrTargetIsChecked() {
+        let plain = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
+        for place in plain.indices {
+            for refused: UInt8 in [0x00, 0x01, 0x0A, 0x1F, 0x7F] {
+                var value = plain
+                value[place] = refused
+                let request = Array("GET / HTTP/1.1\r\nHost: a\r\nX-V: ".utf8) + value + Array("\r\n\r\n".utf8)
+                XCTAssertEqual(decode([request]), ["error 400"], "value byte \(refused) at \(place)")
+            }
+            for kept: UInt8 in [0x21, 0x7E, 0x80, 0xFF, 0x20, 0x09] where place > 0 && place < plain.count - 1 || kept > 0x20 {
+                var value = plain
+                value[place] = kept
+                var decoder = RequestFramer(maxBodyBytes: 100)
+                let elements = decoder.feed(Array("GET / HTTP/1.1\r\nHost: a\r\nX-V: ".utf8) + value + Array("\r\n\r\n".utf8))
+                guard case .head(let head) = elements.first else { return XCTFail("value byte \(kept) at \(place)") }
+                XCTAssertEqual(head.headers["X-V"].map { Array($0.utf8) }, Array(String(decoding: value, as: UTF8.self).utf8))
+            }
+            for refused: UInt8 in [0x00, 0x09, 0x7F, 0x80, 0xFF] {
+                var target = Array("/".utf8) + plain
+                target[place + 1] = refused
+                let request = Array("GET ".utf8) + target + Array(" HTTP/1.1\r\nHost: a\r\n\r\n".utf8)
+                XCTAssertEqual(decode([request]), ["error 400"], "target byte \(refused) at \(place)")
+            }
+        }
+        XCTAssertEqual(decode("GET /" + String(decoding: plain, as: UTF8.self) + " HTTP/1.1\r\nHost: a\r\n\r\n"),
+                       ["head GET /" + String(decoding: plain, as: UTF8.self), "end"])
+    }
+
+    /// The byte classes are the grammars' sets, every byte checked.
+    func testByteClassesAreTheGrammarsSetsAndNoMore() {
+        let alphanumeric = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+        let tchar = Set((alphanumeric + "!#$%&'*+-.^_`|~").utf8)  // RFC 9110 §5.6.2
+        let unreserved = alphanumeric + "-._~", subDelims = "!$&'()*+,;="  // RFC 3986 §2
+        let target = Set((unreserved + subDelims + ":@" + "/?" + "%").utf8)  // pchar, "/", "?", "%"
+        let plainTarget = target.subtracting("?%".utf8)
+        let hostName = Set((unreserved + subDelims + "%").utf8).subtracting(",".utf8)
+        for byte in UInt8.min...UInt8.max {
+            XCTAssertEqual(ByteClass.isToken(byte), tchar.contains(byte), "tchar \(byte)")
+            XCTAssertEqual(ByteClass.isTarget(byte), target.contains(byte), "target \(byte)")
+            XCTAssertEqual(ByteClass.isPlainTarget(byte), plainTarget.contains(byte), "plain target \(byte)")
+            XCTAssertEqual(ByteClass.isHostName(byte), hostName.contains(byte), "host name \(byte)")
+        }
+    }
+
     func testHeaderValuesLoseOnlyTheirSurroundingWhitespace() {
         var decoder = RequestFramer(maxBodyBytes: 100)
         let elements = decoder.feed(Array("GET / HTTP/1.1\r\nHost: a\r\nX-A:  a \t b \t\r\nX-E:\r\nX-F: \t \r\nx-a:\tlast\r\n\r\n".utf8))

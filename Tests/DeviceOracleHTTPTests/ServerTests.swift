@@ -35,6 +35,23 @@ final class ServerTests: XCTestCase {
         XCTAssertEqual(connection.readResponse()?.text, "[2]")
     }
 
+    /// A request's head and body are written in the memory of the one answered before
+    /// (`RecycledBuffers`): every body arrives as sent, longer or shorter than the last,
+    /// over the recycling bound or not, one by one or pipelined.
+    func testEachRequestGetsItsOwnBodyWhateverTheOneBeforeHeld() throws {
+        let server = try TestServer()
+        let connection = try server.connect()
+        let bodies = [300, 10, 5_000, 40_000, 2, 17_000, 16_384, 700].map { length in
+            "[" + String(repeating: "1,", count: length / 2) + "0]"
+        }
+        for body in bodies {
+            connection.send(post("/echo", body, extra: "X-Long: \(String(repeating: "h", count: body.utf8.count % 900))\r\n"))
+            XCTAssertEqual(connection.readResponse()?.text, body)
+        }
+        connection.send(bodies.reversed().map { post("/echo", $0) }.joined())
+        for body in bodies.reversed() { XCTAssertEqual(connection.readResponse()?.text, body) }
+    }
+
     func testPipelinedLargeAnswersAreAllDeliveredInOrder() throws {
         let server = try TestServer()
         let connection = try server.connect()

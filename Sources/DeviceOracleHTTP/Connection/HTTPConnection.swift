@@ -66,8 +66,11 @@ final class HTTPConnection {
 
     let fd: Int32
     let generation: UInt32
-    // unowned(unsafe): a loop outlives its connections; it closes them all before it stops.
-    unowned(unsafe) let loop: EpollEventLoop
+    /// Strong, though a loop outlives its connections (it closes them all before it
+    /// stops, and a closed connection leaves its table, so the cycle ends): a read of an
+    /// unowned(unsafe) reference is a strong copy, retained and released around each use
+    /// of the loop, a dozen a request (~40 instructions each).
+    let loop: EpollEventLoop
     @exclusivity(unchecked) var interest: UInt32 = 0
     @exclusivity(unchecked) var timerKind: TimerKind?
     @exclusivity(unchecked) var deadline: Int64 = 0
@@ -215,6 +218,8 @@ final class HTTPConnection {
 
     /// Parses `input`, running the handlers the machine asks for; keeps what it could not parse yet.
     private func process(_ input: UnsafeRawBufferPointer) {
+        machine.lend(&loop.recycled)
+        defer { machine.lend(&loop.recycled) }  // taken back
         var index = 0
         // Only performing effects changes the output: its state is read again after that alone.
         var output = outputState
@@ -235,6 +240,7 @@ final class HTTPConnection {
                     queue(answer)
                     output = outputState
                 }
+                machine.recycle(request)
                 next = machine.parse(input, index: &index, now: loop.now, output: output)
             case .offload(let routeIndex, let request):
                 startAnswering()

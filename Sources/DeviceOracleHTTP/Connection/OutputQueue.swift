@@ -190,14 +190,16 @@ struct ByteWriter {
         self.space = space
     }
 
-    mutating func append(_ raw: UnsafeRawBufferPointer) {
-        guard let source = raw.baseAddress else { return }
+    // Inlined: a head is a dozen appends, most of literals whose copy then takes a few moves.
+    @inline(__always) mutating func append(_ raw: UnsafeRawBufferPointer) {
+        guard let source = raw.baseAddress, raw.count > 0 else { return }
         precondition(raw.count <= space.count - count, "ByteWriter: the space reserved is too small")
-        (space.baseAddress! + count).copyMemory(from: source, byteCount: raw.count)
+        guard let target = space.baseAddress else { return }  // never: the precondition held
+        (target + count).copyMemory(from: source, byteCount: raw.count)
         count += raw.count
     }
 
-    mutating func append(_ text: StaticString) {
+    @inline(__always) mutating func append(_ text: StaticString) {
         append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
@@ -210,17 +212,24 @@ struct ByteWriter {
         }
     }
 
+    /// `value` (negative as 0) in decimal, written in place: its digits are counted
+    /// first, then written from the last.
     mutating func appendDecimal(_ value: Int) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var length = 0
-        var rest = max(value, 0)
-        withUnsafeMutableBytes(of: &digits) { scratch in
-            repeat {
-                length += 1
-                scratch[24 - length] = UInt8(48 + rest % 10)
-                rest /= 10
-            } while rest > 0
-            append(UnsafeRawBufferPointer(rebasing: scratch[(24 - length)...]))
+        var rest = UInt(max(value, 0))
+        var length = 1
+        var bound: UInt = 10
+        while rest >= bound, length < 19 {  // Int.max has 19 digits
+            length += 1
+            bound &*= 10
         }
+        precondition(length <= space.count - count, "ByteWriter: the space reserved is too small")
+        guard let target = space.baseAddress else { return }  // never: the precondition held
+        var at = count + length
+        repeat {
+            at -= 1
+            target.storeBytes(of: UInt8(48 + rest % 10), toByteOffset: at, as: UInt8.self)
+            rest /= 10
+        } while rest > 0
+        count += length
     }
 }

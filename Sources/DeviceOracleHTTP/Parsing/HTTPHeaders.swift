@@ -33,6 +33,12 @@ package struct HTTPHeaders: Sendable, Sequence {
         added = []
     }
 
+    /// Its bytes (a request head's, when it was made from one), for their memory to be
+    /// written again (`RecycledBuffers`).
+    consuming func takeStorage() -> [UInt8] {
+        storage
+    }
+
     package var count: Int {
         var count = 0
         forEachField { _, _ in

@@ -94,12 +94,18 @@ struct RequestHeadParser {
     }
 
     /// Consumes bytes of `input` from `index` on. On `.complete` and `.failure`, `index`
-    /// is just past the last byte used; on `.needMore` every byte was consumed.
+    /// is just past the last byte used; on `.needMore` every byte was consumed. A
+    /// complete head's bytes are written in `recycled`'s memory (then left empty).
     ///
     /// Each state consumes what it can and, on the usual path, falls through to the next
     /// one instead of going back through the switch (an indirect jump per state change
     /// cost more than the byte checks); so every state begins by checking that a byte is there.
     mutating func parse(_ input: UnsafeRawBufferPointer, index: inout Int) -> Result {
+        var none: [UInt8] = []
+        return parse(input, index: &index, recycling: &none)
+    }
+
+    mutating func parse(_ input: UnsafeRawBufferPointer, index: inout Int, recycling recycled: inout [UInt8]) -> Result {
         let start = index
         let base = position - start  // head coordinate of input[i] is base + i
         var i = index
@@ -151,7 +157,7 @@ struct RequestHeadParser {
                 // The longest target bounds the loop: no check of its length per byte.
                 let tooLong = target.lowerBound - base + limits.maxTargetBytes  // the input index past it
                 let bound = min(limit, tooLong)
-                while i < bound, input[i] > 0x20 && input[i] < 0x7F { i += 1 }
+                i = ByteClass.endOfVisibleASCII(input, from: i, to: bound)
                 if i == tooLong, i < limit, input[i] > 0x20 && input[i] < 0x7F {
                     index = i
                     return .failure(HTTPError(status: 414, detail: "the request target is longer than \(limits.maxTargetBytes) bytes"))
@@ -228,7 +234,7 @@ struct RequestHeadParser {
                 var end = valueEnd
                 while i < limit {
                     let run = i
-                    while i < limit, ByteClass.isFieldVisible(input[i]) { i += 1 }
+                    i = ByteClass.endOfFieldVisible(input, from: i, to: limit)
                     if i > run { end = base + i }
                     guard i < limit, ByteClass.isWhitespace(input[i]) else { break }
                     i += 1
@@ -253,7 +259,7 @@ struct RequestHeadParser {
                 guard input[i] == 0x0A else { return fail("the header section does not end with CRLF", at: i, &index) }
                 i += 1
                 index = i
-                return .complete(finish(input, start: start, end: i))
+                return .complete(finish(input, start: start, end: i, recycling: &recycled))
             }
         }
         if i < end {
@@ -268,10 +274,17 @@ struct RequestHeadParser {
         return .needMore
     }
 
-    private mutating func finish(_ input: UnsafeRawBufferPointer, start: Int, end: Int) -> RawRequestHead {
+    private mutating func finish(_ input: UnsafeRawBufferPointer, start: Int, end: Int,
+                                 recycling recycled: inout [UInt8]) -> RawRequestHead {
         var bytes: [UInt8]
         if saved.isEmpty {
-            bytes = Array(UnsafeRawBufferPointer(rebasing: input[start..<end]))
+            if recycled.capacity >= end - start {
+                bytes = []
+                swap(&bytes, &recycled)
+                bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[start..<end]))
+            } else {
+                bytes = Array(UnsafeRawBufferPointer(rebasing: input[start..<end]))
+            }
         } else {
             bytes = saved
             bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: input[start..<end]))

@@ -40,6 +40,12 @@ package struct HTTPRequest: Sendable {
         self.body = body
     }
 
+    /// Its head's bytes and its body, once it has been answered: their memory is written
+    /// again by the connection's next request (`RecycledBuffers`).
+    consuming func takeBuffers() -> (head: [UInt8], body: [UInt8]) {
+        (headers.takeStorage(), body)
+    }
+
     /// A request whose path and query are `target` in the head `headers` holds.
     init(method: HTTPMethod, target: RequestHead.TargetRanges, version: HTTPVersion, headers: HTTPHeaders,
          body: [UInt8]) {

@@ -132,6 +132,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// Answers of the connection being processed, built here and sent in one write;
     /// a connection keeps only what the socket did not take.
     @exclusivity(unchecked) var scratch = OutputQueue()
+    /// An answered request's head and body memory, lent to the connection that parses
+    /// (`RecycledBuffers`): one set per loop, not per connection.
+    @exclusivity(unchecked) var recycled = RecycledBuffers()
 
     @exclusivity(unchecked) private(set) var draining = false
     /// True when draining had to close connections with a request still in flight.
