@@ -25,7 +25,14 @@ final class WorkerPoolTests: XCTestCase {
         started.wait()
         started.wait()
         XCTAssertEqual(pool.waiting, 4, "two run, four wait in the queue")
-        for _ in 0..<6 { release.signal() }
+        // One at a time: a finished item's thread takes the next queued one, which records
+        // itself before the next is let go, so the record is the order items were taken
+        // (let go together, two threads would record 4 and 5 in either order).
+        for _ in 0..<4 {
+            release.signal()
+            started.wait()
+        }
+        for _ in 0..<2 { release.signal() }
         for _ in 0..<6 { done.wait() }
         XCTAssertEqual(most.load(ordering: .relaxed), 2)
         XCTAssertEqual(order.withLock { $0 }.sorted(), Array(0..<6))
