@@ -149,13 +149,6 @@ struct RecycledBuffers {
         }
     }
 
-    /// The head's memory, empty: left empty here.
-    mutating func takeHead() -> [UInt8] {
-        var taken: [UInt8] = []
-        swap(&taken, &head)
-        return taken
-    }
-
     /// The body's memory, empty: left empty here.
     mutating func takeBody() -> [UInt8] {
         var taken: [UInt8] = []

@@ -100,11 +100,6 @@ struct RequestHeadParser {
     /// Each state consumes what it can and, on the usual path, falls through to the next
     /// one instead of going back through the switch (an indirect jump per state change
     /// cost more than the byte checks); so every state begins by checking that a byte is there.
-    mutating func parse(_ input: UnsafeRawBufferPointer, index: inout Int) -> Result {
-        var none: [UInt8] = []
-        return parse(input, index: &index, recycling: &none)
-    }
-
     mutating func parse(_ input: UnsafeRawBufferPointer, index: inout Int, recycling recycled: inout [UInt8]) -> Result {
         let start = index
         let base = position - start  // head coordinate of input[i] is base + i
