@@ -60,25 +60,25 @@ enum ByteClass {
     /// The index of the first byte of `input[i..<end]` that is not `isFieldVisible`
     /// (`end` when all are): eight bytes at a time while eight are there, then one by one.
     @inline(__always) static func endOfFieldVisible(_ input: UnsafeRawBufferPointer, from i: Int, to end: Int) -> Int {
-        var i = i
-        while i + 8 <= end {
-            let word = input.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            guard !hasByte(below: 0x21, in: word), !hasByte(0x7F, in: word) else { break }
-            i += 8
-        }
-        while i < end, isFieldVisible(input[i]) { i += 1 }
-        return i
+        endOfVisible(input, from: i, to: end, orObsText: true)
     }
 
     /// The same for visible ASCII, 0x21 to 0x7E (a request target's bytes).
     @inline(__always) static func endOfVisibleASCII(_ input: UnsafeRawBufferPointer, from i: Int, to end: Int) -> Int {
+        endOfVisible(input, from: i, to: end, orObsText: false)
+    }
+
+    /// Visible ASCII, and with `orObsText` bytes of 0x80 and more too (a constant where
+    /// each caller inlines it).
+    @inline(__always) private static func endOfVisible(_ input: UnsafeRawBufferPointer, from i: Int, to end: Int,
+                                                       orObsText: Bool) -> Int {
         var i = i
         while i + 8 <= end {
             let word = input.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            guard !hasByte(below: 0x21, in: word), !hasByte(0x7F, in: word), word & highBits == 0 else { break }
+            guard !hasByte(below: 0x21, in: word), !hasByte(0x7F, in: word), orObsText || word & highBits == 0 else { break }
             i += 8
         }
-        while i < end, input[i] > 0x20 && input[i] < 0x7F { i += 1 }
+        while i < end, input[i] > 0x20 && input[i] != 0x7F && (orObsText || input[i] < 0x80) { i += 1 }
         return i
     }
 
