@@ -27,8 +27,7 @@ public struct JSONLineReader {
     /// The document of `text`, valid and unchanged for as long as it is held.
     public mutating func parse(_ text: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONDocument {
         let storage = try take(text)
-        last = lastBytes <= Self.keptBytes ? storage : nil
-        lastIsUnique = false
+        keep(storage)
         return JSONDocument(storage: storage)
     }
 
@@ -68,11 +67,18 @@ public struct JSONLineReader {
             if grew || !measured { lastBytes = storage.allocatedBytes }
         } catch {
             lastBytes = storage.allocatedBytes
-            last = lastBytes <= Self.keptBytes ? storage : nil
-            lastIsUnique = false
+            keep(storage)
             throw error
         }
         return storage
+    }
+
+    /// Keeps `storage` (of `lastBytes`) for the next text unless it is too large; the
+    /// document handed out may share it, so the next text asks.
+    @inline(__always)
+    private mutating func keep(_ storage: JSONDocument.Storage) {
+        last = lastBytes <= Self.keptBytes ? storage : nil
+        lastIsUnique = false
     }
 
     /// The memory kept for the next text, in bytes.
