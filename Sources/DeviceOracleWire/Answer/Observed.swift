@@ -129,8 +129,15 @@ extension RequestDecoder {
 
     /// Checks an `observed` object as `observed(_:names:)` does, in the same one walk
     /// over its members, handing each named, non-null field to `found`; returns the object.
+    @inline(__always)  // most events carry no `observed`: no call for those
     mutating func observedObject<Field>(_ value: JSONValue?, names: ClosedNames<Field>,
                                         _ found: (Field, JSONValue) -> Void = { _, _ in }) -> JSONValue? {
+        guard let value else { return nil }
+        return presentObservedObject(value, names: names, found)
+    }
+
+    private mutating func presentObservedObject<Field>(_ value: JSONValue, names: ClosedNames<Field>,
+                                                       _ found: (Field, JSONValue) -> Void) -> JSONValue? {
         guard let object = self.value(value, of: .object) else { return nil }
         closedObject(object, names: names) { _, field, value in found(field, value) }
         return object

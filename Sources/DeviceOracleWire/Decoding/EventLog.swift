@@ -67,8 +67,7 @@ extension RequestDecoder {
         -> LoggedEvent<Decoded, Field>? {
         guard has(object, .object) else { return nil }
         let event = read(&self, object)
-        // Most events carry no `observed`: no call to read one.
-        let observed = event.envelope.observed == nil ? nil : observedObject(event.envelope.observed, names: observedNames)
+        let observed = observedObject(event.envelope.observed, names: observedNames)
         guard !hasProblems else { return nil }
         return LoggedEvent(index: index, envelope: event.envelope, decoded: event.decoded, observedObject: observed,
                            outOfOrder: arrival.isOutOfOrder(event.envelope.at),
