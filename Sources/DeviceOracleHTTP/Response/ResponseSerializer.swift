@@ -58,6 +58,8 @@ enum ResponseSerializer {
             case .chunked, .closeDelimited: break
             }
         }
+        // JSON, the most frequent answers: its fields up to the length's digits are one literal.
+        let isJSON = mayHaveBody && response.contentType == Self.json
         // An upper bound of the head's size, so it is written in one piece.
         var headBytes = 9 + 20 + 1 + reason.utf8CodeUnitCount + 2 + date.count + Self.noSniff.utf8CodeUnitCount + 24 + 2
         if mayHaveBody {
@@ -76,34 +78,23 @@ enum ResponseSerializer {
                 head.append("\r\n")
             }
             date.withUnsafeBytes { head.append($0) }
-            var lengthWritten = false
-            if mayHaveBody, let contentType = response.contentType {
-                if contentType == Self.json {
-                    if let length {
-                        head.append(Self.noSniffJSONLength)
-                        head.appendDecimal(length)
-                        head.append("\r\n")
-                        lengthWritten = true
-                    } else {
-                        head.append(Self.noSniffJSON)
-                    }
-                } else {
-                    head.append(Self.noSniff)
-                    head.append("Content-Type: ")
-                    head.append(utf8: contentType)
-                    head.append("\r\n")
-                }
+            if isJSON {
+                // The length's name ends the literal when a length follows.
+                head.append(length == nil ? Self.noSniffJSON : Self.noSniffJSONLength)
+            } else if mayHaveBody, let contentType = response.contentType {
+                head.append(Self.noSniff)
+                head.append("Content-Type: ")
+                head.append(utf8: contentType)
+                head.append("\r\n")
             } else {
                 head.append(Self.noSniff)
             }
-            if mayHaveBody && !lengthWritten {
-                if let length {
-                    head.append("Content-Length: ")
-                    head.appendDecimal(length)
-                    head.append("\r\n")
-                } else if framing == .chunked {
-                    head.append("Transfer-Encoding: chunked\r\n")
-                }
+            if let length {
+                if !isJSON { head.append("Content-Length: ") }
+                head.appendDecimal(length)
+                head.append("\r\n")
+            } else if mayHaveBody, framing == .chunked {
+                head.append("Transfer-Encoding: chunked\r\n")
             }
             for (name, value) in response.headers {
                 head.append(utf8: name)
