@@ -139,14 +139,15 @@ struct RecycledBuffers {
     /// and not too large. (Swapped in, not assigned: emptied while it holds the only
     /// reference, so its memory is kept rather than copied.)
     mutating func keep(_ buffers: inout (head: [UInt8], body: [UInt8])) {
-        if buffers.head.capacity <= Self.maxCapacity, buffers.head.capacity > head.capacity {
-            buffers.head.removeAll(keepingCapacity: true)
-            swap(&head, &buffers.head)
-        }
-        if buffers.body.capacity <= Self.maxCapacity, buffers.body.capacity > body.capacity {
-            buffers.body.removeAll(keepingCapacity: true)
-            swap(&body, &buffers.body)
-        }
+        Self.keep(&buffers.head, in: &head)
+        Self.keep(&buffers.body, in: &body)
+    }
+
+    @inline(__always)
+    private static func keep(_ buffer: inout [UInt8], in kept: inout [UInt8]) {
+        guard buffer.capacity <= maxCapacity, buffer.capacity > kept.capacity else { return }
+        buffer.removeAll(keepingCapacity: true)
+        swap(&kept, &buffer)
     }
 
     /// The body's memory, empty: left empty here.
