@@ -82,11 +82,13 @@ struct ConnectionStateMachine: ~Copyable {
         case stream(chunked: Bool)
     }
 
-    /// The framing of `response` to a request with this head.
-    static func framing(of response: borrowing HTTPResponse, to head: RequestHead) -> AnswerFraming {
+    /// The framing of `response` to a request with this method and version. (Not the
+    /// head itself: read from an exchange's facts to be passed, the head was copied, its
+    /// fields' storage retained and released, once a request.)
+    static func framing(of response: borrowing HTTPResponse, method: HTTPMethod, version: HTTPVersion) -> AnswerFraming {
         guard response.bodyStream != nil else { return .whole }
-        let chunked = head.version != .http1_0
-        return head.method == .HEAD ? .headOfStream(chunked: chunked) : .stream(chunked: chunked)
+        let chunked = version != .http1_0
+        return method == .HEAD ? .headOfStream(chunked: chunked) : .stream(chunked: chunked)
     }
 
     static let maxLingerBytes = 64 * 1024
@@ -1366,8 +1368,12 @@ struct ConnectionStateMachine: ~Copyable {
         let keepAlive = exchange.head.keepAlive && !forceClose && !closing.draining && !closing.peerClosedInput
         let field: ResponseSerializer.ConnectionField =
             !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
+        // The log fields move to the access line, their only reader: copied, they were
+        // retained here and released with the answer.
+        var fields: [LogField] = []
+        swap(&fields, &response.logFields)
         let accessLine = AccessLineFields(settings.answerRecording, head: exchange.head, status: response.status,
-                                          startedAt: exchange.startedAt, fields: response.logFields,
+                                          startedAt: exchange.startedAt, fields: consume fields,
                                           routeIndex: exchange.routeIndex, overload: overload)
         // The answer's work is held already: counted, never refused, until it has gone.
         var holding = exchange.holding
@@ -1376,7 +1382,7 @@ struct ConnectionStateMachine: ~Copyable {
             emit(.holdMemory(held))
             holding.answerBytes = held
         }
-        let framing = Self.framing(of: response, to: exchange.head)
+        let framing = Self.framing(of: response, method: exchange.head.method, version: exchange.head.version)
         putCaseAfterAnswer(keepAlive: keepAlive, startedAt: exchange.startedAt, closing: closing,
                            lingerAllowance: lingerAllowance, now: now)
         return Answer(response: response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
@@ -1725,7 +1731,7 @@ struct ConnectionStateMachine: ~Copyable {
         if exchange.body.isEmpty {
             if case .length(let length) = exchange.head.framing {
                 if exchange.body.capacity < length, framer.recycled.body.capacity >= length {
-                    exchange.body = framer.recycled.takeBody()
+                    framer.recycled.moveBody(into: &exchange.body)
                 } else {
                     exchange.body.reserveCapacity(length)
                 }

@@ -150,10 +150,9 @@ struct RecycledBuffers {
         swap(&kept, &buffer)
     }
 
-    /// The body's memory, empty: left empty here.
-    mutating func takeBody() -> [UInt8] {
-        var taken: [UInt8] = []
-        swap(&taken, &body)
-        return taken
+    /// The body's memory, empty, swapped into `empty` (an empty body): what it held is
+    /// left here, so nothing is released. (Assigned, the body it replaced was released.)
+    mutating func moveBody(into empty: inout [UInt8]) {
+        swap(&empty, &body)
     }
 }
