@@ -1136,11 +1136,16 @@ struct ConnectionStateMachine: ~Copyable {
     /// went whole, or when its stream ended (or was cut by a close). What its request held
     /// (`Answer.holding`) is given back (`performEffects`).
     mutating func answerBodyQueued(_ holding: Holding) -> Action {
-        // The usual request holds its body's share alone: with nothing decided before it,
-        // that is given back at once rather than through the outbox (`release` otherwise).
-        if !hasEffects && holding.streamShare == 0 && holding.answerBytes == 0 && holding.bodyBytes > 0
-            && holding.bodyBytes < settings.offloadBodyBytes {
-            return .releaseMemory(share(of: holding.bodyBytes))
+        // The usual request's release is one effect, its body's share: with nothing
+        // decided before it, that is given back at once rather than through the outbox.
+        if !hasEffects {
+            var effects = 0, released: Int?
+            Self.forEachRelease(of: holding, bodyShare: share(of: holding.bodyBytes),
+                                offloadBodyBytes: settings.offloadBodyBytes) { effect in
+                effects += 1
+                if case .releaseMemory(let bytes) = effect { released = bytes }
+            }
+            if effects == 1, let released { return .releaseMemory(released) }
         }
         release(holding)
         return hasEffects ? .performEffects : .none
@@ -1743,19 +1748,29 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// Gives back what a request held of the budget.
     private mutating func release(_ holding: Holding) {
+        Self.forEachRelease(of: holding, bodyShare: share(of: holding.bodyBytes),
+                            offloadBodyBytes: settings.offloadBodyBytes) { emit($0) }
+    }
+
+    /// Calls `effect` with each effect that gives `holding` back (`bodyShare`: its body's
+    /// share), in order: the one rule of `release` and of `answerBodyQueued`'s shortcut.
+    /// Static, so `effect` may change the machine.
+    @inline(__always)
+    private static func forEachRelease(of holding: Holding, bodyShare: Int, offloadBodyBytes: Int,
+                                       _ effect: (Effect) -> Void) {
         if holding.streamShare > 0 {
-            emit(.releaseMemory(holding.streamShare))
+            effect(.releaseMemory(holding.streamShare))
             // However it ended (its end, a cut, a peer that never read and left), a
             // stream's lines, state and output were freed: the heap is trimmed once quiet.
-            emit(.largeWorkEnded)
+            effect(.largeWorkEnded)
         }
         if holding.answerBytes > 0 {
-            emit(.releaseMemory(holding.answerBytes))
-            emit(.largeWorkEnded)
+            effect(.releaseMemory(holding.answerBytes))
+            effect(.largeWorkEnded)
         }
         guard holding.bodyBytes > 0 else { return }
-        emit(.releaseMemory(share(of: holding.bodyBytes)))
-        if holding.bodyBytes >= settings.offloadBodyBytes { emit(.largeWorkEnded) }
+        effect(.releaseMemory(bodyShare))
+        if holding.bodyBytes >= offloadBodyBytes { effect(.largeWorkEnded) }
     }
 
     /// What the current request holds of the budget (none between requests).
