@@ -23,6 +23,15 @@ package struct HTTPRequest: Sendable {
         }
     }
 
+    /// Whether `query` is not empty, without making it.
+    package var hasQuery: Bool {
+        switch target {
+        case .head(.path(_, let query)): !query.range.isEmpty
+        case .head(.root), .head(.asterisk): false
+        case .text(_, let query): !query.isEmpty
+        }
+    }
+
     /// The query after `?`, without it; empty when there is none.
     package var query: String {
         switch target {
