@@ -42,7 +42,6 @@ enum ServiceRoutes {
             }
             // A bad query is answered before the media type is looked at (oslog.md).
             let queryProblem: @Sendable (String) -> HTTPResponse? = { query in
-                guard !query.isEmpty else { return nil }
                 if case .failure(let invalid) = stepDetail(query: query).flatMap({ _ in logSelection(query: query) }) {
                     return invalid.response
                 }

@@ -1828,9 +1828,9 @@ extension RouterHolder {
     func choose(for head: RequestHead) -> Router.Choice {
         let method = head.method
         return head.withPathAndContentType { path, contentType, query in
-            // Most requests have no query: "" without decoding nothing (~60 instructions).
-            router.choose(method: method, path: path, contentType: contentType) {
-                query.isEmpty ? "" : String(decoding: query, as: UTF8.self)
+            // Most requests have no query: nothing is made or asked of it.
+            router.choose(method: method, path: path, contentType: contentType, hasQuery: !query.isEmpty) {
+                String(decoding: query, as: UTF8.self)
             }
         }
     }
