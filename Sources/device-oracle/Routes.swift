@@ -42,7 +42,6 @@ enum ServiceRoutes {
             }
             // A bad query is answered before the media type is looked at (oslog.md).
             let queryProblem: @Sendable (String) -> HTTPResponse? = { query in
-                guard !query.isEmpty else { return nil }
                 if case .failure(let invalid) = stepDetail(query: query).flatMap({ _ in logSelection(query: query) }) {
                     return invalid.response
                 }
@@ -52,8 +51,8 @@ enum ServiceRoutes {
                                 queryProblem: queryProblem) { request in
                 // Most requests have no query: every step, the service's own forms, and
                 // no parameter to look for.
+                guard request.hasQuery else { return response(to: versions.answer(request.body)) }
                 let query = request.query
-                guard !query.isEmpty else { return response(to: versions.answer(request.body)) }
                 // `?steps=` is checked first: a bad query needs no body read.
                 return switch stepDetail(query: query).flatMap({ detail in logSelection(query: query).map { (detail, $0) } }) {
                 case .success((_, .some)): unifiedLogAsJSON

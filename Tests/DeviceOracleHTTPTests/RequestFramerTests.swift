@@ -211,6 +211,35 @@ final class RequestFramerTests: XCTestCase {
         XCTAssertEqual(status(String(repeating: "A", count: 33) + " / HTTP/1.1\r\n"), 400)
     }
 
+    /// The parser's field table grows past the size it keeps within one head and is
+    /// emptied after it: a field after the sixteenth is still checked (a second Host
+    /// there is 400), and the next head on the connection is decoded as if alone.
+    func testFieldsPastTheSixteenthAreCheckedAndForgottenAfterTheirHead() {
+        let many = (0..<20).map { "X-\($0): v\r\n" }.joined()
+        XCTAssertEqual(status("GET / HTTP/1.1\r\nHost: a\r\n" + many + "Host: b\r\n\r\n"), 400)
+        XCTAssertEqual(decode("GET /one HTTP/1.1\r\nHost: a\r\n" + many + "\r\nGET /two HTTP/1.1\r\nHost: a\r\n\r\n"),
+                       ["head GET /one", "end", "head GET /two", "end"])
+        XCTAssertEqual(status("GET /one HTTP/1.1\r\nHost: a\r\n" + many + "\r\nGET /two HTTP/1.1\r\n\r\n"), 400)
+    }
+
+    /// A request has a query when its target holds one after "?", which an empty one does not.
+    func testARequestHasAQueryOnlyWhenItsTargetHoldsOne() {
+        let cases = [("GET /p?x=1 HTTP/1.1", true), ("GET /p HTTP/1.1", false), ("GET /p? HTTP/1.1", false),
+                     ("OPTIONS * HTTP/1.1", false), ("GET http://a HTTP/1.1", false), ("GET http://a/p?q HTTP/1.1", true)]
+        for (line, hasQuery) in cases {
+            var decoder = RequestFramer(maxBodyBytes: 100)
+            guard case .head(let head)? = decoder.feed(Array((line + "\r\nHost: a\r\n\r\n").utf8)).first else {
+                XCTFail(line)
+                continue
+            }
+            let request = head.request(body: [])
+            XCTAssertEqual(request.hasQuery, hasQuery, line)
+            XCTAssertEqual(request.hasQuery, !request.query.isEmpty, line)
+        }
+        XCTAssertTrue(HTTPRequest(method: .GET, path: "/p", query: "x").hasQuery)
+        XCTAssertFalse(HTTPRequest(method: .GET, path: "/p").hasQuery)
+    }
+
     func testTheHeadLimitCountsNamesValuesAndLineEndings() {
         var limits = HeadLimits()
         limits.maxHeadBytes = 64

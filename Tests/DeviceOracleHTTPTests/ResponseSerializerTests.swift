@@ -13,8 +13,10 @@ final class ResponseSerializerTests: XCTestCase {
                          connection: ResponseSerializer.ConnectionField = .none,
                          framing: ResponseSerializer.BodyFraming = .whole) throws -> String {
         var queue = OutputQueue()
-        ResponseSerializer.append(response, to: &queue, date: date, omitBody: omitBody, connection: connection,
-                                  framing: framing)
+        date.withUnsafeBytes {
+            ResponseSerializer.append(response, to: &queue, date: $0, omitBody: omitBody, connection: connection,
+                                      framing: framing)
+        }
         var fds: [Int32] = [0, 0]
         XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds), 0)
         defer { close(fds[0]); close(fds[1]) }

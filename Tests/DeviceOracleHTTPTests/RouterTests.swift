@@ -27,7 +27,7 @@ final class RouterTests: XCTestCase {
     func testARoutesQueryProblemIsAnsweredBeforeItsMediaTypeIsLookedAt() {
         let router = Router([
             Route(path: "/checked", methods: [.POST], body: .json, queryProblem: { query in
-                query == "bad" ? HTTPResponse(status: 400) : nil
+                query == "bad" || query.isEmpty ? HTTPResponse(status: 400) : nil
             }) { _ in HTTPResponse(status: 200) },
         ])
         func status(_ query: String, _ contentType: String) -> Int {
@@ -41,6 +41,7 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(status("bad", "text/plain"), 400)
         XCTAssertEqual(status("good", "text/plain"), 415)
         XCTAssertEqual(status("good", "application/json"), 200)
+        XCTAssertEqual(status("", "application/json"), 200)  // no query is not asked about
     }
 
     func testUnknownPathIs404() {

@@ -82,11 +82,13 @@ struct ConnectionStateMachine: ~Copyable {
         case stream(chunked: Bool)
     }
 
-    /// The framing of `response` to a request with this head.
-    static func framing(of response: borrowing HTTPResponse, to head: RequestHead) -> AnswerFraming {
+    /// The framing of `response` to a request with this method and version. (Not the
+    /// head itself: read from an exchange's facts to be passed, the head was copied, its
+    /// fields' storage retained and released, once a request.)
+    static func framing(of response: borrowing HTTPResponse, method: HTTPMethod, version: HTTPVersion) -> AnswerFraming {
         guard response.bodyStream != nil else { return .whole }
-        let chunked = head.version != .http1_0
-        return head.method == .HEAD ? .headOfStream(chunked: chunked) : .stream(chunked: chunked)
+        let chunked = version != .http1_0
+        return method == .HEAD ? .headOfStream(chunked: chunked) : .stream(chunked: chunked)
     }
 
     static let maxLingerBytes = 64 * 1024
@@ -1134,11 +1136,16 @@ struct ConnectionStateMachine: ~Copyable {
     /// went whole, or when its stream ended (or was cut by a close). What its request held
     /// (`Answer.holding`) is given back (`performEffects`).
     mutating func answerBodyQueued(_ holding: Holding) -> Action {
-        // The usual request holds its body's share alone: with nothing decided before it,
-        // that is given back at once rather than through the outbox (`release` otherwise).
-        if !hasEffects && holding.streamShare == 0 && holding.answerBytes == 0 && holding.bodyBytes > 0
-            && holding.bodyBytes < settings.offloadBodyBytes {
-            return .releaseMemory(share(of: holding.bodyBytes))
+        // The usual request's release is one effect, its body's share: with nothing
+        // decided before it, that is given back at once rather than through the outbox.
+        if !hasEffects {
+            var effects = 0, released: Int?
+            Self.forEachRelease(of: holding, bodyShare: share(of: holding.bodyBytes),
+                                offloadBodyBytes: settings.offloadBodyBytes) { effect in
+                effects += 1
+                if case .releaseMemory(let bytes) = effect { released = bytes }
+            }
+            if effects == 1, let released { return .releaseMemory(released) }
         }
         release(holding)
         return hasEffects ? .performEffects : .none
@@ -1366,8 +1373,12 @@ struct ConnectionStateMachine: ~Copyable {
         let keepAlive = exchange.head.keepAlive && !forceClose && !closing.draining && !closing.peerClosedInput
         let field: ResponseSerializer.ConnectionField =
             !keepAlive ? .close : exchange.head.version == .http1_0 ? .keepAlive : .none
+        // The log fields move to the access line, their only reader: copied, they were
+        // retained here and released with the answer.
+        var fields: [LogField] = []
+        swap(&fields, &response.logFields)
         let accessLine = AccessLineFields(settings.answerRecording, head: exchange.head, status: response.status,
-                                          startedAt: exchange.startedAt, fields: response.logFields,
+                                          startedAt: exchange.startedAt, fields: consume fields,
                                           routeIndex: exchange.routeIndex, overload: overload)
         // The answer's work is held already: counted, never refused, until it has gone.
         var holding = exchange.holding
@@ -1376,7 +1387,7 @@ struct ConnectionStateMachine: ~Copyable {
             emit(.holdMemory(held))
             holding.answerBytes = held
         }
-        let framing = Self.framing(of: response, to: exchange.head)
+        let framing = Self.framing(of: response, method: exchange.head.method, version: exchange.head.version)
         putCaseAfterAnswer(keepAlive: keepAlive, startedAt: exchange.startedAt, closing: closing,
                            lingerAllowance: lingerAllowance, now: now)
         return Answer(response: response, omitsBody: exchange.head.method == .HEAD, framing: framing, connection: field,
@@ -1725,7 +1736,7 @@ struct ConnectionStateMachine: ~Copyable {
         if exchange.body.isEmpty {
             if case .length(let length) = exchange.head.framing {
                 if exchange.body.capacity < length, framer.recycled.body.capacity >= length {
-                    exchange.body = framer.recycled.takeBody()
+                    framer.recycled.moveBody(into: &exchange.body)
                 } else {
                     exchange.body.reserveCapacity(length)
                 }
@@ -1737,19 +1748,29 @@ struct ConnectionStateMachine: ~Copyable {
 
     /// Gives back what a request held of the budget.
     private mutating func release(_ holding: Holding) {
+        Self.forEachRelease(of: holding, bodyShare: share(of: holding.bodyBytes),
+                            offloadBodyBytes: settings.offloadBodyBytes) { emit($0) }
+    }
+
+    /// Calls `effect` with each effect that gives `holding` back (`bodyShare`: its body's
+    /// share), in order: the one rule of `release` and of `answerBodyQueued`'s shortcut.
+    /// Static, so `effect` may change the machine.
+    @inline(__always)
+    private static func forEachRelease(of holding: Holding, bodyShare: Int, offloadBodyBytes: Int,
+                                       _ effect: (Effect) -> Void) {
         if holding.streamShare > 0 {
-            emit(.releaseMemory(holding.streamShare))
+            effect(.releaseMemory(holding.streamShare))
             // However it ended (its end, a cut, a peer that never read and left), a
             // stream's lines, state and output were freed: the heap is trimmed once quiet.
-            emit(.largeWorkEnded)
+            effect(.largeWorkEnded)
         }
         if holding.answerBytes > 0 {
-            emit(.releaseMemory(holding.answerBytes))
-            emit(.largeWorkEnded)
+            effect(.releaseMemory(holding.answerBytes))
+            effect(.largeWorkEnded)
         }
         guard holding.bodyBytes > 0 else { return }
-        emit(.releaseMemory(share(of: holding.bodyBytes)))
-        if holding.bodyBytes >= settings.offloadBodyBytes { emit(.largeWorkEnded) }
+        effect(.releaseMemory(bodyShare))
+        if holding.bodyBytes >= offloadBodyBytes { effect(.largeWorkEnded) }
     }
 
     /// What the current request holds of the budget (none between requests).
@@ -1807,9 +1828,9 @@ extension RouterHolder {
     func choose(for head: RequestHead) -> Router.Choice {
         let method = head.method
         return head.withPathAndContentType { path, contentType, query in
-            // Most requests have no query: "" without decoding nothing (~60 instructions).
-            router.choose(method: method, path: path, contentType: contentType) {
-                query.isEmpty ? "" : String(decoding: query, as: UTF8.self)
+            // Most requests have no query: nothing is made or asked of it.
+            router.choose(method: method, path: path, contentType: contentType, hasQuery: !query.isEmpty) {
+                String(decoding: query, as: UTF8.self)
             }
         }
     }

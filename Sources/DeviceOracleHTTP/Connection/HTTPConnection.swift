@@ -71,6 +71,9 @@ final class HTTPConnection {
     /// unowned(unsafe) reference is a strong copy, retained and released around each use
     /// of the loop, a dozen a request (~40 instructions each).
     let loop: EpollEventLoop
+    /// The server's, held here for the same reason: read through `loop.context`, it was
+    /// retained and released around each use, two a request.
+    private let memoryBudget: MemoryBudget
     @exclusivity(unchecked) var interest: UInt32 = 0
     @exclusivity(unchecked) var timerKind: TimerKind?
     @exclusivity(unchecked) var deadline: Int64 = 0
@@ -98,6 +101,7 @@ final class HTTPConnection {
         self.fd = fd
         self.generation = generation
         self.loop = loop
+        memoryBudget = loop.context.memoryBudget
         machine = ConnectionStateMachine(settings: loop.connectionSettings, now: loop.now, draining: loop.draining)
     }
 
@@ -188,9 +192,9 @@ final class HTTPConnection {
             callDueStreamHandler()
             afterProcessing()
         case .performEffects: performEffects()
-        case .releaseMemory(let bytes): loop.context.memoryBudget.adjust(by: -bytes)
+        case .releaseMemory(let bytes): memoryBudget.adjust(by: -bytes)
         case .reserve(let bytes):
-            perform(machine.budgetAnswered(granted: loop.context.memoryBudget.reserve(bytes), now: loop.now))
+            perform(machine.budgetAnswered(granted: memoryBudget.reserve(bytes), now: loop.now))
         case .setInterest(let interest): loop.setInterest(self, Self.epollEvents(interest))
         case .close: closeNow()
         }
@@ -251,7 +255,7 @@ final class HTTPConnection {
                 output = outputState
                 next = machine.parse(input, index: &index, now: loop.now, output: output)
             case .reserve(let bytes):
-                next = machine.budgetAnswered(granted: loop.context.memoryBudget.reserve(bytes), input: input,
+                next = machine.budgetAnswered(granted: memoryBudget.reserve(bytes), input: input,
                                               index: &index, now: loop.now, output: output)
             case .route(let head):
                 let choice = loop.context.choose(for: head)
@@ -316,9 +320,9 @@ final class HTTPConnection {
             case .largeWorkEnded:
                 loop.largeWorkEnded()
             case .releaseMemory(let bytes):
-                loop.context.memoryBudget.adjust(by: -bytes)
+                memoryBudget.adjust(by: -bytes)
             case .holdMemory(let bytes):
-                loop.context.memoryBudget.adjust(by: bytes)
+                memoryBudget.adjust(by: bytes)
             case .logError(let message):
                 loop.context.logger.log(.error, message)
             }
@@ -433,7 +437,7 @@ final class HTTPConnection {
     private func countOutput() {
         let unsent = output.count
         guard unsent != countedOutputBytes else { return }
-        loop.context.memoryBudget.adjust(by: unsent - countedOutputBytes)
+        memoryBudget.adjust(by: unsent - countedOutputBytes)
         countedOutputBytes = unsent
     }
 

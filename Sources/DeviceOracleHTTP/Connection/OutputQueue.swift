@@ -82,6 +82,16 @@ struct OutputQueue {
         }
     }
 
+    /// A whole answer's body, as `append(body:)` does. A small one is copied from the
+    /// borrowed array: wrapped in a `Body` first, it was retained and released for nothing.
+    mutating func append(body array: [UInt8]) {
+        if array.count < Self.bodyByReferenceBytes {
+            array.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        } else {
+            append(body: .array(array))
+        }
+    }
+
     // MARK: Sending
 
     /// Sends until everything is sent or the socket would block. Returns false on a
@@ -107,7 +117,7 @@ struct OutputQueue {
     /// Forgets everything (sent or not), keeping a reasonably sized buffer for reuse.
     mutating func removeAll() {
         bytes.removeAll(keepingCapacity: bytes.capacity <= Self.retainedCapacity)
-        bodies.removeAll()
+        if !bodies.isEmpty { bodies.removeAll() }  // the usual answer has none: no release of an empty array
         bodyBytes = 0
         sentBytes = 0
     }

@@ -43,16 +43,17 @@ struct AccessLineFields {
 
 extension AccessLineFields {
     /// The record of an answer to `head`, as much of it as `recording` keeps; `nil` when nothing is.
-    init?(_ recording: AnswerRecording, head: RequestHead, status: Int, startedAt: Int64,
-          fields: [LogField] = [], routeIndex: Int?, overload: ServerMetrics.OverloadCause? = nil) {
+    init?(_ recording: AnswerRecording, head: borrowing RequestHead, status: Int, startedAt: Int64,
+          fields: consuming [LogField] = [], routeIndex: Int?, overload: ServerMetrics.OverloadCause? = nil) {
         switch recording {
         case .nothing:
             return nil
         case .counts:
-            self.init(status: status, startedAt: startedAt, fields: fields, routeIndex: routeIndex, overload: overload)
+            self.init(status: status, startedAt: startedAt, fields: consume fields, routeIndex: routeIndex,
+                      overload: overload)
         case .lines:
             self.init(method: head.method.rawValue, path: head.path, status: status, startedAt: startedAt,
-                      fields: fields, userAgent: head.userAgent, routeIndex: routeIndex, overload: overload)
+                      fields: consume fields, userAgent: head.userAgent, routeIndex: routeIndex, overload: overload)
         }
     }
 }

@@ -64,13 +64,31 @@ struct BodyDecoder {
     private var trailerName: [UInt8] = []
 
     init(framing: BodyFraming, maxBodyBytes: Int, limits: HeadLimits = HeadLimits()) {
-        switch framing {
-        case .none: mode = .done
-        case .length(let length): mode = length == 0 ? .done : .length(remaining: length)
-        case .chunked: mode = .chunked(.size)
-        }
+        mode = Self.mode(of: framing)
         self.maxBodyBytes = maxBodyBytes
         self.limits = limits
+    }
+
+    private static func mode(of framing: BodyFraming) -> Mode {
+        switch framing {
+        case .none: .done
+        case .length(let length): length == 0 ? .done : .length(remaining: length)
+        case .chunked: .chunked(.size)
+        }
+    }
+
+    /// Decodes the next request's body, framed as `framing`, as a new decoder would: in
+    /// place, since a new one assigned over this destroyed it (its trailer name's array
+    /// released) once a request. The trailer name is emptied when the next one starts.
+    mutating func restart(framing: BodyFraming, maxBodyBytes: Int) {
+        mode = Self.mode(of: framing)
+        self.maxBodyBytes = maxBodyBytes
+        received = 0
+        chunkSize = 0
+        chunkDigits = 0
+        lineBytes = 0
+        trailerBytes = 0
+        trailerFields = 0
     }
 
     /// Consumes input from `index` on and returns the next step.

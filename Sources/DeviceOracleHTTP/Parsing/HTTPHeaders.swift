@@ -15,13 +15,15 @@ package struct HTTPHeaders: Sendable, Sequence {
     /// Where a request head's field lines start in `storage`; 0 when it holds no head
     /// (a head starts with its request line). Not an optional: see `HeadRange`.
     private var headFieldsStart: Int
-    /// Fields added with `add`, after the head's (if any).
-    private var added: [Field]
+    /// Fields added with `add`, after the head's (if any). Nil until one is: a request
+    /// head's headers, copied into its request and destroyed twice, then hold one
+    /// reference fewer to retain and release.
+    private var added: [Field]?
 
     package init(_ elements: [Element] = []) {
         storage = []
         headFieldsStart = 0
-        added = []
+        added = nil
         for (name, value) in elements { add(name: name, value: value) }
     }
 
@@ -30,13 +32,15 @@ package struct HTTPHeaders: Sendable, Sequence {
     init(head: [UInt8], fieldsStart: Int) {
         storage = head
         headFieldsStart = fieldsStart
-        added = []
+        added = nil
     }
 
     /// Its bytes (a request head's, when it was made from one), for their memory to be
     /// written again (`RecycledBuffers`).
-    consuming func takeStorage() -> [UInt8] {
-        storage
+    mutating func takeStorage() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &storage)
+        return taken
     }
 
     package var count: Int {
@@ -53,7 +57,9 @@ package struct HTTPHeaders: Sendable, Sequence {
         storage += name.utf8
         let valueStart = storage.count
         storage += value.utf8
-        added.append(Field(name: nameStart..<valueStart, value: valueStart..<storage.count))
+        var fields = added.take() ?? []  // taken, so appended to in place
+        fields.append(Field(name: nameStart..<valueStart, value: valueStart..<storage.count))
+        added = fields
     }
 
     /// The value of the first field with this name.
@@ -109,7 +115,7 @@ package struct HTTPHeaders: Sendable, Sequence {
             }
             if !finished { return }
         }
-        for field in added where !body(field.name, field.value) { return }
+        for field in added ?? [] where !body(field.name, field.value) { return }
     }
 
     /// Calls `body` with the value range of each field with this name, in order, while it returns true.

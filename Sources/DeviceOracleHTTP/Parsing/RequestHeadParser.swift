@@ -46,6 +46,63 @@ struct RawRequestHead {
     var fieldsStart: Int
 }
 
+/// The field lines of the head being read: each one's name and value ranges, in order.
+/// Not an array: each append to one checked that its storage was not shared, a call
+/// per field. This memory is the parser's alone, so it is written in place; a parser is
+/// never copied (it lives in its connection's framer), and a copy would share it.
+struct FieldLines {
+    private typealias Field = RawRequestHead.Field
+    /// How many fields it holds, and room for how many (`ManagedBuffer.capacity` asks
+    /// the allocator each time).
+    private struct Header {
+        var count: Int
+        var capacity: Int
+    }
+
+    private var buffer = Self.buffer(capacity: Self.keptCapacity, count: 0)
+
+    /// Memory for more fields than this is let go once their head has been read.
+    private static let keptCapacity = 16
+
+    private static func buffer(capacity: Int, count: Int) -> ManagedBuffer<Header, Field> {
+        ManagedBuffer<Header, Field>.create(minimumCapacity: capacity) { _ in Header(count: count, capacity: capacity) }
+    }
+
+    /// Through pointers only: `ManagedBuffer.header` is a class's stored property, each
+    /// access to it checked for exclusivity at run time.
+    private var header: Header { buffer.withUnsafeMutablePointerToHeader { $0.pointee } }
+
+    var count: Int { header.count }
+
+    /// Forgets the fields, keeping their memory unless it grew past `keptCapacity`.
+    mutating func removeAll() {
+        if header.capacity > Self.keptCapacity {
+            buffer = Self.buffer(capacity: Self.keptCapacity, count: 0)
+        } else {
+            buffer.withUnsafeMutablePointerToHeader { $0.pointee.count = 0 }
+        }
+    }
+
+    mutating func append(_ field: RawRequestHead.Field) {
+        let header = self.header
+        if header.count == header.capacity {
+            let old = buffer
+            buffer = Self.buffer(capacity: 2 * header.count, count: header.count)
+            buffer.withUnsafeMutablePointerToElements { new in
+                old.withUnsafeMutablePointerToElements { new.initialize(from: $0, count: header.count) }
+            }
+        }
+        buffer.withUnsafeMutablePointers { header, fields in
+            (fields + header.pointee.count).initialize(to: field)
+            header.pointee.count += 1
+        }
+    }
+
+    func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<RawRequestHead.Field>) -> R) -> R {
+        buffer.withUnsafeMutablePointers { header, fields in body(UnsafeBufferPointer(start: fields, count: header.pointee.count)) }
+    }
+}
+
 /// The incremental RFC 9112 §2-5 request-head parser: fed bytes as they arrive, it
 /// validates each byte once, keeps the bytes of a head that spans reads (never more
 /// than the head limit), and never rescans what it has consumed.
@@ -76,7 +133,7 @@ struct RequestHeadParser {
     private var version = 0..<0
     /// The fields of the head being read; after `.complete`, those of the complete head
     /// until the next head's request line has been read. Reused from head to head.
-    private(set) var fields: [RawRequestHead.Field] = []
+    private(set) var fields = FieldLines()
     private var fieldsStart = 0
     private var nameStart = 0, nameEnd = 0, valueStart = 0, valueEnd = 0
 
@@ -179,7 +236,7 @@ struct RequestHeadParser {
             case .requestLineLF:
                 guard i < limit else { continue parsing }
                 guard input[i] == 0x0A else { return fail("the request line does not end with CRLF", at: i, &index) }
-                fields.removeAll(keepingCapacity: fields.capacity <= 16)
+                fields.removeAll()
                 fieldsStart = base + i + 1
                 state = .lineStart
                 i += 1
@@ -298,6 +355,6 @@ struct RequestHeadParser {
     mutating func reset() {
         state = .start
         position = 0
-        saved = []
+        if !saved.isEmpty { saved = [] }  // the usual head was never saved: nothing to release
     }
 }

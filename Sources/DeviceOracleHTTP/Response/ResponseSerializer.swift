@@ -42,7 +42,7 @@ enum ResponseSerializer {
     /// The head is written in one piece, its fixed parts as few literals as it can (a
     /// JSON answer's fields up to its length's digits are one): each append is a call
     /// and a copy, about 50 instructions.
-    static func append(_ response: HTTPResponse, to out: inout OutputQueue, date: [UInt8], omitBody: Bool,
+    static func append(_ response: HTTPResponse, to out: inout OutputQueue, date: UnsafeRawBufferPointer, omitBody: Bool,
                        connection: ConnectionField, framing: BodyFraming = .whole) {
         let status = response.status
         let statusLine = HTTPStatusText.statusLine(status)
@@ -77,7 +77,7 @@ enum ResponseSerializer {
                 head.append(reason)
                 head.append("\r\n")
             }
-            date.withUnsafeBytes { head.append($0) }
+            head.append(date)
             if isJSON {
                 // The length's name ends the literal when a length follows.
                 head.append(length == nil ? Self.noSniffJSON : Self.noSniffJSONLength)
@@ -109,7 +109,7 @@ enum ResponseSerializer {
             }
         }
         if mayHaveBody && !omitBody && framing == .whole {
-            out.append(body: .array(response.body))
+            out.append(body: response.body)
         }
     }
 

@@ -4,8 +4,8 @@ import DeviceOracleJSON
 package struct HTTPRequest: Sendable {
     package let method: HTTPMethod
     package let version: HTTPVersion
-    package let headers: HTTPHeaders
-    package let body: [UInt8]
+    package private(set) var headers: HTTPHeaders
+    package private(set) var body: [UInt8]
     /// The path and query: ranges of the head `headers` holds, made into `String`s
     /// only when asked for (the ruleset endpoints read the query alone).
     private let target: Target
@@ -20,6 +20,15 @@ package struct HTTPRequest: Sendable {
         switch target {
         case .head(let ranges): RequestHead.path(of: ranges, in: headers)
         case .text(let path, _): path
+        }
+    }
+
+    /// Whether `query` is not empty, without making it.
+    package var hasQuery: Bool {
+        switch target {
+        case .head(.path(_, let query)): !query.range.isEmpty
+        case .head(.root), .head(.asterisk): false
+        case .text(_, let query): !query.isEmpty
         }
     }
 
@@ -41,9 +50,12 @@ package struct HTTPRequest: Sendable {
     }
 
     /// Its head's bytes and its body, once it has been answered: their memory is written
-    /// again by the connection's next request (`RecycledBuffers`).
+    /// again by the connection's next request (`RecycledBuffers`). Swapped out, not
+    /// copied: a copy was retained, and the request's own reference released after.
     consuming func takeBuffers() -> (head: [UInt8], body: [UInt8]) {
-        (headers.takeStorage(), body)
+        var taken: [UInt8] = []
+        swap(&taken, &body)
+        return (headers.takeStorage(), taken)
     }
 
     /// A request whose path and query are `target` in the head `headers` holds.
@@ -134,9 +146,11 @@ package struct HTTPResponse: Sendable {
         streaming = bodyStream.map { Streaming(bodyStream: $0, heldBytes: 0, streamLength: nil) }
     }
 
-    /// A JSON answer (`application/json`, UTF-8 by definition: RFC 8259 §8.1).
-    package static func json(_ status: Int, _ body: [UInt8], headers: [(String, String)] = [],
-                            logFields: [LogField] = []) -> HTTPResponse {
+    /// A JSON answer (`application/json`, UTF-8 by definition: RFC 8259 §8.1). Its
+    /// arrays are taken, not borrowed: borrowed, each was retained into the answer and
+    /// released by the caller (across the module boundary the call is not inlined).
+    package static func json(_ status: Int, _ body: consuming [UInt8], headers: consuming [(String, String)] = [],
+                            logFields: consuming [LogField] = []) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", headers: headers, body: body, logFields: logFields)
     }
 }

@@ -19,7 +19,8 @@ package struct Route: Sendable {
     /// Bodies of these media types are handled as they arrive (`StreamedRequestHandler`).
     package let streamed: StreamedBody?
     /// A problem of the request's query (`nil`: none), answered before its media type
-    /// is looked at and before any body byte is read.
+    /// is looked at and before any body byte is read. Asked only when the request has a
+    /// query: no query is never a problem.
     package let queryProblem: (@Sendable (String) -> HTTPResponse?)?
     package let handler: @Sendable (HTTPRequest) -> HTTPResponse
 
@@ -135,10 +136,12 @@ package struct Router: Sendable {
         var path = path
         let choice = path.withUTF8 { path in
             guard var contentType else {
-                return choose(method: method, path: UnsafeRawBufferPointer(path), contentType: nil) { query }
+                return choose(method: method, path: UnsafeRawBufferPointer(path), contentType: nil,
+                              hasQuery: !query.isEmpty) { query }
             }
             return contentType.withUTF8 {
-                choose(method: method, path: UnsafeRawBufferPointer(path), contentType: UnsafeRawBufferPointer($0)) { query }
+                choose(method: method, path: UnsafeRawBufferPointer(path), contentType: UnsafeRawBufferPointer($0),
+                       hasQuery: !query.isEmpty) { query }
             }
         }
         switch choice {
@@ -148,9 +151,9 @@ package struct Router: Sendable {
         }
     }
 
-    /// `query` is made only for a route that checks it.
+    /// `query` is made only for a route that checks it, when there is one (`hasQuery`).
     func choose(method: HTTPMethod, path: UnsafeRawBufferPointer, contentType: UnsafeRawBufferPointer?,
-                query: () -> String) -> Choice {
+                hasQuery: Bool, query: () -> String) -> Choice {
         if path.count == 1 && path[0] == UInt8(ascii: "*") {
             return .respond(HTTPResponse(status: 204, headers: [("Allow", Self.serverAllow)]))
         }
@@ -163,7 +166,9 @@ package struct Router: Sendable {
             response.headers.append(("Allow", Self.allow(routes[index])))
             return .respond(response)
         }
-        if rule.checksQuery, let check = routes[index].queryProblem, let problem = check(query()) { return .respond(problem) }
+        if rule.checksQuery, hasQuery, let check = routes[index].queryProblem, let problem = check(query()) {
+            return .respond(problem)
+        }
         // Found once: each comparison below reads it.
         let mediaType = contentType.map(Self.mediaType)
         if let mediaType, isAny(of: rule.streamedTypes, mediaType) {

@@ -105,7 +105,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     @exclusivity(unchecked) private var connections: [HTTPConnection?] = []
     @exclusivity(unchecked) private var liveCount = 0
     @exclusivity(unchecked) private var nextGeneration: UInt32 = 1
-    @exclusivity(unchecked) private var timers = [TimerList](repeating: TimerList(), count: TimerKind.allCases.count)
+    /// One list per `TimerKind`, by its raw value. Memory of the loop's own, not an array:
+    /// re-arming a connection's timer after each answer changed the array in place, a
+    /// uniqueness check each time (the loop alone ever holds it).
+    private let timers: UnsafeMutableBufferPointer<TimerList>
     @exclusivity(unchecked) private var acceptPausedUntil: Int64?
     /// Access records are built as far as the access log or `/metrics` reads them;
     /// access lines are written only when the logger wants them (`.lines`).
@@ -120,8 +123,10 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
     /// Monotonic nanoseconds, read once per loop iteration.
     @exclusivity(unchecked) private(set) var now: Int64 = csyscalls_monotonic_ns()
     @exclusivity(unchecked) private var wallSecond = -1
-    /// `Date: ...\r\n`, rebuilt once a second.
-    @exclusivity(unchecked) private(set) var dateField: [UInt8] = []
+    /// `Date: ...\r\n`, rewritten once a second in `dateStorage`. Not an array: one in a
+    /// `var` of the loop was retained and released around each answer's serializing.
+    @exclusivity(unchecked) private(set) var dateField = UnsafeRawBufferPointer(start: nil, count: 0)
+    private let dateStorage: UnsafeMutableRawBufferPointer
     @exclusivity(unchecked) private var timestampPrefix: [UInt8] = []
     @exclusivity(unchecked) private var wallMilliseconds = 0
     /// Access lines written since the last hand-over to the logger.
@@ -153,6 +158,9 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
         epollFD = csyscalls_epoll_create()
         wakeFD = csyscalls_eventfd()
         readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
+        timers = .allocate(capacity: TimerKind.allCases.count)
+        dateStorage = .allocate(byteCount: Self.dateFieldCapacity, alignment: 1)
+        timers.initialize(repeating: TimerList())
         scratch.reserveCapacity(Self.readBufferSize)
         guard epollFD >= 0, wakeFD >= 0 else {
             throw HTTPServerError(message: "cannot create an epoll instance or eventfd", code: errno)
@@ -164,6 +172,8 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     deinit {
         readBuffer.deallocate()
+        timers.deallocate()  // TimerList holds no references
+        dateStorage.deallocate()
     }
 
     func execute(_ task: @escaping @Sendable () -> Void) {
@@ -372,13 +382,19 @@ final class EpollEventLoop: EventLoop, @unchecked Sendable {
 
     // MARK: Time
 
+    /// A Date field is 37 bytes (IMF-fixdate is fixed-length until the year 10000).
+    private static let dateFieldCapacity = 64
+
     private func refreshClock() {
         now = csyscalls_monotonic_ns()
         wallMilliseconds = Int(csyscalls_wall_ms())
         let second = wallMilliseconds / 1000
         if second != wallSecond {
             wallSecond = second
-            dateField = Array("Date: ".utf8) + Timestamps.imfFixdate(unixSeconds: second) + [0x0D, 0x0A]
+            let field = Array("Date: ".utf8) + Timestamps.imfFixdate(unixSeconds: second) + [0x0D, 0x0A]
+            let count = min(field.count, Self.dateFieldCapacity)
+            UnsafeMutableRawBufferPointer(rebasing: dateStorage[0..<count]).copyBytes(from: field[0..<count])
+            dateField = UnsafeRawBufferPointer(rebasing: dateStorage[0..<count])
             let stamp = Timestamps.rfc3339(unixMilliseconds: second * 1000)
             timestampPrefix = Array(stamp[0..<20])  // through the "." before milliseconds
         }
