@@ -142,7 +142,7 @@ extension EventLogDriver {
                                       verdict: Verdict(mismatches: findings.mismatches, staticCheckPassed: staticCheckPassed),
                                       mismatches: findings.mismatches.entries, diagnostics: findings.diagnostics)
         // Moved into the answer: a copy retained each of its members, and freed none.
-        return envelope.answer(consume stepped, document: decoder.document)
+        return envelope.answer(consume stepped)
     }
 }
 

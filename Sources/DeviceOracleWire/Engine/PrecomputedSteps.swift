@@ -118,7 +118,9 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         } else {
             final = head.start.session
         }
-        if reportedFindings == nil {
+        // Without an `observedFinal` there is nothing to compare (and no copy of `tables`
+        // for the comparison's closures to make).
+        if reportedFindings == nil, observedFinal != nil {
             let tables = tables
             mismatches.compare(observedFinal, index: nil, prefix: "final.", document: document,
                                name: { tables.finalFields[$0].name }) { tables.expectedFinal($0, of: final.machine) }
@@ -539,7 +541,8 @@ struct EventLogAnswer: SteppedAnswer {
     /// One closure, so an answer allocates one context for all it holds (a second
     /// one for the values was an allocation, its captures' retains and releases, and
     /// its free, on every request): writes `Part`s, or returns the values `.values` asks.
-    let ruleset: @Sendable (Part, inout JSONWriter) -> StepValues?
+    /// It is given `document` when called rather than holding a reference of its own.
+    let ruleset: @Sendable (Part, JSONDocument, inout JSONWriter) -> StepValues?
     let finalState: ShownState
     let usualStart: ShownState?
     let staticCheckFailures: [String]
@@ -549,7 +552,7 @@ struct EventLogAnswer: SteppedAnswer {
     func values(ofStep index: Int) -> StepValues {
         var unused = JSONWriter(capacity: 0)
         // `.values` always answers; the state shown at the end stands in for a step none could.
-        return ruleset(.values(steps[index], specialSteps), &unused)
+        return ruleset(.values(steps[index], specialSteps), document, &unused)
             ?? StepValues(before: finalState, event: nil, canonicalObserved: [], run: nil)
     }
 
@@ -560,7 +563,7 @@ struct EventLogAnswer: SteppedAnswer {
 
     func writeHead(to writer: inout JSONWriter) { write(.head, to: &writer) }
 
-    private func write(_ part: Part, to writer: inout JSONWriter) { _ = ruleset(part, &writer) }
+    private func write(_ part: Part, to writer: inout JSONWriter) { _ = ruleset(part, document, &writer) }
 
     func writeStep(_ index: Int, to writer: inout JSONWriter) {
         Self.write(steps[index], index: index, tails: tails, specialSteps: specialSteps, document: document,
@@ -598,7 +601,7 @@ extension EventLogAnswer {
                                 final: PrecomputedSteps<D>.Session, usualStart: ShownState?, lateStart: LateStartAnswer?,
                                 sessions: [(name: [UInt8], slot: Int)]?,
                                 steps: [EventLogStep], specialSteps: SpecialSteps, unfixedSteps: [UnfixedStep<D>]) {
-        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps, ruleset: { part, writer in
+        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps, ruleset: { part, document, writer in
             switch part {
             case .head:
                 D.writeHead(settings, to: &writer, document: document)
