@@ -366,6 +366,8 @@ public struct JSONWriter: ~Copyable {
     /// others were written before, with one capacity check. A long log's steps are
     /// mostly this shape (`{"index":7,"event":…}`), and the member-by-member calls
     /// cost more than the bytes.
+    /// Inlined: with the key a literal, its length and bytes are constants.
+    @inlinable @inline(__always)
     public mutating func object(key: StaticString, integer: Int, members: UnsafeBufferPointer<UInt8>) {
         let keyLength = key.utf8CodeUnitCount
         // `,{"` `":` up to 20 digits and a sign, `,` `}`

@@ -29,9 +29,10 @@ enum RequestBody {
 
     /// Reports a `ruleset` member that names a version not in `served`.
     static func checkPinnedRuleset(_ request: JSONValue, served: [StaticString], decoder: inout RequestDecoder) {
+        // The document is copied (a retain) only for a request that pins a version.
+        guard let pinned = decoder.value(decoder.document.member(request, "ruleset"), of: .string) else { return }
         let document = decoder.document
-        if let pinned = decoder.value(document.member(request, "ruleset"), of: .string),
-           !served.contains(where: { document.string(pinned, equals: $0) }) {
+        if !served.contains(where: { document.string(pinned, equals: $0) }) {
             let names = served.map { "'\($0)'" }.joined(separator: ", ")
             decoder.report("ruleset '\(document.string(pinned) ?? "")' is not served here; this endpoint serves \(names)",
                            at: pinned)

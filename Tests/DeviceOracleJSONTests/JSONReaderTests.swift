@@ -43,6 +43,19 @@ final class JSONReaderTests: XCTestCase {
         XCTAssertNil(document.integer(elements[1]))
     }
 
+    func testALiteralIsReadWholeOrRefusedAtItsFirstByte() throws {
+        let document = try parse(#"[true,false,null]"#)
+        XCTAssertEqual(document.elements(document.root).map { document.kind($0) }, [.bool, .bool, .null])
+        XCTAssertEqual(document.elements(document.root).map { document.bool($0) }, [true, false, nil])
+        // Wrong in any byte, the fifth of `false` among them, or cut short by the text's end.
+        for (text, offset, word) in [("[truE]", 1, "true"), ("[falsE]", 1, "false"), ("[fals]", 1, "false"),
+                                     ("[nuLl]", 1, "null"), ("fals", 0, "false"), ("[1,nul", 3, "null"), ("t", 0, "true")] {
+            let error = syntaxError(text)
+            XCTAssertEqual(error?.offset, offset, text)
+            XCTAssertEqual(error?.reason, "invalid literal; expected '\(word)'", text)
+        }
+    }
+
     func testTrueIsNotANumberAndQuotedNumberIsAString() throws {
         let document = try parse(#"[true, "1", 1]"#)
         let elements = Array(document.elements(document.root))

@@ -43,6 +43,8 @@ extension Verdict {
 /// each step, and its members after (`summary`). Pure: the answer can be written
 /// whole, or piece by piece while it is sent, and the bytes are the same.
 protocol SteppedAnswer: Sendable {
+    /// The request the answer is of (its values are written from it).
+    var document: JSONDocument { get }
     var stepCount: Int { get }
     func writeHead(to writer: inout JSONWriter)
     func writeStep(_ index: Int, to writer: inout JSONWriter)
@@ -87,8 +89,8 @@ struct AnswerEnvelope: Sendable {
     let diagnostics: [Diagnostic]
 
     /// `stepped` is taken, not copied, into the answer.
-    func answer(_ stepped: consuming some SteppedAnswer, document: JSONDocument) -> RulesetAnswer {
-        RulesetAnswer(verdict: verdict, text: AnswerText(envelope: self, stepped: consume stepped, document: document))
+    func answer(_ stepped: consuming some SteppedAnswer) -> RulesetAnswer {
+        RulesetAnswer(verdict: verdict, text: AnswerText(envelope: self, stepped: consume stepped))
     }
 
     /// The diagnostics as the answer lists them: by step, whole-request ones (index
@@ -107,7 +109,8 @@ struct AnswerEnvelope: Sendable {
         writer.beginArray()
     }
 
-    func writeTail(_ stepped: some SteppedAnswer, document: JSONDocument, to writer: inout JSONWriter) {
+    /// The mismatches' values are read from `stepped`'s document, asked for only when there are any.
+    func writeTail(_ stepped: some SteppedAnswer, to writer: inout JSONWriter) {
         writer.endArray()
         stepped.writeTail(to: &writer)
         guard !mismatches.isEmpty || !diagnostics.isEmpty else {
@@ -121,7 +124,10 @@ struct AnswerEnvelope: Sendable {
         writer.string(verdict.name)
         writer.key("mismatches")
         writer.beginArray()
-        for mismatch in mismatches { mismatch.write(to: &writer, document: document) }
+        if !mismatches.isEmpty {
+            let document = stepped.document
+            for mismatch in mismatches { mismatch.write(to: &writer, document: document) }
+        }
         writer.endArray()
         writer.key("diagnostics")
         writer.beginArray()
@@ -144,8 +150,8 @@ struct AnswerText: Sendable {
     /// The steps `?steps=` keeps: the one place an answer's steps are chosen.
     var listing = StepListing.all
 
-    init(envelope: AnswerEnvelope, stepped: consuming some SteppedAnswer, document: JSONDocument) {
-        source = AnswerSource(envelope: envelope, stepped: consume stepped, document: document)
+    init(envelope: AnswerEnvelope, stepped: consuming some SteppedAnswer) {
+        source = AnswerSource(envelope: envelope, stepped: consume stepped)
     }
 
     var envelope: AnswerEnvelope { source.envelope }
@@ -211,18 +217,19 @@ protocol WritesAnswer: AnyObject, Sendable {
     func writeTail(to writer: inout JSONWriter)
 }
 
-/// The envelope, the ruleset's part (stored in place, of its own type) and the
-/// request's document: everything an answer's text is written from.
+/// The envelope and the ruleset's part (stored in place, of its own type), which
+/// holds the request's document: everything an answer's text is written from.
 final class AnswerSource<Stepped: SteppedAnswer>: WritesAnswer {
     let envelope: AnswerEnvelope
     let stepped: Stepped
-    let document: JSONDocument
 
-    init(envelope: AnswerEnvelope, stepped: consuming Stepped, document: JSONDocument) {
+    init(envelope: AnswerEnvelope, stepped: consuming Stepped) {
         self.envelope = envelope
         self.stepped = consume stepped
-        self.document = document
     }
+
+    /// The stepped answer's: one reference to it, not one more here.
+    var document: JSONDocument { stepped.document }
 
     var steppedAnswer: any SteppedAnswer { stepped }
     var stepCount: Int { stepped.stepCount }
@@ -236,7 +243,7 @@ final class AnswerSource<Stepped: SteppedAnswer>: WritesAnswer {
         stepped.writeSteps(from: first, to: &writer, minimum: minimum)
     }
 
-    func writeTail(to writer: inout JSONWriter) { envelope.writeTail(stepped, document: document, to: &writer) }
+    func writeTail(to writer: inout JSONWriter) { envelope.writeTail(stepped, to: &writer) }
 }
 
 /// Hands out an answer's text in pieces of a chosen size, in order.

@@ -197,6 +197,9 @@ struct RequestDecoder {
     /// kind, per `kinds`), calling `found` for each known, non-null member.
     mutating func closedObject<Name>(_ object: JSONValue, names: ClosedNames<Name>,
                                      _ found: (inout RequestDecoder, Name, JSONValue) -> Void) {
+        // One reference for the whole walk: read from `self`, which `found` may change,
+        // the document was retained for the loop and again for every member's match.
+        let document = document
         for member in document.members(object) {
             guard let name = names.match(member.key, in: document) else {
                 report(names.unknownNameDetail(document.string(member.key) ?? ""), at: member.key)

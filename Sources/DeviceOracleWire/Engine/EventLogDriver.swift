@@ -131,8 +131,8 @@ struct EventLogDriver<D: RulesetDescription> {
 
 extension EventLogDriver {
     /// Answers the JSON form: the whole log in one document; `nil` when the request
-    /// has problems (reported to `decoder`).
-    mutating func answer(_ root: JSONValue, decoder: inout RequestDecoder) -> RulesetAnswer? {
+    /// has problems (reported to `decoder`). Consuming: a driver answers one request.
+    consuming func answer(_ root: JSONValue, decoder: inout RequestDecoder) -> RulesetAnswer? {
         var head = readHead(root, sequenceInLines: false, decoder: &decoder)
         runSequence(of: &head, in: root, decoder: &decoder)
         guard !decoder.hasProblems else { return nil }
@@ -142,7 +142,7 @@ extension EventLogDriver {
                                       verdict: Verdict(mismatches: findings.mismatches, staticCheckPassed: staticCheckPassed),
                                       mismatches: findings.mismatches.entries, diagnostics: findings.diagnostics)
         // Moved into the answer: a copy retained each of its members, and freed none.
-        return envelope.answer(consume stepped, document: decoder.document)
+        return envelope.answer(consume stepped)
     }
 }
 
@@ -154,8 +154,7 @@ extension RulesetEndpoint {
                                     evaluation: @escaping @Sendable () -> EventLogDriver<D>) {
         self.init(name: name, path: path, summary: summary, model: model, topMembers: topMembers, sequence: sequence,
                   observables: observables, stream: LogStream.lines(evaluation)) { decoder, root in
-            var answering = evaluation()
-            return answering.answer(root, decoder: &decoder)
+            evaluation().answer(root, decoder: &decoder)
         }
     }
 }

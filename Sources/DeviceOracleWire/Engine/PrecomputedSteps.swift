@@ -33,23 +33,41 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     private var specialSteps = SpecialSteps()
     private var mismatches = MismatchList()
     private var diagnostics: [Diagnostic] = []
-    /// With `"initial": "unknown"`: every start candidate, followed alongside.
-    private var candidates: StartCandidates<D>?
     /// How many diagnostics the request's members gave before its log ran.
     private var diagnosticsBeforeLog = 0
-    /// With `"initial": "unknown"` in the NDJSON form: the reported path's findings,
-    /// which stand for the steps' (handed over at the end).
-    private(set) var reportedFindings: (findings: ListedFindings, carried: Bool)?
-    private(set) var reportedCandidate: Int?
-    /// `startAtCandidate`'s number.
-    private var forcedCandidate: Int?
+    /// What only a log with `"initial": "unknown"` (late-start.md) or a chosen start
+    /// keeps: behind one reference, made only for such a log, so the steps of every
+    /// other request make and destroy a nil rather than the candidates' fields.
+    private var late: LateStart?
 
-    mutating func startAtCandidate(_ number: Int) { forcedCandidate = number }
+    private final class LateStart {
+        /// Every start candidate, followed alongside.
+        var candidates: StartCandidates<D>?
+        /// In the NDJSON form: the reported path's findings, which stand for the steps'
+        /// (handed over at the end).
+        var reportedFindings: (findings: ListedFindings, carried: Bool)?
+        var reportedCandidate: Int?
+        /// `startAtCandidate`'s number.
+        var forcedCandidate: Int?
+    }
 
-    var startsUnknown: Bool { candidates != nil }
+    /// `late`, made on first use.
+    private mutating func lateStart() -> LateStart {
+        if let late { return late }
+        let made = LateStart()
+        late = made
+        return made
+    }
+
+    var reportedFindings: (findings: ListedFindings, carried: Bool)? { late?.reportedFindings }
+    var reportedCandidate: Int? { late?.reportedCandidate }
+
+    mutating func startAtCandidate(_ number: Int) { lateStart().forcedCandidate = number }
+
+    var startsUnknown: Bool { late?.candidates != nil }
 
     /// A streamed log with `"initial": "unknown"` holds each candidate's findings to the end.
-    var heldBytes: Int { candidates?.findings.reduce(0) { $0 + $1.heldBytes } ?? 0 }
+    var heldBytes: Int { late?.candidates?.findings.reduce(0) { $0 + $1.heldBytes } ?? 0 }
 
     static func tables(ruleset: StaticString) -> RulesetTables<D> { RulesetTables(ruleset: ruleset) }
 
@@ -65,6 +83,9 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
     /// Reads `initial`: an object of the ruleset's fields, or `"unknown"` (late-start.md).
     mutating func start(_ given: GivenRequest<D.Setting>, settings: D.Settings, inLines: Bool,
                         decoder: inout RequestDecoder) -> Start {
+        // One copy for the whole reading: `self.tables` read in the callback was
+        // retained for every member of `initial`.
+        let tables = tables
         var initialSlot = tables.initialSlot
         var startsUnknown = false
         if let value = decoder.present(given.initial), decoder.document.kind(value) == .string {
@@ -76,7 +97,7 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         }
         var machine = D.machine(initial: tables.slotStates[initialSlot], settings: settings)
         let usualSlot = startsUnknown ? tables.slot(of: machine.state) : nil
-        if startsUnknown, let forcedCandidate {
+        if startsUnknown, let forcedCandidate = late?.forcedCandidate {
             // Run as if the reported candidate's state had been given.
             let candidates = StartCandidates(tables: tables, start: machine.state, settings: settings, keepsFindings: false)
             machine = candidates.start(forcedCandidate, tables: tables, settings: settings)
@@ -85,7 +106,7 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
                                              keepsFindings: inLines)
             // The log is walked from the first candidate; the reported path is known at the end.
             machine = candidates.start(0, tables: tables, settings: settings)
-            self.candidates = candidates
+            lateStart().candidates = candidates
         }
         return Start(session: Session(machine: machine, slot: tables.slot(of: machine.state, likely: initialSlot)),
                      usualSlot: usualSlot)
@@ -96,15 +117,15 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         -> EventLogAnswer {
         var lateStart: LateStartAnswer?
         var reportedEnd: Session?
-        if var candidates = candidates.take() {
+        if let late, var candidates = late.candidates.take() {
             candidates.finish(observedFinal: observedFinal, settings: head.settings, document: document, tables: tables)
             lateStart = candidates.answer
             let reported = candidates.reported
-            reportedCandidate = reported
+            late.reportedCandidate = reported
             if candidates.keepsFindings {
                 // The lines are gone: the reported path was followed with its findings.
                 reportedEnd = candidates.end(of: reported).map { Session(machine: $0.machine, slot: $0.slot) }
-                reportedFindings = (candidates.findings[reported], candidates.carried)
+                late.reportedFindings = (candidates.findings[reported], candidates.carried)
             } else if reported != 0 {
                 rewalk(from: candidates.start(reported, tables: tables, settings: head.settings), head: &head,
                        decoder: decoder)
@@ -118,7 +139,9 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         } else {
             final = head.start.session
         }
-        if reportedFindings == nil {
+        // Without an `observedFinal` there is nothing to compare (and no copy of `tables`
+        // for the comparison's closures to make).
+        if late?.reportedFindings == nil, observedFinal != nil {
             let tables = tables
             mismatches.compare(observedFinal, index: nil, prefix: "final.", document: document,
                                name: { tables.finalFields[$0].name }) { tables.expectedFinal($0, of: final.machine) }
@@ -162,7 +185,7 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         // Whether the log follows start candidates: fixed for the whole log, so asked
         // once (testing the large optional, and taking it out and back, was ~40
         // instructions an element).
-        let followsCandidates = candidates != nil
+        let followsCandidates = late?.candidates != nil
         guard let logged = decoder.loggedEvent(object, index: index, arrival: &arrival, observedNames: tables.observedFields,
                                                read: { decoder, object in
                                                    Self.readEvent(object, in: document, tables: tables, held: &held,
@@ -218,7 +241,7 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         // text would make every event's values copied and destroyed through generic
         // witnesses).
         var held = HeldAside()
-        let followsCandidates = candidates != nil
+        let followsCandidates = late?.candidates != nil
         decoder.forEachEvent(in: events, observedNames: tables.observedFields,
                              read: { decoder, object in
                                  Self.readEvent(object, in: document, tables: tables, held: &held,
@@ -300,13 +323,13 @@ struct PrecomputedSteps<D: FiniteRulesetDescription>: LogSteps {
         }
         let step = EventLogStep(id: logged.envelope.id, session: logged.envelope.session, tail: stepTail)
         if keepsSteps { steps.append(step) } else { lastStep = step }
-        if followsCandidates, var candidates = candidates.take() {
+        if followsCandidates, let late, var candidates = late.candidates.take() {
             var leading: [Diagnostic] = []
             if candidates.keepsFindings { logged.appendLeadingDiagnostics(to: &leading) }
             candidates.step(ran?.event, eventSlot: ran?.slot, index: logged.index, leading: leading,
                             observed: logged.observed(tables.observedFields, in: document), settings: settings,
                             document: document, tables: tables)
-            self.candidates = candidates
+            late.candidates = candidates
         }
 
         guard let observed = logged.observed(tables.observedFields, in: document) else { return }
@@ -528,8 +551,9 @@ struct EventLogAnswer: SteppedAnswer {
         case unfixedTail(Int)
         /// Everything after `steps`.
         case summary
-        /// The values of a step (read, not written), whose special steps are these.
-        case values(EventLogStep, SpecialSteps)
+        /// The values of a step (read, not written), put where `into` points. Every
+        /// part holds no reference, so making one and letting it go costs nothing.
+        case values(EventLogStep, into: UnsafeMutablePointer<StepValues?>)
     }
 
     let document: JSONDocument
@@ -538,8 +562,11 @@ struct EventLogAnswer: SteppedAnswer {
     let specialSteps: SpecialSteps
     /// One closure, so an answer allocates one context for all it holds (a second
     /// one for the values was an allocation, its captures' retains and releases, and
-    /// its free, on every request): writes `Part`s, or returns the values `.values` asks.
-    let ruleset: @Sendable (Part, inout JSONWriter) -> StepValues?
+    /// its free, on every request): writes `Part`s, or gives the values `.values` asks.
+    /// It is given this answer when called (its document, its special steps) rather
+    /// than holding references of its own, and returns nothing: a `StepValues?` returned
+    /// by every write was an outlined destroy of a nil, through its value witnesses.
+    let ruleset: @Sendable (Part, EventLogAnswer, inout JSONWriter) -> Void
     let finalState: ShownState
     let usualStart: ShownState?
     let staticCheckFailures: [String]
@@ -548,9 +575,10 @@ struct EventLogAnswer: SteppedAnswer {
 
     func values(ofStep index: Int) -> StepValues {
         var unused = JSONWriter(capacity: 0)
+        var values: StepValues?
+        withUnsafeMutablePointer(to: &values) { ruleset(.values(steps[index], into: $0), self, &unused) }
         // `.values` always answers; the state shown at the end stands in for a step none could.
-        return ruleset(.values(steps[index], specialSteps), &unused)
-            ?? StepValues(before: finalState, event: nil, canonicalObserved: [], run: nil)
+        return values ?? StepValues(before: finalState, event: nil, canonicalObserved: [], run: nil)
     }
 
     var heldBytes: Int {
@@ -560,7 +588,7 @@ struct EventLogAnswer: SteppedAnswer {
 
     func writeHead(to writer: inout JSONWriter) { write(.head, to: &writer) }
 
-    private func write(_ part: Part, to writer: inout JSONWriter) { _ = ruleset(part, &writer) }
+    private func write(_ part: Part, to writer: inout JSONWriter) { ruleset(part, self, &writer) }
 
     func writeStep(_ index: Int, to writer: inout JSONWriter) {
         Self.write(steps[index], index: index, tails: tails, specialSteps: specialSteps, document: document,
@@ -598,14 +626,14 @@ extension EventLogAnswer {
                                 final: PrecomputedSteps<D>.Session, usualStart: ShownState?, lateStart: LateStartAnswer?,
                                 sessions: [(name: [UInt8], slot: Int)]?,
                                 steps: [EventLogStep], specialSteps: SpecialSteps, unfixedSteps: [UnfixedStep<D>]) {
-        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps, ruleset: { part, writer in
+        self.init(document: document, steps: steps, tails: tables.tails, specialSteps: specialSteps, ruleset: { part, answer, writer in
             switch part {
             case .head:
-                D.writeHead(settings, to: &writer, document: document)
+                D.writeHead(settings, to: &writer, document: answer.document)
                 writer.key("final")
                 writer.raw(tables.stateJSON[final.slot])
                 lateStart?.write(stateJSON: tables.stateJSON, to: &writer)
-                guard let sessions else { return nil }
+                guard let sessions else { return }
                 writer.key("sessions")
                 writer.beginObject()
                 for session in sessions {
@@ -616,14 +644,14 @@ extension EventLogAnswer {
             case .unfixedTail(let unfixedIndex):
                 let unfixed = unfixedSteps[unfixedIndex]
                 tables.writeUnfixedTail(event: unfixed.event, given: unfixed.given, before: unfixed.before,
-                                        after: unfixed.after, decision: unfixed.decision, to: &writer, document: document)
+                                        after: unfixed.after, decision: unfixed.decision, to: &writer,
+                                        document: answer.document)
             case .summary:
                 D.writeSummary(of: final.machine, to: &writer)
-            case .values(let step, let specialSteps):
-                return PrecomputedSteps<D>.values(of: step, tables: tables, specialSteps: specialSteps,
-                                                  unfixedSteps: unfixedSteps)
+            case .values(let step, let values):
+                values.pointee = PrecomputedSteps<D>.values(of: step, tables: tables, specialSteps: answer.specialSteps,
+                                                            unfixedSteps: unfixedSteps)
             }
-            return nil
         }, finalState: tables.shownState(final.slot), usualStart: usualStart,
            staticCheckFailures: D.staticCheckFailures(settings, document: document))
     }
