@@ -122,8 +122,8 @@ int csyscalls_accept(int listen_fd) {
     return fd;
 }
 
-// The calls made for every request (read, send, sendmsg) go through syscall(), which is
-// not a cancellation point: glibc's read() and send() are, and pay two atomic operations
+// The calls made for every request (recv, send, sendmsg) go through syscall(), which is
+// not a cancellation point: glibc's recv() and send() are, and pay two atomic operations
 // a call to honour pthread_cancel, which the server never uses.
 
 /// send() that never raises SIGPIPE. Returns bytes sent or -errno.
@@ -146,9 +146,10 @@ long csyscalls_sendv(int fd, const csyscalls_iovec *buffers, int count) {
     return sent < 0 ? -errno : sent;
 }
 
-/// read() returning -errno on failure.
-long csyscalls_read(int fd, void *bytes, size_t count) {
-    long got = syscall(SYS_read, fd, bytes, count);
+/// recv() from a socket, returning -errno on failure. Not read(): that goes through the
+/// file layer (position lock, permission hook, iterator) before reaching the socket.
+long csyscalls_recv(int fd, void *bytes, size_t count) {
+    long got = syscall(SYS_recvfrom, fd, bytes, count, 0, NULL, NULL);
     return got < 0 ? -errno : got;
 }
 

@@ -61,8 +61,8 @@ typedef struct {
 /// sendmsg() of `count` buffers in order, never raising SIGPIPE. Returns bytes sent or -errno.
 long csyscalls_sendv(int fd, const csyscalls_iovec *buffers, int count);
 
-/// read() returning -errno on failure.
-long csyscalls_read(int fd, void *bytes, size_t count);
+/// recv() from a socket, returning -errno on failure.
+long csyscalls_recv(int fd, void *bytes, size_t count);
 
 int csyscalls_shutdown_write(int fd);
 

@@ -141,7 +141,7 @@ final class HTTPConnection {
 
     private func readable() {
         let buffer = loop.readBuffer
-        let count = csyscalls_read(fd, buffer.baseAddress, buffer.count)
+        let count = csyscalls_recv(fd, buffer.baseAddress, buffer.count)
         if count > 0 {
             loop.metricsRecorder.bytesReceived(count)
             switch machine.bytesRead(count, now: loop.now) {

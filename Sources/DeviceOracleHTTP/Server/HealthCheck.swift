@@ -15,7 +15,7 @@ package enum HealthCheck {
         var response: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 512)
         while response.count < 12 {
-            let count = buffer.withUnsafeMutableBytes { csyscalls_read(fd, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { csyscalls_recv(fd, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
             response += buffer[0..<count]
         }
