@@ -54,12 +54,17 @@ struct BodyDecoder {
     /// Raised for a body handled as it arrives (`--max-stream-bytes`).
     var maxBodyBytes: Int
     private let limits: HeadLimits
-    private var received = 0
-    private var chunkSize = 0
-    private var chunkDigits = 0
-    private var lineBytes = 0
-    private var trailerBytes = 0
-    private var trailerFields = 0
+    /// What a chunked body has counted so far; all zero when a body starts.
+    private struct ChunkedCounts {
+        var received = 0
+        var chunkSize = 0
+        var chunkDigits = 0
+        var lineBytes = 0
+        var trailerBytes = 0
+        var trailerFields = 0
+    }
+
+    private var counts = ChunkedCounts()
     /// The first bytes of the trailer name being read, lowercased, to spot forbidden ones.
     private var trailerName: [UInt8] = []
 
@@ -83,12 +88,7 @@ struct BodyDecoder {
     mutating func restart(framing: BodyFraming, maxBodyBytes: Int) {
         mode = Self.mode(of: framing)
         self.maxBodyBytes = maxBodyBytes
-        received = 0
-        chunkSize = 0
-        chunkDigits = 0
-        lineBytes = 0
-        trailerBytes = 0
-        trailerFields = 0
+        counts = ChunkedCounts()
     }
 
     /// Consumes input from `index` on and returns the next step.
@@ -129,19 +129,19 @@ struct BodyDecoder {
             switch state {
             case .size, .afterToken, .extensionNameStart, .extensionName, .extensionValueStart,
                  .extensionToken, .extensionQuoted, .extensionQuotedEscape, .sizeLF:
-                lineBytes += 1
-                if lineBytes > Self.maxChunkLineBytes { return fail("a chunk-size line is longer than \(Self.maxChunkLineBytes) bytes") }
+                counts.lineBytes += 1
+                if counts.lineBytes > Self.maxChunkLineBytes { return fail("a chunk-size line is longer than \(Self.maxChunkLineBytes) bytes") }
             default:
                 break
             }
             switch state {
             case .size:
                 if let digit = ByteClass.hexValue(byte) {
-                    chunkDigits += 1
+                    counts.chunkDigits += 1
                     // 15 hex digits fit in 63 bits; leading zeros do not count.
-                    if chunkSize > (Int.max >> 4) { return fail("a chunk size does not fit in 63 bits") }
-                    chunkSize = chunkSize << 4 | digit
-                } else if chunkDigits == 0 {
+                    if counts.chunkSize > (Int.max >> 4) { return fail("a chunk size does not fit in 63 bits") }
+                    counts.chunkSize = counts.chunkSize << 4 | digit
+                } else if counts.chunkDigits == 0 {
                     return fail("a chunk size is not hexadecimal digits")
                 } else if byte == 0x0D {
                     state = .sizeLF
@@ -216,18 +216,18 @@ struct BodyDecoder {
                 state = .extensionQuoted
             case .sizeLF:
                 guard byte == 0x0A else { return fail("a chunk-size line does not end with CRLF") }
-                lineBytes = 0
-                chunkDigits = 0
-                if chunkSize == 0 {
+                counts.lineBytes = 0
+                counts.chunkDigits = 0
+                if counts.chunkSize == 0 {
                     state = .trailerLineStart
                 } else {
-                    received += chunkSize
-                    if chunkSize > maxBodyBytes || received > maxBodyBytes {
+                    counts.received += counts.chunkSize
+                    if counts.chunkSize > maxBodyBytes || counts.received > maxBodyBytes {
                         mode = .done
                         return .failure(HTTPError(status: 413, detail: "the chunked body is over the limit of \(maxBodyBytes) bytes"))
                     }
-                    state = .data(remaining: chunkSize)
-                    chunkSize = 0
+                    state = .data(remaining: counts.chunkSize)
+                    counts.chunkSize = 0
                 }
             case .data:
                 break  // handled above
@@ -238,8 +238,8 @@ struct BodyDecoder {
                 guard byte == 0x0A else { return fail("chunk data is not followed by CRLF") }
                 state = .size
             case .trailerLineStart, .trailerName, .trailerValue, .trailerLF, .finalLF:
-                trailerBytes += 1
-                if trailerBytes > limits.maxHeadBytes {
+                counts.trailerBytes += 1
+                if counts.trailerBytes > limits.maxHeadBytes {
                     mode = .done
                     return .failure(HTTPError(status: 431, detail: "the trailer section is over \(limits.maxHeadBytes) bytes"))
                 }
@@ -271,8 +271,8 @@ struct BodyDecoder {
                     }
                 case .trailerLF:
                     guard byte == 0x0A else { return fail("a trailer field value holds a bare CR") }
-                    trailerFields += 1
-                    if trailerFields > limits.maxFields {
+                    counts.trailerFields += 1
+                    if counts.trailerFields > limits.maxFields {
                         mode = .done
                         return .failure(HTTPError(status: 431, detail: "more than \(limits.maxFields) trailer fields"))
                     }
