@@ -1,7 +1,7 @@
 /// Splits a connection's byte stream into requests: a head, its body parts, its end —
 /// or a failure, after which the stream cannot be trusted and nothing more is decoded.
 /// Routing is not its business: the connection decides what to do with a head.
-struct RequestFramer {
+struct RequestFramer: ~Copyable {
     enum Event {
         case head(RequestHead)
         /// Body bytes: this range of the input given to `next`.

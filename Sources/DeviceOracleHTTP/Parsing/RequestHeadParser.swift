@@ -48,9 +48,9 @@ struct RawRequestHead {
 
 /// The field lines of the head being read: each one's name and value ranges, in order.
 /// Not an array: each append to one checked that its storage was not shared, a call
-/// per field. This memory is the parser's alone, so it is written in place; a parser is
-/// never copied (it lives in its connection's framer), and a copy would share it.
-struct FieldLines {
+/// per field. This memory is the parser's alone, so it is written in place. Noncopyable,
+/// as are the parser and the framer that hold it: a copy would share the memory.
+struct FieldLines: ~Copyable {
     private typealias Field = RawRequestHead.Field
     /// How many fields it holds, and room for how many (`ManagedBuffer.capacity` asks
     /// the allocator each time).
@@ -109,7 +109,7 @@ struct FieldLines {
 ///
 /// Strict on purpose: bare LF, bare CR, obs-fold, whitespace before a colon or at the
 /// start of a line, control bytes in values and non-token names are all `400`.
-struct RequestHeadParser {
+struct RequestHeadParser: ~Copyable {
     enum Result {
         case needMore
         case complete(RawRequestHead)

@@ -2,7 +2,7 @@
 /// decisions": malformed fields (400) → unknown method (501) → version (505) →
 /// framing (400, or 413 for a valid but too large length).
 enum RequestHeadValidator {
-    static func validate(_ raw: RawRequestHead, fields: FieldLines, maxBodyBytes: Int) -> Result<RequestHead, HeadFailure> {
+    static func validate(_ raw: RawRequestHead, fields: borrowing FieldLines, maxBodyBytes: Int) -> Result<RequestHead, HeadFailure> {
         // The checker borrows the head's bytes and fields (no reference counting on the way).
         raw.bytes.withUnsafeBytes { bytes in
             fields.withUnsafeBufferPointer { fields in
